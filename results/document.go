@@ -1,0 +1,230 @@
+// Package results holds the results document of a fabricsim run (SPEC section 3), the
+// summaries computed from its per-flow records, and its renderings: JSON, tables (text,
+// Markdown, CSV), per-flow CSV and the files of an output directory.
+//
+// Times are microseconds as float64 unless a name says otherwise; counts are int64. The
+// simulation fills a Variant's counters and per-flow records, calls Summarize, and hands the
+// Document to a writer. Writers never compute: they render what the document holds, so the
+// same document always gives the same bytes.
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Flow statuses, as SPEC section 3 names them.
+const (
+	StatusCompleted  = "completed"  // the receiver holds the whole message
+	StatusIncomplete = "incomplete" // not done at the scenario's stop time
+	StatusUnroutable = "unroutable" // no path for the flow's transport (e.g. RoCE v1 across a router)
+	StatusFailed     = "failed"     // the transport gave up (e.g. retry limit)
+)
+
+// Document is the results document: one scenario run as one or more variants.
+type Document struct {
+	Scenario string    `json:"scenario"`
+	Seed     uint64    `json:"seed"`
+	Version  string    `json:"version"`
+	Variants []Variant `json:"variants"`
+}
+
+// Variant is the outcome of one variant of a scenario: one run of the engine.
+type Variant struct {
+	Name                 string          `json:"name"`
+	Transport            string          `json:"transport"`
+	SimTimeUS            float64         `json:"sim_time_us"`
+	WallSeconds          float64         `json:"wall_seconds"`
+	Events               int64           `json:"events"`
+	PacketHops           int64           `json:"packet_hops"`
+	Flows                FlowCounts      `json:"flows"`
+	FCT                  FCTSummary      `json:"fct_us"`
+	Slowdown             SlowdownSummary `json:"slowdown"`
+	GoodputGbps          float64         `json:"goodput_gbps"`
+	Drops                Drops           `json:"drops"`
+	PFC                  PFC             `json:"pfc"`
+	ECN                  ECN             `json:"ecn"`
+	RetransmittedPackets int64           `json:"retransmitted_packets"`
+	Deadlocks            []Deadlock      `json:"deadlocks"`
+	Queues               []Queue         `json:"queues"`
+	Links                []Link          `json:"links"`
+	PerFlow              []Flow          `json:"per_flow"`
+	// Warnings explain, in words, anything a reader should not miss (e.g. a headroom drop on
+	// a lossless class). Not part of SPEC section 3's fixed keys; omitted when empty.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// FlowCounts counts a variant's flows by status. Total counts every flow, whatever its status.
+type FlowCounts struct {
+	Total      int64 `json:"total"`
+	Completed  int64 `json:"completed"`
+	Incomplete int64 `json:"incomplete"`
+	Unroutable int64 `json:"unroutable"`
+	Failed     int64 `json:"failed"`
+}
+
+// FCTSummary summarises the flow completion times of completed flows, in microseconds.
+type FCTSummary struct {
+	Mean float64 `json:"mean"`
+	P50  float64 `json:"p50"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	Max  float64 `json:"max"`
+}
+
+// SlowdownSummary summarises the slowdowns of completed flows.
+type SlowdownSummary struct {
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+	P99 float64 `json:"p99"`
+}
+
+// Drops counts every packet lost, in total and by reason. Total equals ByReason.Sum().
+type Drops struct {
+	Total    int64    `json:"total"`
+	ByReason ByReason `json:"by_reason"`
+}
+
+// ByReason counts dropped packets by the reason they were lost.
+type ByReason struct {
+	Buffer     int64 `json:"buffer"`      // lossy tail drop: the buffer or queue was full
+	Headroom   int64 `json:"headroom"`    // a lossless class overflowed its PFC headroom
+	RandomLoss int64 `json:"random_loss"` // the link's random per-packet loss or drop_every
+	LinkDown   int64 `json:"link_down"`   // sent onto, or in flight on, a link that is down
+	Unroutable int64 `json:"unroutable"`  // no route or no L2 path at a switch
+	TTL        int64 `json:"ttl"`         // IP TTL expired (e.g. a routing loop)
+	Watchdog   int64 `json:"watchdog"`    // dropped by the PFC watchdog breaking a pause storm
+}
+
+// Sum is the total over all reasons.
+func (b ByReason) Sum() int64 {
+	return b.Buffer + b.Headroom + b.RandomLoss + b.LinkDown + b.Unroutable + b.TTL + b.Watchdog
+}
+
+// PFC counts priority flow control activity over the whole fabric.
+type PFC struct {
+	PauseFrames  int64   `json:"pause_frames"`
+	ResumeFrames int64   `json:"resume_frames"`
+	PausedTimeUS float64 `json:"paused_time_us"`
+}
+
+// ECN counts congestion marking and notification.
+type ECN struct {
+	MarkedPackets int64 `json:"marked_packets"`
+	CNPs          int64 `json:"cnps"`
+}
+
+// Deadlock is a cycle of paused queues that made no progress, found at AtUS. Cycle names the
+// queues as "node:port", in the order each waits on the next (the last waits on the first).
+type Deadlock struct {
+	AtUS  float64  `json:"at_us"`
+	Cycle []string `json:"cycle"`
+}
+
+// Queue describes one egress queue (switch or host NIC) that ever held a packet. MeanBytes and
+// P99Bytes are time-weighted over the run (see WeightedMean and WeightedQuantile).
+type Queue struct {
+	Node      string  `json:"node"`
+	Port      int     `json:"port"`
+	Peer      string  `json:"peer"`
+	Priority  int     `json:"priority"`
+	MeanBytes float64 `json:"mean_bytes"`
+	P99Bytes  float64 `json:"p99_bytes"`
+	MaxBytes  int64   `json:"max_bytes"`
+}
+
+// Link describes one direction of one link that carried a frame. Utilization is busy time
+// over simulated time, in [0,1].
+type Link struct {
+	From        string  `json:"from"`
+	To          string  `json:"to"`
+	Utilization float64 `json:"utilization"`
+	Packets     int64   `json:"packets"`
+}
+
+// Flow is the record of one flow. FinishUS, FCTUS and Slowdown are nil (JSON null) until the
+// flow finishes; DeliveredBytes is the payload delivered in order by the end of the run,
+// finished or not. Reason says why in words for every status but completed.
+type Flow struct {
+	ID                   int      `json:"id"`
+	Src                  string   `json:"src"`
+	Dst                  string   `json:"dst"`
+	Transport            string   `json:"transport"`
+	Priority             int      `json:"priority"`
+	SizeBytes            int64    `json:"size_bytes"`
+	StartUS              float64  `json:"start_us"`
+	FinishUS             *float64 `json:"finish_us"`
+	FCTUS                *float64 `json:"fct_us"`
+	Slowdown             *float64 `json:"slowdown"`
+	Status               string   `json:"status"`
+	RetransmittedPackets int64    `json:"retransmitted_packets"`
+	DeliveredBytes       int64    `json:"delivered_bytes"`
+	Reason               string   `json:"reason"`
+}
+
+// Finish records that f completed at finishUS: it sets FinishUS, FCTUS = finishUS - StartUS
+// and the status, and clears the reason. aloneFCTUS is the flow's FCT alone on the empty
+// fabric; when it is positive Slowdown is set to FCTUS / aloneFCTUS, otherwise it stays nil.
+func (f *Flow) Finish(finishUS, aloneFCTUS float64) {
+	fct := finishUS - f.StartUS
+	f.FinishUS = &finishUS
+	f.FCTUS = &fct
+	f.Slowdown = nil
+	if aloneFCTUS > 0 {
+		s := fct / aloneFCTUS
+		f.Slowdown = &s
+	}
+	f.Status = StatusCompleted
+	f.Reason = ""
+}
+
+// MarshalJSON encodes d with an empty list, never null, for no variants.
+func (d Document) MarshalJSON() ([]byte, error) {
+	type plain Document
+	p := plain(d)
+	if p.Variants == nil {
+		p.Variants = []Variant{}
+	}
+	return marshal(p)
+}
+
+// MarshalJSON encodes v with empty lists, never null, for deadlocks, queues, links and
+// per_flow.
+func (v Variant) MarshalJSON() ([]byte, error) {
+	type plain Variant
+	p := plain(v)
+	if p.Deadlocks == nil {
+		p.Deadlocks = []Deadlock{}
+	}
+	if p.Queues == nil {
+		p.Queues = []Queue{}
+	}
+	if p.Links == nil {
+		p.Links = []Link{}
+	}
+	if p.PerFlow == nil {
+		p.PerFlow = []Flow{}
+	}
+	return marshal(p)
+}
+
+// MarshalJSON encodes d with an empty list, never null, for an empty cycle.
+func (d Deadlock) MarshalJSON() ([]byte, error) {
+	type plain Deadlock
+	p := plain(d)
+	if p.Cycle == nil {
+		p.Cycle = []string{}
+	}
+	return marshal(p)
+}
+
+// marshal encodes v compactly without HTML escaping, so names such as "h1->h5" stay readable.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}

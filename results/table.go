@@ -1,0 +1,214 @@
+package results
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// Table formats accepted by WriteTable.
+const (
+	FormatTable    = "table"
+	FormatMarkdown = "markdown"
+	FormatCSV      = "csv"
+)
+
+// summaryHeader is the comparison table's header; units are in the names.
+var summaryHeader = []string{
+	"variant", "transport", "flows", "fct_p50_us", "fct_p99_us", "fct_max_us", "goodput_gbps",
+	"drops", "retx_pkts", "pause_frames", "paused_us", "ecn_marks", "deadlocks",
+}
+
+// summaryAlign aligns text left and numbers right.
+var summaryAlign = []tw.Align{
+	tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight,
+	tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight,
+	tw.AlignRight,
+}
+
+// summaryRow is v's row of the comparison table: times and rates with two decimals, counts
+// as integers, flows as completed/total.
+func summaryRow(v *Variant) []string {
+	return []string{
+		v.Name,
+		v.Transport,
+		fmt.Sprintf("%d/%d", v.Flows.Completed, v.Flows.Total),
+		fixed(v.FCT.P50),
+		fixed(v.FCT.P99),
+		fixed(v.FCT.Max),
+		fixed(v.GoodputGbps),
+		integer(v.Drops.Total),
+		integer(v.RetransmittedPackets),
+		integer(v.PFC.PauseFrames),
+		fixed(v.PFC.PausedTimeUS),
+		integer(v.ECN.MarkedPackets),
+		strconv.Itoa(len(v.Deadlocks)),
+	}
+}
+
+func fixed(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }
+func integer(n int64) string { return strconv.FormatInt(n, 10) }
+func exact(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+func optFixed(f *float64) string {
+	if f == nil {
+		return "-"
+	}
+	return fixed(*f)
+}
+
+// WriteTable writes the comparison of d's variants, one row per variant, in format: "table"
+// (an ASCII box table), "markdown" or "csv", all with the same header (variant, transport,
+// flows as completed/total, fct_p50_us, fct_p99_us, fct_max_us, goodput_gbps, drops,
+// retx_pkts, pause_frames, paused_us, ecn_marks, deadlocks). Under a table or Markdown table
+// it writes the notes a reader should not miss, one a line: warnings, flows that did not
+// complete, deadlocks (see Notes). It renders the summaries as they are; call Summarize on
+// each variant first.
+func WriteTable(w io.Writer, d *Document, format string) error {
+	if d == nil {
+		return fmt.Errorf("results: no document to write")
+	}
+	rows := make([][]string, len(d.Variants))
+	var notes []string
+	for i := range d.Variants {
+		rows[i] = summaryRow(&d.Variants[i])
+		notes = append(notes, Notes(&d.Variants[i])...)
+	}
+	switch format {
+	case FormatCSV:
+		return writeCSV(w, summaryHeader, rows)
+	case FormatTable, FormatMarkdown:
+		if err := renderTable(w, format, summaryHeader, summaryAlign, rows); err != nil {
+			return err
+		}
+		return writeNotes(w, format, notes)
+	}
+	return fmt.Errorf("results: unknown table format %q; allowed: %s, %s, %s",
+		format, FormatTable, FormatMarkdown, FormatCSV)
+}
+
+// Notes are the lines a reader of v's summary should not miss, each prefixed with the
+// variant's name: its warnings, how many flows were incomplete at stop, unroutable or failed
+// (with the first such flow's reason), and each deadlock with its cycle, e.g.
+// "RoCEv2 + PFC: deadlock at 12.30us: sw1:2 -> sw2:1 -> sw1:2".
+func Notes(v *Variant) []string {
+	var out []string
+	for _, w := range v.Warnings {
+		out = append(out, v.Name+": "+w)
+	}
+	if n := v.Flows.Incomplete; n > 0 {
+		out = append(out, fmt.Sprintf("%s: %s incomplete at stop", v.Name, flowsWord(n)))
+	}
+	for _, s := range []struct {
+		status string
+		n      int64
+	}{{StatusUnroutable, v.Flows.Unroutable}, {StatusFailed, v.Flows.Failed}} {
+		if s.n == 0 {
+			continue
+		}
+		line := fmt.Sprintf("%s: %s %s", v.Name, flowsWord(s.n), s.status)
+		for i := range v.PerFlow {
+			if f := &v.PerFlow[i]; f.Status == s.status && f.Reason != "" {
+				line += fmt.Sprintf(", e.g. flow %d %s->%s: %s", f.ID, f.Src, f.Dst, f.Reason)
+				break
+			}
+		}
+		out = append(out, line)
+	}
+	for _, dl := range v.Deadlocks {
+		cycle := dl.Cycle
+		if len(cycle) > 1 && cycle[0] != cycle[len(cycle)-1] {
+			cycle = append(cycle[:len(cycle):len(cycle)], cycle[0])
+		}
+		out = append(out, fmt.Sprintf("%s: deadlock at %sus: %s", v.Name, fixed(dl.AtUS),
+			strings.Join(cycle, " -> ")))
+	}
+	return out
+}
+
+func flowsWord(n int64) string {
+	if n == 1 {
+		return "1 flow"
+	}
+	return fmt.Sprintf("%d flows", n)
+}
+
+// writeNotes writes notes under a table: plain lines, or a Markdown list.
+func writeNotes(w io.Writer, format string, notes []string) error {
+	if len(notes) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("\n")
+	for _, n := range notes {
+		if format == FormatMarkdown {
+			b.WriteString("- ")
+			n = strings.ReplaceAll(n, "\n", " ")
+		}
+		b.WriteString(n)
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// renderTable renders header and rows with tablewriter as an ASCII box table or Markdown,
+// with align per column. Markdown cells have '|' escaped and newlines flattened.
+func renderTable(w io.Writer, format string, header []string, align []tw.Align, rows [][]string) error {
+	var r tw.Renderer
+	switch format {
+	case FormatMarkdown:
+		r = renderer.NewMarkdown()
+		header = escapeMarkdown(header)
+		esc := make([][]string, len(rows))
+		for i, row := range rows {
+			esc[i] = escapeMarkdown(row)
+		}
+		rows = esc
+	default:
+		r = renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})
+	}
+	t := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(r),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+	)
+	hdr := make([]any, len(header))
+	for i, h := range header {
+		hdr[i] = h
+	}
+	t.Header(hdr...)
+	if err := t.Bulk(rows); err != nil {
+		return fmt.Errorf("results: rendering table: %w", err)
+	}
+	if err := t.Render(); err != nil {
+		return fmt.Errorf("results: rendering table: %w", err)
+	}
+	return nil
+}
+
+// markdownCell escapes what would break a Markdown table row: the cell separator and line
+// breaks (tablewriter's Markdown renderer escapes neither).
+var markdownCell = strings.NewReplacer("|", `\|`, "\r\n", " ", "\n", " ", "\r", " ")
+
+func escapeMarkdown(cells []string) []string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = markdownCell.Replace(c)
+	}
+	return out
+}
+
+func writeCSV(w io.Writer, header []string, rows [][]string) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	return cw.WriteAll(rows) // flushes
+}

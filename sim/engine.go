@@ -1,0 +1,184 @@
+package sim
+
+import "fmt"
+
+// Handler receives the events scheduled for it. Op says which of the handler's actions is
+// due and Data carries its argument (typically a pointer, which an interface holds without
+// allocating).
+type Handler interface {
+	Handle(now Time, op int, data any)
+}
+
+// maxSlots bounds the number of pending events: the slot index shares a 64-bit word with the
+// insertion sequence number (24 bits of slot, 40 of sequence).
+const (
+	slotBits = 24
+	maxSlots = 1 << slotBits
+)
+
+// entry is one heap element: the event's time and its (sequence, slot) key. Keeping the
+// payload out of the heap keeps the elements 16 bytes wide, so sifting stays in cache.
+type entry struct {
+	at  Time
+	key uint64 // seq<<slotBits | slot; seq is unique, so it alone orders equal times
+}
+
+func (a entry) before(b entry) bool {
+	return a.at < b.at || (a.at == b.at && a.key < b.key)
+}
+
+type payload struct {
+	target Handler
+	data   any
+	op     int
+}
+
+// Engine is a discrete-event loop. Events run in time order; events scheduled for the same
+// time run in the order they were scheduled, so a run is deterministic. The zero value is not
+// usable; call NewEngine. An Engine is not safe for concurrent use: run one per goroutine.
+type Engine struct {
+	now      Time
+	seq      uint64
+	heap     []entry
+	slots    []payload
+	free     []int32
+	executed uint64
+	stopped  bool
+	// topVacant is set while the handler of the event at heap[0] runs: that entry is already
+	// consumed, so the handler's first At replaces it with one sift down instead of a pop
+	// and a push (the hold pattern of a packet moving from hop to hop).
+	topVacant bool
+}
+
+// NewEngine returns an engine at time zero with no events.
+func NewEngine() *Engine {
+	return &Engine{heap: make([]entry, 0, 1024), slots: make([]payload, 0, 1024)}
+}
+
+// Now is the current simulated time: the time of the event being handled.
+func (e *Engine) Now() Time { return e.now }
+
+// Executed is the number of events handled so far.
+func (e *Engine) Executed() uint64 { return e.executed }
+
+// Pending is the number of events scheduled but not yet handled.
+func (e *Engine) Pending() int { return len(e.heap) }
+
+// At schedules h.Handle(at, op, data). Scheduling in the past is a programming error and
+// panics. The complexity is O(log n) in the pending events; it does not allocate once the
+// engine has grown to its working size.
+func (e *Engine) At(at Time, h Handler, op int, data any) {
+	if at < e.now {
+		panic(fmt.Sprintf("sim: event scheduled at %v, before now (%v)", at, e.now))
+	}
+	var slot int32
+	if n := len(e.free); n > 0 {
+		slot = e.free[n-1]
+		e.free = e.free[:n-1]
+		e.slots[slot] = payload{h, data, op}
+	} else {
+		if len(e.slots) >= maxSlots {
+			panic(fmt.Sprintf("sim: more than %d pending events", maxSlots))
+		}
+		slot = int32(len(e.slots))
+		e.slots = append(e.slots, payload{h, data, op})
+	}
+	e.seq++
+	x := entry{at: at, key: e.seq<<slotBits | uint64(slot)}
+	if e.topVacant {
+		e.topVacant = false
+		e.siftDown(x)
+		return
+	}
+	e.push(x)
+}
+
+// After schedules h.Handle at d after now.
+func (e *Engine) After(d Time, h Handler, op int, data any) { e.At(e.now+d, h, op, data) }
+
+// Stop makes Run return after the event being handled.
+func (e *Engine) Stop() { e.stopped = true }
+
+// Run handles events in order until none is left, the next is later than until, or Stop is
+// called. When it returns because of until, Now is until. It reports whether it was stopped.
+func (e *Engine) Run(until Time) (stopped bool) {
+	e.stopped = false
+	for len(e.heap) > 0 && !e.stopped {
+		top := e.heap[0]
+		if top.at > until {
+			break
+		}
+		slot := int32(top.key & (maxSlots - 1))
+		p := e.slots[slot]
+		e.slots[slot] = payload{}
+		e.free = append(e.free, slot)
+		e.now = top.at
+		e.executed++
+		e.topVacant = true
+		p.target.Handle(top.at, p.op, p.data)
+		if e.topVacant {
+			e.topVacant = false
+			e.pop()
+		}
+	}
+	if !e.stopped && until != Never && e.now < until {
+		e.now = until
+	}
+	return e.stopped
+}
+
+func (e *Engine) push(x entry) {
+	h := append(e.heap, x)
+	i := len(h) - 1
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !x.before(h[parent]) {
+			break
+		}
+		h[i] = h[parent]
+		i = parent
+	}
+	h[i] = x
+	e.heap = h
+}
+
+// pop removes heap[0].
+func (e *Engine) pop() {
+	n := len(e.heap) - 1
+	x := e.heap[n]
+	e.heap = e.heap[:n]
+	if n > 0 {
+		e.siftDown(x)
+	}
+}
+
+// siftDown puts x in place of heap[0] and restores the heap order. It walks the hole left by
+// the old top down to a leaf along the smaller children, then sifts x up from there (Floyd's
+// bottom-up variant): x is usually a late event that belongs near the bottom, so this costs
+// one comparison per level instead of two.
+func (e *Engine) siftDown(x entry) {
+	h := e.heap
+	n := len(h)
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		c := l
+		if r := l + 1; r < n && h[r].before(h[l]) {
+			c = r
+		}
+		h[i] = h[c]
+		i = c
+	}
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !x.before(h[parent]) {
+			break
+		}
+		h[i] = h[parent]
+		i = parent
+	}
+	h[i] = x
+}

@@ -1,0 +1,148 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+type recorder struct{ got []int }
+
+func (r *recorder) Handle(now Time, op int, data any) { r.got = append(r.got, op) }
+
+func TestEngineOrdersByTimeThenInsertion(t *testing.T) {
+	e := NewEngine()
+	r := &recorder{}
+	// Eight events at one time must run in insertion order (container/heap would not).
+	for i := 0; i < 8; i++ {
+		e.At(5*Nanosecond, r, i, nil)
+	}
+	e.At(1*Nanosecond, r, 100, nil)
+	e.At(9*Nanosecond, r, 200, nil)
+	e.Run(Never)
+	require.Equal(t, []int{100, 0, 1, 2, 3, 4, 5, 6, 7, 200}, r.got)
+	require.Equal(t, uint64(10), e.Executed())
+	require.Equal(t, 9*Nanosecond, e.Now())
+}
+
+func TestEngineRunStopsAtUntil(t *testing.T) {
+	e := NewEngine()
+	r := &recorder{}
+	e.At(10*Microsecond, r, 1, nil)
+	e.At(30*Microsecond, r, 2, nil)
+	e.Run(20 * Microsecond)
+	require.Equal(t, []int{1}, r.got)
+	require.Equal(t, 20*Microsecond, e.Now())
+	require.Equal(t, 1, e.Pending())
+}
+
+func TestEngineMatchesSortedOrder(t *testing.T) {
+	e := NewEngine()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var last Time
+	count := 0
+	h := handlerFunc(func(now Time, op int, data any) {
+		if now < last {
+			t.Fatalf("time went backwards: %v after %v", now, last)
+		}
+		last = now
+		count++
+		if count < 5000 {
+			e.After(Time(rng.IntN(1000)), nil2(e), 0, nil)
+		}
+	})
+	selfRef = h
+	for i := 0; i < 1000; i++ {
+		e.At(Time(rng.IntN(1000)), h, 0, nil)
+	}
+	e.Run(Never)
+	require.Equal(t, 5000+999, count)
+}
+
+type handlerFunc func(now Time, op int, data any)
+
+func (f handlerFunc) Handle(now Time, op int, data any) { f(now, op, data) }
+
+var selfRef Handler
+
+func nil2(*Engine) Handler { return selfRef }
+
+func TestEngineSchedulingInThePastPanics(t *testing.T) {
+	e := NewEngine()
+	e.At(10, &recorder{}, 0, nil)
+	e.Run(Never)
+	require.Panics(t, func() { e.At(5, &recorder{}, 0, nil) })
+}
+
+func TestTxTime(t *testing.T) {
+	// 1106 wire bytes at 100 Gb/s: 8848 bits / 1e11 b/s = 88.48 ns exactly.
+	require.Equal(t, Time(88480), (100 * Gbps).TxTime(1106))
+	// 84 bytes at 40 Gb/s = 16.8 ns.
+	require.Equal(t, Time(16800), (40 * Gbps).TxTime(84))
+	// 1 byte at 3 bps = 2.666..s, rounded up.
+	require.Equal(t, Time(2666666666667), (3 * BitPerSecond).TxTime(1))
+	// Large sizes do not overflow: 1 GB at 100 Gb/s = 80 ms.
+	require.Equal(t, 80*Millisecond, (100 * Gbps).TxTime(1_000_000_000))
+	require.Equal(t, int64(1250), (100 * Gbps).BytesIn(100*Nanosecond))
+}
+
+func TestTimeString(t *testing.T) {
+	require.Equal(t, "1.5us", (1500 * Nanosecond).String())
+	require.Equal(t, "100Gbps", (100 * Gbps).String())
+	require.Equal(t, "12ps", Time(12).String())
+}
+
+func TestStreamsAreIndependentAndDeterministic(t *testing.T) {
+	a1, a2, b := Stream(1, "link:a"), Stream(1, "link:a"), Stream(1, "link:b")
+	x, y, z := a1.Uint64(), a2.Uint64(), b.Uint64()
+	require.Equal(t, x, y)
+	require.NotEqual(t, x, z)
+	require.NotEqual(t, x, Stream(2, "link:a").Uint64())
+}
+
+type nop struct{}
+
+func (nop) Handle(Time, int, any) {}
+
+// benchHold is the classic hold model: with n events pending, pop one and push one a random
+// delay later, so the queue size stays at n.
+func benchHold(b *testing.B, n int) {
+	e := NewEngine()
+	rng := rand.New(rand.NewPCG(1, 1))
+	delays := make([]Time, 4096)
+	for i := range delays {
+		delays[i] = Time(rng.IntN(int(10 * Microsecond)))
+	}
+	var h *holder
+	h = &holder{e: e, delays: delays}
+	for i := 0; i < n; i++ {
+		e.At(delays[i%len(delays)], h, 0, nil)
+	}
+	h.left = b.N
+	b.ReportAllocs()
+	b.ResetTimer()
+	e.Run(Never)
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+type holder struct {
+	e      *Engine
+	delays []Time
+	i      int
+	left   int
+}
+
+func (h *holder) Handle(now Time, op int, data any) {
+	h.left--
+	if h.left <= 0 {
+		h.e.Stop()
+		return
+	}
+	h.i++
+	h.e.After(h.delays[h.i&4095], h, 0, data)
+}
+
+func BenchmarkEngine10k(b *testing.B) { benchHold(b, 10_000) }
+func BenchmarkEngine1M(b *testing.B)  { benchHold(b, 1_000_000) }

@@ -1,0 +1,301 @@
+package topology
+
+import (
+	"fmt"
+	"math"
+)
+
+// Table selects which forwarding table a packet uses at a node.
+type Table uint8
+
+// Forwarding tables.
+const (
+	// Bridged: source and destination share a subnet, so the packet is bridged at layer 2
+	// along shortest paths (layer-3 switches bridge between their ports in one subnet).
+	Bridged Table = iota
+	// Unrouted: a cross-subnet packet that has not reached a layer-3 switch yet; it is
+	// bridged toward the nearest router on a shortest path that ends at its destination.
+	Unrouted
+	// Routed: a cross-subnet packet that a layer-3 switch has routed; static routes apply.
+	Routed
+	numTables
+)
+
+// TableFor is the table a packet uses at the next node it reaches.
+func TableFor(p *Packet) Table {
+	switch {
+	case !p.CrossSubnet:
+		return Bridged
+	case p.Routed:
+		return Routed
+	default:
+		return Unrouted
+	}
+}
+
+// StaticRoute replaces the computed next hops of layer-3 switch At, for routed packets to
+// destinations inside Dst, with the links to neighbour Via. Loops are allowed: that is how a
+// routing-loop deadlock is studied; TTL ends them.
+type StaticRoute struct {
+	At  NodeID
+	Dst Subnet
+	Via NodeID
+}
+
+// Routes holds every node's forwarding tables: for each table and destination host, the
+// ports on shortest paths (equal-cost multipath). Hosts forward nothing but use their table
+// to pick their egress port.
+type Routes struct {
+	nw   *Network
+	next [][numTables][][]int32 // [node][table][destination node] -> ports
+	salt []uint32               // per-node ECMP hash salt, so switches in series do not polarize
+}
+
+const unreachable = math.MaxInt32
+
+// ComputeRoutes computes shortest-path ECMP tables for every destination host, the static
+// routes on top. It errors on a static route that is not at a layer-3 switch or whose next
+// hop is not a neighbour.
+func ComputeRoutes(nw *Network, static []StaticRoute) (*Routes, error) {
+	n := len(nw.Nodes)
+	r := &Routes{nw: nw, next: make([][numTables][][]int32, n), salt: make([]uint32, n)}
+	for i := range r.next {
+		for t := range r.next[i] {
+			r.next[i][t] = make([][]int32, n)
+		}
+		r.salt[i] = mix32(uint32(i)*0x9e3779b9 + 0x7f4a7c15)
+	}
+	for _, s := range static {
+		if !nw.Nodes[s.At].Router() {
+			return nil, fmt.Errorf("static route at %s: it is not a layer-3 switch", nw.Nodes[s.At].Name)
+		}
+		if _, ok := nw.LinkBetween(s.At, s.Via); !ok {
+			return nil, fmt.Errorf("static route at %s via %s: %s is not a neighbour of %s",
+				nw.Nodes[s.At].Name, nw.Nodes[s.Via].Name, nw.Nodes[s.Via].Name, nw.Nodes[s.At].Name)
+		}
+	}
+	bridged := make([]int, n) // hops to the destination, any switches
+	unrouted := make([]int, n) // hops to the destination through at least one router
+	for _, d := range nw.Hosts() {
+		r.distances(d, bridged, unrouted)
+		for i := range nw.Nodes {
+			node := &nw.Nodes[i]
+			if NodeID(i) == d {
+				continue
+			}
+			r.next[i][Bridged][d] = r.hops(node, d, func(m NodeID) int { return bridged[m] }, bridged[i])
+			r.next[i][Routed][d] = r.next[i][Bridged][d]
+			r.next[i][Unrouted][d] = r.hops(node, d, func(m NodeID) int {
+				if nw.Nodes[m].Router() {
+					return bridged[m]
+				}
+				return unrouted[m]
+			}, unrouted[i])
+		}
+	}
+	r.applyStatic(static)
+	return r, nil
+}
+
+// distances fills, for destination host d, the hop counts of every node along shortest paths
+// (hosts other than d never forward).
+func (r *Routes) distances(d NodeID, bridged, unrouted []int) {
+	nw := r.nw
+	for i := range bridged {
+		bridged[i], unrouted[i] = unreachable, unreachable
+	}
+	bridged[d] = 0
+	queue := []NodeID{d}
+	for len(queue) > 0 {
+		m := queue[0]
+		queue = queue[1:]
+		if m != d && nw.Nodes[m].Type == Host {
+			continue // a host is a path's end, never its middle
+		}
+		for _, p := range nw.Nodes[m].Ports {
+			if bridged[p.Peer] == unreachable {
+				bridged[p.Peer] = bridged[m] + 1
+				queue = append(queue, p.Peer)
+			}
+		}
+	}
+	// unrouted[n] = 1 + min over forwarding neighbours m of (router(m) ? bridged[m] :
+	// unrouted[m]). Relax to a fixed point; each pass is O(links) and paths are short.
+	for changed := true; changed; {
+		changed = false
+		for i := range nw.Nodes {
+			for _, p := range nw.Nodes[i].Ports {
+				m := p.Peer
+				if nw.Nodes[m].Type == Host {
+					continue // the destination is reached only once routed
+				}
+				c := unrouted[m]
+				if nw.Nodes[m].Router() {
+					c = bridged[m]
+				}
+				if c != unreachable && c+1 < unrouted[i] {
+					unrouted[i] = c + 1
+					changed = true
+				}
+			}
+		}
+	}
+}
+
+// hops lists the ports of node toward neighbours whose cost is one less than the node's own.
+func (r *Routes) hops(node *Node, d NodeID, cost func(NodeID) int, own int) []int32 {
+	if own == unreachable {
+		return nil
+	}
+	var ports []int32
+	for pi, p := range node.Ports {
+		if p.Peer != d && r.nw.Nodes[p.Peer].Type == Host {
+			continue
+		}
+		if c := cost(p.Peer); c != unreachable && c == own-1 {
+			ports = append(ports, int32(pi))
+		}
+	}
+	return ports
+}
+
+// applyStatic overrides the Routed table: for each destination host, the longest matching
+// static route at each switch decides.
+func (r *Routes) applyStatic(static []StaticRoute) {
+	if len(static) == 0 {
+		return
+	}
+	nw := r.nw
+	copied := make([]bool, len(nw.Nodes))
+	for _, d := range nw.Hosts() {
+		ip := nw.Nodes[d].IP
+		best := map[NodeID]StaticRoute{}
+		for _, s := range static {
+			if !s.Dst.Contains(ip) {
+				continue
+			}
+			if b, ok := best[s.At]; !ok || s.Dst.Bits > b.Dst.Bits {
+				best[s.At] = s
+			}
+		}
+		for at, s := range best {
+			if !copied[at] {
+				// The Routed table shares its slices with Bridged until a static route
+				// changes it; give it its own row before writing.
+				row := make([][]int32, len(nw.Nodes))
+				copy(row, r.next[at][Routed])
+				r.next[at][Routed] = row
+				copied[at] = true
+			}
+			var ports []int32
+			for pi, p := range nw.Nodes[at].Ports {
+				if p.Peer == s.Via {
+					ports = append(ports, int32(pi))
+				}
+			}
+			r.next[at][Routed][d] = ports
+		}
+	}
+}
+
+// Next returns the equal-cost ports of node at toward destination host d in table t. The
+// slice is shared: do not modify it.
+func (r *Routes) Next(at NodeID, t Table, d NodeID) []int32 { return r.next[at][t][d] }
+
+// Pick chooses one of the equal-cost ports by the packet's 5-tuple hash, salted per node.
+// It returns -1 when there is none.
+func (r *Routes) Pick(at NodeID, t Table, d NodeID, hash uint32) int {
+	ports := r.next[at][t][d]
+	switch len(ports) {
+	case 0:
+		return -1
+	case 1:
+		return int(ports[0])
+	}
+	return int(ports[mix32(hash^r.salt[at])%uint32(len(ports))])
+}
+
+// mix32 is the MurmurHash3 32-bit finalizer: it spreads every input bit over the output.
+func mix32(h uint32) uint32 {
+	h ^= h >> 16
+	h *= 0x85ebca6b
+	h ^= h >> 13
+	h *= 0xc2b2ae35
+	h ^= h >> 16
+	return h
+}
+
+// FlowHash is the ECMP hash of an IP 5-tuple.
+func FlowHash(src, dst IPv4, proto uint8, sport, dport uint16) uint32 {
+	h := mix32(uint32(src) ^ 0x1b873593)
+	h = mix32(h ^ uint32(dst))
+	h = mix32(h ^ uint32(proto)<<16 ^ uint32(sport))
+	return mix32(h ^ uint32(dport)*0xcc9e2d51)
+}
+
+// Hop is one link crossing of a path: the node it leaves from and the port.
+type Hop struct {
+	Node NodeID
+	Port int
+}
+
+// PathError says why a path does not exist.
+type PathError struct {
+	Reason string
+	Router NodeID // for RoCE v1: the first router on the IP path; -1 if none
+}
+
+func (e *PathError) Error() string { return e.Reason }
+
+// Path follows the tables from host src to host dst as a packet with the given hash would,
+// crossing subnets through routers. It stops after maxHops (a static-route loop) and returns
+// the hops taken with loop=true.
+func (r *Routes) Path(src, dst NodeID, hash uint32, maxHops int) (hops []Hop, loop bool, err error) {
+	nw := r.nw
+	p := Packet{CrossSubnet: nw.Nodes[src].Subnet != nw.Nodes[dst].Subnet || !nw.Nodes[src].Subnet.Contains(nw.Nodes[dst].IP)}
+	at := src
+	for len(hops) < maxHops {
+		if at == dst {
+			return hops, false, nil
+		}
+		if nw.Nodes[at].Router() && p.CrossSubnet {
+			p.Routed = true
+		}
+		port := r.Pick(at, TableFor(&p), dst, hash)
+		if port < 0 {
+			return hops, false, r.noPath(src, dst, at)
+		}
+		hops = append(hops, Hop{at, port})
+		at = nw.Nodes[at].Ports[port].Peer
+	}
+	return hops, at != dst, nil
+}
+
+func (r *Routes) noPath(src, dst, at NodeID) error {
+	nw := r.nw
+	s, d := &nw.Nodes[src], &nw.Nodes[dst]
+	if at != src {
+		return &PathError{Router: -1, Reason: fmt.Sprintf("%s has no route to %s (%v)", nw.Nodes[at].Name, d.Name, d.IP)}
+	}
+	if s.Subnet != d.Subnet && len(r.next[src][Bridged][dst]) > 0 {
+		return &PathError{Router: -1, Reason: fmt.Sprintf("no layer-3 switch connects subnet %v of %s to subnet %v of %s", s.Subnet, s.Name, d.Subnet, d.Name)}
+	}
+	return &PathError{Router: -1, Reason: fmt.Sprintf("no path from %s to %s", s.Name, d.Name)}
+}
+
+// FirstRouter is the first layer-3 switch on the path a cross-subnet packet from src to dst
+// would take, or -1 when none is reachable.
+func (r *Routes) FirstRouter(src, dst NodeID, hash uint32) NodeID {
+	at := src
+	for i := 0; i < len(r.nw.Nodes); i++ {
+		if r.nw.Nodes[at].Router() {
+			return at
+		}
+		port := r.Pick(at, Unrouted, dst, hash)
+		if port < 0 {
+			return -1
+		}
+		at = r.nw.Nodes[at].Ports[port].Peer
+	}
+	return -1
+}

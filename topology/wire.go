@@ -1,0 +1,108 @@
+package topology
+
+import (
+	"math/rand/v2"
+
+	"github.com/fabricsim/fabricsim/sim"
+)
+
+// Receiver takes the frames a wire delivers to a node's port.
+type Receiver interface {
+	Receive(now sim.Time, p *Packet, port int)
+}
+
+// Wire is one direction of a link: it carries frames from a port of node From to a port of
+// node To. The sending port serializes (Send returns when the last bit is out); the wire adds
+// the propagation delay and decides loss. Counters are plain fields read after the run.
+type Wire struct {
+	From, To NodeID
+	FromPort int
+	ToPort   int
+	Params   LinkParams
+
+	eng       *sim.Engine
+	pool      *Pool
+	to        Receiver
+	rng       *rand.Rand
+	up        bool
+	epoch     uint32 // bumped when the link goes down: frames in flight then are lost
+	dropEvery int64  // deterministic loss of every n-th data frame (a fault), 0 = off
+	dataSeen  int64
+
+	// Packets and Bytes count frames put on the wire (every kind), BusyTime their
+	// serialization time.
+	Packets  int64
+	Bytes    int64
+	BusyTime sim.Time
+	InFlight [NumKinds]int64 // frames sent and not yet arrived or lost, by kind
+	// LostRandom and LostDown count frames lost to random loss (or drop_every) and to the
+	// link being down.
+	LostRandom int64
+	LostDown   int64
+}
+
+// NewWire returns an up wire. rng draws the random losses of this direction only.
+func NewWire(eng *sim.Engine, pool *Pool, from, to NodeID, fromPort, toPort int, p LinkParams, rng *rand.Rand) *Wire {
+	return &Wire{From: from, To: to, FromPort: fromPort, ToPort: toPort, Params: p, eng: eng, pool: pool, rng: rng, up: true}
+}
+
+// Attach sets the receiver at the far end.
+func (w *Wire) Attach(to Receiver) { w.to = to }
+
+// Up reports whether the link is up.
+func (w *Wire) Up() bool { return w.up }
+
+// SetUp changes the link state. Frames in flight when it goes down are lost.
+func (w *Wire) SetUp(up bool) {
+	if w.up && !up {
+		w.epoch++
+	}
+	w.up = up
+}
+
+// SetLoss changes the random loss probability of this direction.
+func (w *Wire) SetLoss(p float64) { w.Params.Loss = p }
+
+// SetDropEvery makes the wire lose every n-th data frame it carries (n = 0 turns it off).
+func (w *Wire) SetDropEvery(n int64) { w.dropEvery, w.dataSeen = n, 0 }
+
+// TxTime is the serialization time of p on this wire.
+func (w *Wire) TxTime(p *Packet) sim.Time { return w.Params.Rate.TxTime(p.WireBytes()) }
+
+// Send puts p on the wire now and returns when its last bit has left; the sender may start
+// its next frame then. The frame arrives at the far end one propagation delay later, unless
+// it is lost.
+func (w *Wire) Send(now sim.Time, p *Packet) (done sim.Time) {
+	tx := w.TxTime(p)
+	w.Packets++
+	w.Bytes += p.WireBytes()
+	w.BusyTime += tx
+	w.InFlight[p.Kind]++
+	p.epoch = w.epoch
+	p.dropped = !w.up
+	if !p.dropped && p.Kind == KindData && w.dropEvery > 0 {
+		w.dataSeen++
+		p.dropped = w.dataSeen%w.dropEvery == 0
+	}
+	if !p.dropped && w.Params.Loss > 0 {
+		p.dropped = w.rng.Float64() < w.Params.Loss
+	}
+	w.eng.At(now+tx+w.Params.Delay, w, 0, p)
+	return now + tx
+}
+
+// Handle implements sim.Handler: the frame's last bit reaches the far end.
+func (w *Wire) Handle(now sim.Time, _ int, data any) {
+	p := data.(*Packet)
+	w.InFlight[p.Kind]--
+	switch {
+	case !w.up || p.epoch != w.epoch:
+		w.LostDown++
+		w.pool.Drop(p)
+	case p.dropped:
+		w.LostRandom++
+		w.pool.Drop(p)
+	default:
+		w.to.Receive(now, p, w.ToPort)
+	}
+}

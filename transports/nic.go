@@ -1,0 +1,131 @@
+package transports
+
+import (
+	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/topology"
+)
+
+// NIC is a host's network interface: one port, the endpoints of the host's flows, and a
+// transmit scheduler. Control frames (ACK, NAK) go first; then requesters with data are
+// served by strict priority and round robin within a priority, each within its pacing rate.
+type NIC struct {
+	ID   topology.NodeID
+	Name string
+	Wire *topology.Wire
+	// Control holds the control frames waiting for the link, by priority.
+	Control [8]topology.Queue
+
+	reg      *Registry
+	eng      *sim.Engine
+	busy     bool
+	ctrlLen  int
+	active   [8][]*RoCESender
+	rr       [8]int
+	wakeAt   sim.Time
+	IP       topology.IPv4
+	TTL      uint8
+	PeerPort int
+}
+
+const (
+	nicTxDone = iota
+	nicWake
+)
+
+// NewNIC returns the NIC of host id.
+func NewNIC(reg *Registry, nw *topology.Network, id topology.NodeID, ttl uint8) *NIC {
+	n := &nw.Nodes[id]
+	return &NIC{ID: id, Name: n.Name, reg: reg, eng: reg.eng, IP: n.IP, TTL: ttl, wakeAt: sim.Never}
+}
+
+// Receive implements topology.Receiver.
+func (n *NIC) Receive(now sim.Time, p *topology.Packet, _ int) {
+	switch p.Kind {
+	case topology.KindData:
+		n.reg.receivers[p.Flow].onData(now, p)
+	case topology.KindAck, topology.KindNak:
+		n.reg.senders[p.Flow].onAck(now, p)
+	}
+	n.reg.pool.Deliver(p)
+}
+
+// Handle implements sim.Handler.
+func (n *NIC) Handle(now sim.Time, op int, _ any) {
+	switch op {
+	case nicTxDone:
+		n.busy = false
+	case nicWake:
+		if now != n.wakeAt {
+			return // superseded by an earlier wake-up
+		}
+		n.wakeAt = sim.Never
+	}
+	n.kick(now)
+}
+
+// sendControl queues a control frame.
+func (n *NIC) sendControl(now sim.Time, p *topology.Packet) {
+	n.Control[p.Priority].Push(now, p)
+	n.ctrlLen++
+	n.kick(now)
+}
+
+// activate puts a requester with data to send on the schedule.
+func (n *NIC) activate(now sim.Time, s *RoCESender) {
+	if !s.scheduled {
+		s.scheduled = true
+		n.active[s.flow.Priority] = append(n.active[s.flow.Priority], s)
+	}
+	n.kick(now)
+}
+
+func (n *NIC) kick(now sim.Time) {
+	if n.busy {
+		return
+	}
+	if p := n.nextFrame(now); p != nil {
+		n.busy = true
+		n.eng.At(n.Wire.Send(now, p), n, nicTxDone, nil)
+	}
+}
+
+func (n *NIC) nextFrame(now sim.Time) *topology.Packet {
+	if n.ctrlLen > 0 {
+		for i := 7; i >= 0; i-- {
+			if n.Control[i].Len > 0 {
+				n.ctrlLen--
+				return n.Control[i].Pop(now)
+			}
+		}
+	}
+	earliest := sim.Never
+	for prio := 7; prio >= 0; prio-- {
+		list := n.active[prio]
+		i := n.rr[prio]
+		for tries := len(list); tries > 0 && len(list) > 0; tries-- {
+			if i >= len(list) {
+				i = 0
+			}
+			s := list[i]
+			if !s.hasData() {
+				// Nothing left to send: leave the schedule until a NAK or a timeout.
+				s.scheduled = false
+				list = append(list[:i], list[i+1:]...)
+				continue
+			}
+			if s.nextAllowed > now {
+				earliest = min(earliest, s.nextAllowed)
+				i++
+				continue
+			}
+			n.active[prio], n.rr[prio] = list, i+1
+			return s.emit(now)
+		}
+		n.active[prio], n.rr[prio] = list, i
+	}
+	if earliest < n.wakeAt {
+		n.wakeAt = earliest
+		n.eng.At(earliest, n, nicWake, nil)
+	}
+	return nil
+}

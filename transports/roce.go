@@ -1,0 +1,297 @@
+package transports
+
+import (
+	"fmt"
+
+	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/topology"
+)
+
+// RoCEConfig is the configuration of a RoCE queue pair.
+type RoCEConfig struct {
+	// MTU is the IB path MTU: payload bytes per packet (256, 512, 1024, 2048 or 4096).
+	MTU int
+	// RetransmitTimeout is the local ACK timeout: with packets outstanding and no ACK
+	// progress for this long, the requester goes back to the oldest unacknowledged PSN.
+	// IBA: 4.096 us x 2^timeout.
+	RetransmitTimeout sim.Time
+	// RetryLimit is how many timeouts in a row the requester tolerates before the flow fails
+	// (IBA retry_cnt, at most 7).
+	RetryLimit int
+	// AckInterval is how many in-order packets the responder takes per coalesced ACK; the last
+	// packet of a message is always acknowledged at once.
+	AckInterval int
+}
+
+// qpBase is the first queue-pair number handed out; QPNs 0 and 1 are special in IBA.
+const qpBase = 0x100
+
+// sourcePort is the RoCE v2 UDP source port of a queue pair: IBA annex A17 lets it carry
+// flow entropy for ECMP; like mlx5 it is drawn from 0xC000-0xFFFF by hashing the QPN.
+func sourcePort(qpn uint32) uint16 {
+	return 0xC000 | uint16(topology.FlowHash(topology.IPv4(qpn), 0, 0, 0, 0)&0x3FFF)
+}
+
+// qp holds what a requester and its responder share: the flow, the addresses and the
+// framing.
+type qp struct {
+	reg      *Registry
+	flow     *Flow
+	index    int32
+	qpn      uint32
+	sport    uint16
+	src, dst *NIC
+	cross    bool
+	hash     uint32 // ECMP hash of the data direction
+	ackHash  uint32 // of the reverse direction
+	npkts    uint32
+	mtu      int32
+	cfg      RoCEConfig
+}
+
+// frame fills the Ethernet/IPv4/UDP/BTH headers of a RoCE v2 packet from `from` to `to`.
+func (q *qp) frame(p *topology.Packet, from, to *NIC, hash uint32) {
+	p.EtherType = topology.EtherTypeIPv4
+	p.SrcIP, p.DstIP = from.IP, to.IP
+	// IP transports carry the priority in DSCP: class selector CSn = n << 3 (RFC 2474).
+	p.DSCP = q.flow.Priority << 3
+	p.ECN = topology.ECNECT0
+	p.TTL = from.TTL
+	p.Protocol = topology.IPProtoUDP
+	p.SrcPort, p.DstPort = q.sport, topology.UDPPortRoCEv2
+	p.DestQP = q.qpn
+	p.Priority = q.flow.Priority
+	p.Flow = q.index
+	p.Src, p.Dst = from.ID, to.ID
+	p.Hash = hash
+	p.CrossSubnet = q.cross
+}
+
+// RoCESender is the requester side of a queue pair: it segments the message into packets,
+// tracks PSNs and recovers losses by go-back-N.
+type RoCESender struct {
+	qp
+	nic         *NIC
+	sndNxt      uint32 // next PSN to send (PSNs count from 0 within the flow)
+	una         uint32 // oldest PSN not acknowledged
+	maxSent     uint32 // one past the highest PSN ever sent
+	nextAllowed sim.Time
+	scheduled   bool // on the NIC's schedule
+	deadline    sim.Time
+	timerAt     sim.Time // time of the pending timer event, Never if none
+	timeouts    int      // consecutive timeouts without progress
+	over        bool
+}
+
+// RoCEReceiver is the responder side: it accepts packets in PSN order, acknowledges them in
+// coalesced ACKs and sends one NAK per sequence gap.
+type RoCEReceiver struct {
+	qp
+	nic      *NIC
+	ePSN     uint32 // expected PSN
+	sinceAck int
+	nakSent  bool // a NAK for the current gap is out (IBA C9-114: one NAK per gap)
+	dupAcked bool
+}
+
+const (
+	opStart = iota
+	opTimer
+)
+
+// StartRoCE creates the queue pair of flow i between NICs src and dst and schedules its start.
+// hashSrc and hashDst are the two NICs' addresses (for the ECMP 5-tuple); cross says whether
+// the two hosts are in different subnets.
+func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig) {
+	f := r.Flows[i]
+	npkts := uint32((f.Size + int64(cfg.MTU) - 1) / int64(cfg.MTU))
+	if npkts == 0 {
+		npkts = 1
+	}
+	qpn := qpBase + uint32(i)
+	q := qp{reg: r, flow: f, index: i, qpn: qpn, sport: sourcePort(qpn), src: src, dst: dst, cross: cross,
+		npkts: npkts, mtu: int32(cfg.MTU), cfg: cfg}
+	q.hash = topology.FlowHash(src.IP, dst.IP, topology.IPProtoUDP, q.sport, topology.UDPPortRoCEv2)
+	q.ackHash = topology.FlowHash(dst.IP, src.IP, topology.IPProtoUDP, q.sport, topology.UDPPortRoCEv2)
+	s := &RoCESender{qp: q, nic: src, deadline: sim.Never, timerAt: sim.Never}
+	r.senders[i] = s
+	r.receivers[i] = &RoCEReceiver{qp: q, nic: dst}
+	r.eng.At(f.Start, s, opStart, nil)
+}
+
+// Hash is the ECMP hash of flow i's data packets.
+func (r *Registry) Hash(i int32) uint32 { return r.senders[i].hash }
+
+// Handle implements sim.Handler: the flow's start and its retransmit timer.
+func (s *RoCESender) Handle(now sim.Time, op int, _ any) {
+	switch op {
+	case opStart:
+		s.nic.activate(now, s)
+	case opTimer:
+		s.timerAt = sim.Never
+		if s.over || s.deadline == sim.Never {
+			return
+		}
+		if now < s.deadline {
+			s.armAt(s.deadline)
+			return
+		}
+		s.timeout(now)
+	}
+}
+
+func (s *RoCESender) hasData() bool { return !s.over && s.sndNxt < s.npkts }
+
+// emit builds the next data packet. Precondition: hasData.
+func (s *RoCESender) emit(now sim.Time) *topology.Packet {
+	psn := s.sndNxt
+	p := s.reg.pool.Get(topology.KindData)
+	s.frame(p, s.src, s.dst, s.hash)
+	p.PSN = psn
+	p.Payload = s.mtu
+	last := psn == s.npkts-1
+	if last {
+		p.Payload = int32(s.flow.Size - int64(psn)*int64(s.mtu))
+	}
+	switch {
+	case s.npkts == 1:
+		p.Opcode, p.HasRETH = topology.OpWriteOnly, true
+	case psn == 0:
+		p.Opcode, p.HasRETH = topology.OpWriteFirst, true
+	case last:
+		p.Opcode = topology.OpWriteLast
+	default:
+		p.Opcode = topology.OpWriteMiddle
+	}
+	if p.HasRETH {
+		p.DMALen = uint32(min(s.flow.Size, 1<<32-1))
+	}
+	p.AckReq = last
+	p.SentAt = now
+	p.Seal()
+	if psn < s.maxSent {
+		s.flow.Retransmitted++
+	}
+	s.sndNxt++
+	s.maxSent = max(s.maxSent, s.sndNxt)
+	if s.flow.Rate > 0 {
+		s.nextAllowed = now + s.flow.Rate.TxTime(p.WireBytes())
+	}
+	if s.deadline == sim.Never {
+		s.deadline = now + s.cfg.RetransmitTimeout
+		s.armAt(s.deadline)
+	}
+	return p
+}
+
+// armAt makes sure a timer event is pending no later than t.
+func (s *RoCESender) armAt(t sim.Time) {
+	if s.timerAt <= t {
+		return
+	}
+	s.timerAt = t
+	s.reg.eng.At(t, s, opTimer, nil)
+}
+
+func (s *RoCESender) onAck(now sim.Time, p *topology.Packet) {
+	if s.over {
+		return
+	}
+	// An ACK acknowledges every PSN up to p.PSN; a sequence NAK every PSN before it.
+	acked := p.PSN + 1
+	if p.Syndrome == topology.SyndromeNAKSequence {
+		acked = p.PSN
+	}
+	if acked > s.una {
+		s.una = acked
+		s.timeouts = 0
+		s.deadline = now + s.cfg.RetransmitTimeout
+		s.armAt(s.deadline)
+	}
+	if s.sndNxt < s.una {
+		s.sndNxt = s.una
+	}
+	if s.una >= s.npkts {
+		s.deadline = sim.Never // all acknowledged
+		return
+	}
+	if p.Syndrome == topology.SyndromeNAKSequence && p.PSN < s.sndNxt {
+		s.sndNxt = p.PSN // go back N
+		s.nic.activate(now, s)
+	}
+}
+
+func (s *RoCESender) timeout(now sim.Time) {
+	if s.una >= s.npkts {
+		s.deadline = sim.Never
+		return
+	}
+	s.timeouts++
+	if s.timeouts > s.cfg.RetryLimit {
+		s.over = true
+		s.deadline = sim.Never
+		f := s.flow
+		if f.Status == Pending {
+			f.Status = Failed
+			f.Reason = fmt.Sprintf("retry limit exhausted: %d retransmit timeouts of %v in a row without progress (retry_limit %d)",
+				s.timeouts, s.cfg.RetransmitTimeout, s.cfg.RetryLimit)
+			s.reg.ended()
+		}
+		return
+	}
+	s.sndNxt = s.una
+	s.deadline = now + s.cfg.RetransmitTimeout
+	s.armAt(s.deadline)
+	s.nic.activate(now, s)
+}
+
+func (r *RoCEReceiver) onData(now sim.Time, p *topology.Packet) {
+	switch {
+	case p.PSN == r.ePSN:
+		r.ePSN++
+		r.flow.Delivered += int64(p.Payload)
+		r.nakSent, r.dupAcked = false, false
+		r.sinceAck++
+		if r.ePSN == r.npkts {
+			if r.flow.Status == Pending {
+				r.flow.Status, r.flow.Finish = Completed, now
+				r.reg.ended()
+			}
+			r.ack(now, topology.SyndromeACK, r.ePSN-1)
+		} else if r.sinceAck >= r.cfg.AckInterval || p.AckReq {
+			r.ack(now, topology.SyndromeACK, r.ePSN-1)
+		}
+	case p.PSN > r.ePSN:
+		// Out of sequence: discard, and NAK once per gap.
+		if !r.nakSent {
+			r.nakSent = true
+			r.ack(now, topology.SyndromeNAKSequence, r.ePSN)
+		}
+	default:
+		// A duplicate: the requester went back further than needed (a lost ACK). One ACK
+		// per burst of duplicates tells it where the responder is.
+		if !r.dupAcked && r.ePSN > 0 {
+			r.dupAcked = true
+			r.ack(now, topology.SyndromeACK, r.ePSN-1)
+		}
+	}
+}
+
+func (r *RoCEReceiver) ack(now sim.Time, syndrome uint8, psn uint32) {
+	kind := topology.KindAck
+	if syndrome != topology.SyndromeACK {
+		kind = topology.KindNak
+	}
+	p := r.reg.pool.Get(kind)
+	r.frame(p, r.dst, r.src, r.ackHash)
+	p.Opcode = topology.OpAcknowledge
+	p.HasAETH, p.Syndrome, p.PSN = true, syndrome, psn
+	p.MSN = 0
+	if syndrome == topology.SyndromeACK && psn == r.npkts-1 {
+		p.MSN = 1
+	}
+	p.SentAt = now
+	p.Seal()
+	r.sinceAck = 0
+	r.nic.sendControl(now, p)
+}
