@@ -7,11 +7,11 @@ type Kind uint8
 
 // Packet kinds.
 const (
-	KindData Kind = iota // carries message payload
-	KindAck              // transport acknowledgement
-	KindNak              // transport negative acknowledgement
-	KindCNP              // congestion notification
-	KindPause            // link-level flow control frame
+	KindData  Kind = iota // carries message payload
+	KindAck               // transport acknowledgement
+	KindNak               // transport negative acknowledgement
+	KindCNP               // congestion notification
+	KindPause             // link-level flow control frame
 	NumKinds
 )
 

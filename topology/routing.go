@@ -74,7 +74,7 @@ func ComputeRoutes(nw *Network, static []StaticRoute) (*Routes, error) {
 				nw.Nodes[s.At].Name, nw.Nodes[s.Via].Name, nw.Nodes[s.Via].Name, nw.Nodes[s.At].Name)
 		}
 	}
-	bridged := make([]int, n) // hops to the destination, any switches
+	bridged := make([]int, n)  // hops to the destination, any switches
 	unrouted := make([]int, n) // hops to the destination through at least one router
 	for _, d := range nw.Hosts() {
 		r.distances(d, bridged, unrouted)
