@@ -79,6 +79,11 @@ func (w *Wire) Send(now sim.Time, p *Packet) (done sim.Time) {
 	w.BusyTime += tx
 	w.InFlight[p.Kind]++
 	p.epoch = w.epoch
+	if !w.up {
+		// Sent into a down link: lost to it even if the link comes back before the frame
+		// would arrive. Epochs only grow, so this one never matches the wire's again.
+		p.epoch--
+	}
 	p.dropped = !w.up
 	if !p.dropped && p.Kind == KindData && w.dropEvery > 0 {
 		w.dataSeen++
