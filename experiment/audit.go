@@ -1,0 +1,57 @@
+package experiment
+
+import (
+	"fmt"
+
+	"github.com/fabricsim/fabricsim/topology"
+)
+
+// audit checks the books of a finished run: for every kind of packet, those taken from the
+// pool equal those delivered, plus those dropped, plus those still queued or on a wire; and
+// the drops the pool saw equal the drops the components counted by reason. A failure is a
+// bug in the simulator, never in the scenario.
+func (f *fabric) audit() error {
+	var counted int64
+	for _, sw := range f.switches {
+		for _, d := range sw.Drops {
+			counted += d
+		}
+	}
+	for _, pair := range f.wires {
+		for _, w := range pair {
+			counted += w.LostRandom + w.LostDown
+		}
+	}
+	var dropped int64
+	for k := topology.Kind(0); k < topology.NumKinds; k++ {
+		var where int64
+		for _, sw := range f.switches {
+			for _, pt := range sw.Ports {
+				for q := range pt.Queues {
+					where += pt.Queues[q].Count(k)
+				}
+			}
+			where += sw.InTransit(k)
+		}
+		for _, nic := range f.nics {
+			if nic != nil {
+				for q := range nic.Control {
+					where += nic.Control[q].Count(k)
+				}
+			}
+		}
+		for _, pair := range f.wires {
+			where += pair[0].InFlight[k] + pair[1].InFlight[k]
+		}
+		pl := f.pool
+		if pl.Taken[k] != pl.Delivered[k]+pl.Dropped[k]+where {
+			return fmt.Errorf("packet books do not balance for %v packets: %d sent, %d delivered, %d dropped, %d in the network",
+				k, pl.Taken[k], pl.Delivered[k], pl.Dropped[k], where)
+		}
+		dropped += pl.Dropped[k]
+	}
+	if dropped != counted {
+		return fmt.Errorf("%d packets dropped, but the drop counters by reason add up to %d", dropped, counted)
+	}
+	return nil
+}

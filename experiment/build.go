@@ -1,0 +1,311 @@
+// Package experiment runs a scenario: it builds the fabric of each variant (network, routes,
+// switches, NICs, wires), expands the traffic into flows, runs the event loop to the stop
+// time, and gathers every counter into a results document. Variants run in parallel, one
+// engine each.
+package experiment
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/fabricsim/fabricsim/scenarios"
+	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/switchmodel"
+	"github.com/fabricsim/fabricsim/topology"
+	"github.com/fabricsim/fabricsim/transports"
+)
+
+// fabric is one variant's world: everything the event loop touches.
+type fabric struct {
+	sc       *scenarios.Scenario
+	eng      *sim.Engine
+	pool     *topology.Pool
+	nw       *topology.Network
+	routes   *topology.Routes
+	wires    [][2]*topology.Wire // per link: A->B, B->A
+	switches []*switchmodel.Switch
+	nics     []*transports.NIC // by node id; nil for switches
+	reg      *transports.Registry
+	ideal    []sim.Time // per flow: FCT alone on the empty fabric
+	warnings []string
+}
+
+// buildNetwork makes the topology of a scenario, from its preset or its explicit nodes.
+func buildNetwork(t *scenarios.Topology) (*topology.Network, error) {
+	lp := func(l scenarios.LinkSpec) topology.LinkParams {
+		return topology.LinkParams{Rate: l.Rate, Delay: l.Delay, Loss: l.Loss}
+	}
+	p := t.Params
+	switch t.Preset {
+	case "star":
+		return topology.Star(p.Hosts, lp(p.Link))
+	case "dumbbell":
+		return topology.Dumbbell(p.Left, p.Right, lp(p.HostLink), lp(p.Bottleneck))
+	case "leafspine":
+		return topology.LeafSpine(p.Leaves, p.Spines, p.HostsPerLeaf, lp(p.HostLink), lp(p.FabricLink), p.Routing)
+	case "fattree":
+		return topology.FatTree(p.K, lp(p.Link), p.Routing)
+	case "":
+	default:
+		return nil, fmt.Errorf("unknown preset %q", t.Preset)
+	}
+	nw := topology.NewNetwork()
+	for _, n := range t.Nodes {
+		var err error
+		if n.Type == "host" {
+			var ip topology.IPv4
+			if n.IP.IsValid() {
+				ip = topology.IPv4From(n.IP)
+			}
+			_, err = nw.AddHost(n.Name, topology.SubnetFrom(n.Subnet), ip)
+		} else {
+			layer := n.Layer
+			if layer == 0 {
+				layer = 2
+			}
+			_, err = nw.AddSwitch(n.Name, layer)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, l := range t.Links {
+		a, okA := nw.Lookup(l.Between[0])
+		b, okB := nw.Lookup(l.Between[1])
+		if !okA || !okB {
+			return nil, fmt.Errorf("link %s-%s: unknown node", l.Between[0], l.Between[1])
+		}
+		if _, err := nw.Connect(a, b, topology.LinkParams{Rate: l.Rate, Delay: l.Delay, Loss: l.Loss}); err != nil {
+			return nil, err
+		}
+	}
+	return nw, nil
+}
+
+func switchConfig(c *scenarios.SwitchConfig) switchmodel.Config {
+	cfg := switchmodel.Config{BufferBytes: c.Buffer, Alpha: c.BufferAlpha, Latency: c.Latency}
+	if c.Scheduler == "dwrr" {
+		cfg.Scheduler = switchmodel.DWRR
+		copy(cfg.Weights[:], c.Weights)
+	}
+	return cfg
+}
+
+// build assembles the fabric of one resolved scenario.
+func build(sc *scenarios.Scenario) (*fabric, error) {
+	nw, err := buildNetwork(&sc.Topology)
+	if err != nil {
+		return nil, err
+	}
+	var static []topology.StaticRoute
+	for _, r := range sc.Topology.Routes {
+		at, ok1 := nw.Lookup(r.At)
+		via, ok2 := nw.Lookup(r.Via)
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("route at %s via %s: unknown node", r.At, r.Via)
+		}
+		static = append(static, topology.StaticRoute{At: at, Dst: topology.SubnetFrom(r.Dst), Via: via})
+	}
+	routes, err := topology.ComputeRoutes(nw, static)
+	if err != nil {
+		return nil, err
+	}
+	f := &fabric{sc: sc, eng: sim.NewEngine(), pool: &topology.Pool{}, nw: nw, routes: routes,
+		nics: make([]*transports.NIC, len(nw.Nodes))}
+	f.reg = transports.NewRegistry(f.eng, f.pool)
+	f.reg.Done = f.eng.Stop
+
+	nodeCfg := map[string]*scenarios.Node{}
+	for i := range sc.Topology.Nodes {
+		nodeCfg[sc.Topology.Nodes[i].Name] = &sc.Topology.Nodes[i]
+	}
+	receivers := make([]topology.Receiver, len(nw.Nodes))
+	for i := range nw.Nodes {
+		n := &nw.Nodes[i]
+		if n.Type == topology.Switch {
+			c := &sc.Switch
+			if nc := nodeCfg[n.Name]; nc != nil && nc.Switch != nil {
+				c = nc.Switch
+			}
+			sw := switchmodel.New(f.eng, f.pool, nw, routes, n.ID, switchConfig(c))
+			f.switches = append(f.switches, sw)
+			receivers[i] = sw
+			continue
+		}
+		if len(n.Ports) != 1 {
+			return nil, fmt.Errorf("host %s has %d links; a host has exactly one NIC port", n.Name, len(n.Ports))
+		}
+		hc := sc.Hosts
+		if nc := nodeCfg[n.Name]; nc != nil && nc.Hosts != nil {
+			hc = *nc.Hosts
+		}
+		nic := transports.NewNIC(f.reg, nw, n.ID, uint8(hc.TTL))
+		f.nics[i] = nic
+		receivers[i] = nic
+	}
+	f.wires = make([][2]*topology.Wire, len(nw.Links))
+	for li, l := range nw.Links {
+		for dir, ends := range [2][2]topology.End{{l.A, l.B}, {l.B, l.A}} {
+			from, to := ends[0], ends[1]
+			name := fmt.Sprintf("link:%d:%s->%s", li, nw.Nodes[from.Node].Name, nw.Nodes[to.Node].Name)
+			w := topology.NewWire(f.eng, f.pool, from.Node, to.Node, from.Port, to.Port, l.Params, sim.Stream(sc.Seed, name))
+			w.Attach(receivers[to.Node])
+			f.wires[li][dir] = w
+			if nic := f.nics[from.Node]; nic != nil {
+				nic.Wire = w
+			}
+		}
+	}
+	for _, sw := range f.switches {
+		for pi, p := range nw.Nodes[sw.ID].Ports {
+			l := nw.Links[p.Link]
+			dir := 0
+			if l.B.Node == sw.ID && l.B.Port == pi {
+				dir = 1
+			}
+			sw.SetWire(pi, f.wires[p.Link][dir])
+		}
+	}
+	if err := f.scheduleFaults(); err != nil {
+		return nil, err
+	}
+	if err := f.addFlows(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// faults applies the scenario's faults at their times.
+type faults struct {
+	f    *fabric
+	list []scenarios.Fault
+	link []int
+}
+
+func (f *fabric) scheduleFaults() error {
+	fs := &faults{f: f, list: f.sc.Faults}
+	for _, ft := range f.sc.Faults {
+		a, ok1 := f.nw.Lookup(ft.Link[0])
+		b, ok2 := f.nw.Lookup(ft.Link[1])
+		if !ok1 || !ok2 {
+			return fmt.Errorf("fault at %v: unknown node in link %v", ft.At, ft.Link)
+		}
+		li, ok := f.nw.LinkBetween(a, b)
+		if !ok {
+			return fmt.Errorf("fault at %v: no link between %s and %s", ft.At, ft.Link[0], ft.Link[1])
+		}
+		fs.link = append(fs.link, li)
+	}
+	for i, ft := range f.sc.Faults {
+		f.eng.At(ft.At, fs, i, nil)
+	}
+	return nil
+}
+
+// Handle implements sim.Handler: fault i is due.
+func (fs *faults) Handle(now sim.Time, i int, _ any) {
+	ft := fs.list[i]
+	pair := fs.f.wires[fs.link[i]]
+	l := fs.f.nw.Links[fs.link[i]]
+	// loss and drop_every act from the first named node to the second only.
+	forward := pair[0]
+	if fs.f.nw.Nodes[l.A.Node].Name != ft.Link[0] {
+		forward = pair[1]
+	}
+	switch {
+	case ft.State == "down":
+		pair[0].SetUp(false)
+		pair[1].SetUp(false)
+	case ft.State == "up":
+		pair[0].SetUp(true)
+		pair[1].SetUp(true)
+	case ft.Loss != nil:
+		forward.SetLoss(*ft.Loss)
+	case ft.DropEvery > 0:
+		forward.SetDropEvery(int64(ft.DropEvery))
+	}
+}
+
+// expandTraffic turns the traffic items into flows, in order.
+func (f *fabric) expandTraffic() ([]*transports.Flow, error) {
+	var flows []*transports.Flow
+	host := func(name string) (topology.NodeID, error) {
+		id, ok := f.nw.Lookup(name)
+		if !ok || f.nw.Nodes[id].Type != topology.Host {
+			return 0, fmt.Errorf("%q is not a host", name)
+		}
+		return id, nil
+	}
+	add := func(src, dst string, size int64, start sim.Time, transport string, prio int, rate sim.Rate) error {
+		s, err := host(src)
+		if err != nil {
+			return err
+		}
+		d, err := host(dst)
+		if err != nil {
+			return err
+		}
+		flows = append(flows, &transports.Flow{ID: len(flows) + 1, Src: s, Dst: d, Size: size, Start: start,
+			Transport: transport, Priority: uint8(prio), Rate: rate, Finish: sim.Never})
+		return nil
+	}
+	for ti, t := range f.sc.Traffic {
+		switch {
+		case t.Flow != nil:
+			fl := t.Flow
+			if err := add(fl.Src, fl.Dst, fl.Size, fl.Start, fl.Transport, fl.Priority, fl.Rate); err != nil {
+				return nil, err
+			}
+		case t.Incast != nil:
+			in := t.Incast
+			for _, s := range in.Senders {
+				if err := add(s, in.Receiver, in.Size, in.Start, in.Transport, in.Priority, in.Rate); err != nil {
+					return nil, err
+				}
+			}
+		case t.Permutation != nil:
+			pm := t.Permutation
+			names := pm.Hosts
+			if len(names) == 0 {
+				for _, h := range f.nw.Hosts() {
+					names = append(names, f.nw.Nodes[h].Name)
+				}
+			}
+			rng := sim.Stream(f.sc.Seed, fmt.Sprintf("traffic:%d:permutation", ti))
+			dst := derangement(len(names), rng)
+			for i, s := range names {
+				if err := add(s, names[dst[i]], pm.Size, pm.Start, pm.Transport, pm.Priority, pm.Rate); err != nil {
+					return nil, err
+				}
+			}
+		default:
+			return nil, fmt.Errorf("traffic item %d: kind %q is not supported", ti, t.Kind)
+		}
+	}
+	return flows, nil
+}
+
+// derangement is a uniformly random permutation of 0..n-1 with no fixed point, so no host
+// sends to itself (rejection sampling: about e tries on average).
+func derangement(n int, rng *rand.Rand) []int {
+	p := make([]int, n)
+	if n < 2 {
+		return p
+	}
+	for {
+		for i := range p {
+			p[i] = i
+		}
+		rng.Shuffle(n, func(i, j int) { p[i], p[j] = p[j], p[i] })
+		ok := true
+		for i, v := range p {
+			if i == v {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return p
+		}
+	}
+}

@@ -1,0 +1,105 @@
+package experiment
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fabricsim/fabricsim/scenarios"
+	"github.com/fabricsim/fabricsim/topology"
+)
+
+// Explain says in plain words what a scenario file will simulate: the fabric, the traffic,
+// the variants and what to look for (the file's description).
+func Explain(file *scenarios.File) (string, error) {
+	var b strings.Builder
+	first := file.Scenario(0)
+	fmt.Fprintf(&b, "Scenario %s (seed %d, simulated time up to %v)\n", first.Name, first.Seed, first.Stop)
+	if d := strings.TrimSpace(first.Description); d != "" {
+		fmt.Fprintf(&b, "\n%s\n", indent(d))
+	}
+	infos := file.Variants()
+	for i, info := range infos {
+		sc := file.Scenario(i)
+		f, err := build(sc)
+		if err != nil {
+			return "", fmt.Errorf("variant %q: %w", info.Name, err)
+		}
+		if len(infos) > 1 {
+			fmt.Fprintf(&b, "\nVariant %q", info.Name)
+			if info.Transport != "" {
+				fmt.Fprintf(&b, " (transport %s)", info.Transport)
+			}
+			b.WriteString(":\n")
+		} else {
+			b.WriteString("\n")
+		}
+		f.describe(&b)
+	}
+	return b.String(), nil
+}
+
+func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
+
+func (f *fabric) describe(b *strings.Builder) {
+	nw, sc := f.nw, f.sc
+	hosts, routers, bridges := 0, 0, 0
+	for i := range nw.Nodes {
+		switch n := &nw.Nodes[i]; {
+		case n.Type == topology.Host:
+			hosts++
+		case n.Router():
+			routers++
+		default:
+			bridges++
+		}
+	}
+	kind := sc.Topology.Preset
+	if kind == "" {
+		kind = "explicit"
+	}
+	fmt.Fprintf(b, "  Fabric: %s topology, %d hosts, %d layer-2 and %d layer-3 switches, %d links.\n",
+		kind, hosts, bridges, routers, len(nw.Links))
+	fmt.Fprintf(b, "  Switches: %s shared buffer (dynamic threshold alpha %g), %s scheduling, PFC %s, ECN %s.\n",
+		bytesText(sc.Switch.Buffer), sc.Switch.BufferAlpha, sc.Switch.Scheduler, onOff(sc.Switch.PFC.Enabled), onOff(sc.Switch.ECN.Enabled))
+	var total int64
+	unroutable := 0
+	for _, fl := range f.reg.Flows {
+		total += fl.Size
+		if fl.Status.String() == "unroutable" {
+			unroutable++
+		}
+	}
+	fmt.Fprintf(b, "  Traffic: %d flows carrying %s in all.\n", len(f.reg.Flows), bytesText(total))
+	if unroutable > 0 {
+		fmt.Fprintf(b, "  %d flows cannot be routed and will be reported as unroutable.\n", unroutable)
+	}
+	r := sc.Transports.RoCEv2
+	fmt.Fprintf(b, "  RoCE v2: MTU %d, congestion control %s, %s recovery, retransmit timeout %v, retry limit %d.\n",
+		r.MTU, r.CC, r.Recovery, r.RetransmitTimeout, r.RetryLimit)
+	if len(sc.Faults) > 0 {
+		fmt.Fprintf(b, "  Faults: %d scheduled.\n", len(sc.Faults))
+	}
+	for _, w := range f.warnings {
+		fmt.Fprintf(b, "  Note: %s.\n", w)
+	}
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// bytesText formats a byte count with a decimal unit, as scenario files write sizes.
+func bytesText(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.4gGB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.4gMB", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.4gKB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%dB", n)
+}

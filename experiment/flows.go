@@ -1,0 +1,111 @@
+package experiment
+
+import (
+	"fmt"
+
+	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/topology"
+	"github.com/fabricsim/fabricsim/transports"
+)
+
+// addFlows registers every flow, decides which can be routed, computes each one's ideal FCT
+// and schedules the starts.
+func (f *fabric) addFlows() error {
+	flows, err := f.expandTraffic()
+	if err != nil {
+		return err
+	}
+	cfg := f.sc.Transports.RoCEv2
+	rc := transports.RoCEConfig{MTU: cfg.MTU, RetransmitTimeout: cfg.RetransmitTimeout, RetryLimit: cfg.RetryLimit, AckInterval: cfg.AckInterval}
+	loops := 0
+	for _, fl := range flows {
+		i := f.reg.Add(fl)
+		if fl.Transport != "rocev2" {
+			return fmt.Errorf("flow %d: transport %q is not supported yet", fl.ID, fl.Transport)
+		}
+		src, dst := f.nics[fl.Src], f.nics[fl.Dst]
+		s, d := &f.nw.Nodes[fl.Src], &f.nw.Nodes[fl.Dst]
+		cross := !s.Subnet.Contains(d.IP) || s.Subnet != d.Subnet
+		f.reg.StartRoCE(i, src, dst, cross, rc)
+		hops, loop, err := f.routes.Path(fl.Src, fl.Dst, f.reg.Hash(i), 4*len(f.nw.Nodes)+256)
+		switch {
+		case err != nil:
+			f.reg.MarkUnroutable(i, err.Error())
+			f.ideal = append(f.ideal, 0)
+			continue
+		case loop:
+			loops++
+			f.ideal = append(f.ideal, 0)
+			continue
+		}
+		f.ideal = append(f.ideal, f.idealFCT(fl, hops, cfg.MTU))
+	}
+	if loops > 0 {
+		f.warnings = append(f.warnings, fmt.Sprintf("%d flow(s) follow a routing loop; their packets end when the IP TTL runs out", loops))
+	}
+	return nil
+}
+
+// idealFCT is the flow's completion time alone on the empty fabric, along its path: each
+// packet is serialized at every hop after it has fully arrived (store and forward), behind
+// the previous packet, then propagates; the source is paced at the flow's rate if it has one.
+// The recurrence is exact for this model: leave_i(k) = max(arrive_i(k), leave_i(k-1)) + tx_i(k).
+func (f *fabric) idealFCT(fl *transports.Flow, hops []topology.Hop, mtu int) sim.Time {
+	type hop struct {
+		rate    sim.Rate
+		delay   sim.Time
+		latency sim.Time // forwarding latency of the node the hop leaves from
+	}
+	hs := make([]hop, len(hops))
+	for i, h := range hops {
+		l := f.nw.Links[f.nw.Nodes[h.Node].Ports[h.Port].Link]
+		hs[i] = hop{rate: l.Params.Rate, delay: l.Params.Delay}
+		if i > 0 {
+			hs[i].latency = f.switchLatency(h.Node)
+		}
+	}
+	npkts := (fl.Size + int64(mtu) - 1) / int64(mtu)
+	if npkts == 0 {
+		npkts = 1
+	}
+	leave := make([]sim.Time, len(hs))
+	var paced sim.Time
+	var arrive sim.Time
+	for k := int64(0); k < npkts; k++ {
+		payload := int64(mtu)
+		if k == npkts-1 {
+			payload = fl.Size - k*int64(mtu)
+		}
+		wire := roceV2WireBytes(payload, k == 0)
+		t := max(paced, leave[0])
+		for i := range hs {
+			if i > 0 {
+				t = max(arrive+hs[i].latency, leave[i])
+			}
+			leave[i] = t + hs[i].rate.TxTime(wire)
+			arrive = leave[i] + hs[i].delay
+		}
+		if fl.Rate > 0 {
+			paced = leave[0] - hs[0].rate.TxTime(wire) + fl.Rate.TxTime(wire)
+		}
+	}
+	return arrive
+}
+
+func (f *fabric) switchLatency(n topology.NodeID) sim.Time {
+	for _, sw := range f.switches {
+		if sw.ID == n {
+			return sw.Latency()
+		}
+	}
+	return 0
+}
+
+// roceV2WireBytes is the wire size of a RoCE v2 WRITE packet with this payload, built the way
+// the requester builds it (first packets carry a RETH).
+func roceV2WireBytes(payload int64, first bool) int64 {
+	p := topology.Packet{EtherType: topology.EtherTypeIPv4, Protocol: topology.IPProtoUDP,
+		DstPort: topology.UDPPortRoCEv2, HasRETH: first, Payload: int32(payload)}
+	p.Seal()
+	return p.WireBytes()
+}

@@ -1,0 +1,221 @@
+package experiment
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fabricsim/fabricsim/results"
+	"github.com/fabricsim/fabricsim/scenarios"
+	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/switchmodel"
+	"github.com/fabricsim/fabricsim/topology"
+	"github.com/fabricsim/fabricsim/transports"
+)
+
+// Version is the program's version, as the results document reports it.
+const Version = "fabricsim 0.1.0"
+
+// Progress, when not nil, is told how far each variant has got: simulated time over stop.
+type Progress func(variant int, done float64)
+
+// RunFile runs the chosen variants of a loaded scenario file (all when only is empty), in
+// parallel, at most workers at a time, and returns the results document with the variants in
+// file order.
+func RunFile(f *scenarios.File, only []string, workers int, progress Progress) (*results.Document, error) {
+	infos := f.Variants()
+	var chosen []int
+	for i, v := range infos {
+		if len(only) == 0 || contains(only, v.Name) {
+			chosen = append(chosen, i)
+		}
+	}
+	for _, name := range only {
+		found := false
+		for _, v := range infos {
+			found = found || v.Name == name
+		}
+		if !found {
+			var names []string
+			for _, v := range infos {
+				names = append(names, fmt.Sprintf("%q", v.Name))
+			}
+			return nil, &VariantError{Name: name, Known: names}
+		}
+	}
+	doc := &results.Document{Scenario: f.Name(), Seed: f.Seed(), Version: Version, Variants: make([]results.Variant, len(chosen))}
+	if workers < 1 {
+		workers = 1
+	}
+	errs := make([]error, len(chosen))
+	sem := make(chan struct{}, workers)
+	var wg sync.WaitGroup
+	for k, i := range chosen {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			var report func(float64)
+			if progress != nil {
+				report = func(d float64) { progress(k, d) }
+			}
+			v, err := Run(f.Scenario(i), report)
+			if err != nil {
+				errs[k] = fmt.Errorf("variant %q: %w", infos[i].Name, err)
+				return
+			}
+			doc.Variants[k] = *v
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return doc, nil
+}
+
+// VariantError is a --variant that names no variant of the file.
+type VariantError struct {
+	Name  string
+	Known []string
+}
+
+func (e *VariantError) Error() string {
+	return fmt.Sprintf("--variant %q: no such variant (the file has %s)", e.Name, strings.Join(e.Known, ", "))
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// progressSlices is how many pieces a run is cut into to report progress.
+const progressSlices = 50
+
+// Run simulates one resolved scenario and returns its results.
+func Run(sc *scenarios.Scenario, progress func(float64)) (*results.Variant, error) {
+	start := time.Now()
+	f, err := build(sc)
+	if err != nil {
+		return nil, err
+	}
+	if f.reg.Open() > 0 {
+		if progress == nil {
+			f.eng.Run(sc.Stop)
+		} else {
+			for k := 1; k <= progressSlices; k++ {
+				if f.eng.Run(sc.Stop / progressSlices * sim.Time(k)); f.reg.Open() == 0 {
+					break
+				}
+				progress(float64(k) / progressSlices)
+			}
+			f.eng.Run(sc.Stop)
+			progress(1)
+		}
+	}
+	if err := f.audit(); err != nil {
+		return nil, fmt.Errorf("internal error: %w", err)
+	}
+	v := f.collect()
+	v.WallSeconds = time.Since(start).Seconds()
+	return v, nil
+}
+
+// collect reads every counter into a results variant.
+func (f *fabric) collect() *results.Variant {
+	now := f.eng.Now()
+	v := &results.Variant{
+		Name:      f.sc.Variant,
+		Transport: f.sc.Transport,
+		SimTimeUS: now.Microseconds(),
+		Events:    int64(f.eng.Executed()),
+		Deadlocks: []results.Deadlock{},
+		Queues:    []results.Queue{},
+		Links:     []results.Link{},
+		PerFlow:   []results.Flow{},
+		Warnings:  append([]string(nil), f.warnings...),
+	}
+	used := map[string]bool{}
+	for i, fl := range f.reg.Flows {
+		r := results.Flow{ID: fl.ID, Src: f.nw.Nodes[fl.Src].Name, Dst: f.nw.Nodes[fl.Dst].Name,
+			Transport: fl.Transport, Priority: int(fl.Priority), SizeBytes: fl.Size,
+			StartUS: fl.Start.Microseconds(), Status: fl.Status.String(), Reason: fl.Reason,
+			RetransmittedPackets: fl.Retransmitted, DeliveredBytes: fl.Delivered}
+		used[fl.Transport] = true
+		switch fl.Status {
+		case transports.Completed:
+			r.Finish(fl.Finish.Microseconds(), f.ideal[i].Microseconds())
+		case transports.Pending:
+			if fl.Start > now {
+				r.Reason = fmt.Sprintf("not started by the end of the run at %v", now)
+			} else {
+				r.Reason = fmt.Sprintf("%d of %d bytes delivered when the run stopped at %v", fl.Delivered, fl.Size, now)
+			}
+		}
+		v.PerFlow = append(v.PerFlow, r)
+	}
+	if v.Transport == "" {
+		var ts []string
+		for t := range used {
+			ts = append(ts, t)
+		}
+		sort.Strings(ts)
+		v.Transport = strings.Join(ts, "+")
+	}
+
+	by := &v.Drops.ByReason
+	for _, sw := range f.switches {
+		by.Buffer += sw.Drops[switchmodel.DropBuffer]
+		by.Unroutable += sw.Drops[switchmodel.DropUnroutable]
+		by.TTL += sw.Drops[switchmodel.DropTTL]
+		for _, pt := range sw.Ports {
+			for prio := range pt.Queues {
+				f.addQueue(v, sw.ID, pt.Index, prio, &pt.Queues[prio], now)
+			}
+		}
+	}
+	for _, nic := range f.nics {
+		if nic == nil {
+			continue
+		}
+		for prio := range nic.Control {
+			f.addQueue(v, nic.ID, 0, prio, &nic.Control[prio], now)
+		}
+	}
+	for _, pair := range f.wires {
+		for _, w := range pair {
+			by.RandomLoss += w.LostRandom
+			by.LinkDown += w.LostDown
+			v.PacketHops += w.Packets
+			if w.Packets == 0 {
+				continue
+			}
+			util := 0.0
+			if now > 0 {
+				util = float64(w.BusyTime) / float64(now)
+			}
+			v.Links = append(v.Links, results.Link{From: f.nw.Nodes[w.From].Name, To: f.nw.Nodes[w.To].Name,
+				Utilization: util, Packets: w.Packets})
+		}
+	}
+	results.Summarize(v)
+	return v
+}
+
+func (f *fabric) addQueue(v *results.Variant, node topology.NodeID, port, prio int, q *topology.Queue, now sim.Time) {
+	if !q.Depth.Used {
+		return
+	}
+	n := &f.nw.Nodes[node]
+	v.Queues = append(v.Queues, results.Queue{Node: n.Name, Port: port + 1, Peer: f.nw.Nodes[n.Ports[port].Peer].Name,
+		Priority: prio, MeanBytes: q.Depth.Mean(now), P99Bytes: q.Depth.Quantile(0.99, now), MaxBytes: q.Depth.Max})
+}

@@ -1,0 +1,224 @@
+package scenarios
+
+import (
+	"net/netip"
+
+	"github.com/fabricsim/fabricsim/sim"
+)
+
+// Pos is the 1-based line and column where an item starts in the scenario file; zero when the
+// item came from a --set flag or from a preset.
+type Pos struct{ Line, Column int }
+
+// Scenario is one fully resolved and validated variant of a scenario file: every default is
+// filled in, every reference checked. The topology builder and the traffic generators consume
+// it as is.
+type Scenario struct {
+	File        string   // the file as the caller named it
+	Version     int      // always 1
+	Name        string   // lower-case letters, digits and '-'
+	Description string   // may be empty
+	Seed        uint64   // default 1
+	Stop        sim.Time // simulated-time limit, default 100ms
+
+	Variant   string // the variant's name; "default" when the file has no variants
+	Transport string // the variant's transport; "" when it names none
+
+	Topology   Topology
+	Switch     SwitchConfig // every switch, unless its Node.Switch is set
+	Hosts      HostConfig   // every host, unless its Node.Hosts is set
+	Transports Transports
+	Traffic    []Traffic
+	Faults     []Fault
+}
+
+// Topology is either a preset with its params (Preset != "") or explicit nodes and links.
+type Topology struct {
+	Preset string       // star | dumbbell | leafspine | fattree, or "" for explicit nodes
+	Params PresetParams // the preset's params with defaults; zero for explicit topologies
+	Nodes  []Node       // explicit topologies only, in file order
+	Links  []Link       // explicit topologies only, in file order; parallel links are allowed
+	Routes []Route      // static routes on layer-3 switches, for either kind
+}
+
+// PresetParams are the params of every preset; only those of Topology.Preset are set.
+//
+//	star:      Hosts, Link
+//	dumbbell:  Left, Right, HostLink, Bottleneck
+//	leafspine: Leaves, Spines, HostsPerLeaf, HostLink, FabricLink, Routing
+//	fattree:   K, Link, Routing
+type PresetParams struct {
+	Hosts int      // star: hosts h1..hN
+	Link  LinkSpec // star and fattree: every link
+
+	Left, Right          int      // dumbbell: hosts l1..lN and r1..rM
+	HostLink, Bottleneck LinkSpec // dumbbell (HostLink also leafspine)
+
+	Leaves, Spines, HostsPerLeaf int
+	FabricLink                   LinkSpec // leafspine: leaf-spine links
+
+	K int // fattree: even, >= 2
+
+	Routing string // leafspine and fattree: "l2" or "l3" (default l3)
+}
+
+// LinkSpec is the rate, propagation delay and random per-packet loss of a link.
+type LinkSpec struct {
+	Rate  sim.Rate // > 0
+	Delay sim.Time // >= 0, default 0
+	Loss  float64  // in [0,1], default 0; acts on both directions
+}
+
+// Node is one node of an explicit topology.
+type Node struct {
+	Name   string        // unique; letters, digits, '_' and '.'
+	Type   string        // host | switch
+	Subnet netip.Prefix  // hosts: the IPv4 subnet (required)
+	IP     netip.Addr    // hosts: the address if given (inside Subnet), else invalid: assign one
+	Layer  int           // switches: 2 (default) or 3; 0 for hosts
+	Switch *SwitchConfig // switches: the node's own config (the global one with its block applied), or nil
+	Hosts  *HostConfig   // hosts: the node's own config (the global one with its block applied), or nil
+	Pos    Pos
+}
+
+// Link is one link of an explicit topology (or of a preset, from TopologyLinks).
+type Link struct {
+	Between [2]string
+	Rate    sim.Rate
+	Delay   sim.Time
+	Loss    float64
+	Pos     Pos
+}
+
+// Route is a static route on a layer-3 switch: packets for Dst leave At towards Via, replacing
+// the computed next hops for that prefix.
+type Route struct {
+	At  string
+	Dst netip.Prefix
+	Via string
+	Pos Pos
+}
+
+// SwitchConfig configures a switch.
+type SwitchConfig struct {
+	// Buffer is the shared packet buffer in bytes; default 32MB (a 32 MB shared buffer is
+	// typical of datacenter switch ASICs of the 100G generation).
+	Buffer int64
+	// BufferAlpha is the dynamic-threshold alpha (Choudhury-Hahne): a queue may hold alpha x
+	// the free buffer; default 1 (the SONiC Mellanox profiles use alpha = 1). Must be > 0.
+	BufferAlpha float64
+	// Scheduler is strict (the default) or dwrr.
+	Scheduler string
+	// Weights are the 8 DWRR weights, one per priority; required with dwrr, rejected with strict.
+	Weights []int
+	// Latency is the forwarding latency added to each packet; default 0.
+	Latency sim.Time
+	PFC     PFCConfig
+	ECN     ECNConfig
+}
+
+// PFCConfig configures priority flow control (802.1Qbb). PFC is not supported yet: Enabled is
+// always false in a valid scenario.
+type PFCConfig struct {
+	Enabled    bool       // default false
+	Priorities []int      // the lossless classes, default [3]
+	Xoff, Xon  SizeOrAuto // per ingress port and priority; default auto
+	Headroom   SizeOrAuto // default auto
+	Watchdog   sim.Time   // > 0: a queue paused longer than this drops and ignores pause; default 0 (off)
+}
+
+// ECNConfig configures RED-style ECN marking on egress queues. ECN is not supported yet:
+// Enabled is always false in a valid scenario.
+type ECNConfig struct {
+	Enabled    bool    // default false
+	Kmin, Kmax int64   // bytes; defaults 5KB and 200KB (the DCQCN paper's settings)
+	Pmax       float64 // marking probability at Kmax; default 0.01 (the DCQCN paper's)
+}
+
+// HostConfig configures host NICs.
+type HostConfig struct {
+	Priority int // traffic class of RDMA data unless a flow says otherwise; 0..7, default 3
+	TTL      int // initial IP TTL; 1..255, default 64
+}
+
+// Transports holds the settings of each transport.
+type Transports struct {
+	RoCEv2 RoCEConfig
+	RoCEv1 RoCEConfig  // not supported yet; defaults as for RoCEv2
+	IWARP  IWARPConfig // not supported yet
+}
+
+// RoCEConfig configures a RoCE (v1 or v2) reliable-connection endpoint.
+type RoCEConfig struct {
+	MTU               int      // path MTU: 256, 512, 1024 (default), 2048 or 4096
+	CC                string   // congestion control: none (default); dcqcn not supported yet
+	Recovery          string   // go-back-n (default); go-back-0 not supported yet
+	RetransmitTimeout sim.Time // default 1.048576ms = 4.096us x 2^8 (IB local ACK timeout 8)
+	RetryLimit        int      // 0..7 (IB retry_cnt is 3 bits), default 7
+	AckInterval       int      // packets per coalesced ACK, default 16; a message's last packet is always ACKed
+}
+
+// IWARPConfig configures an iWARP (TCP) endpoint. iWARP is not supported yet.
+type IWARPConfig struct {
+	MTU      int      // IP MTU, default 1500
+	CC       string   // newreno (default)
+	MinRTO   sim.Time // default 1ms
+	InitCwnd int      // segments, default 10 (RFC 6928)
+	NICDelay sim.Time // extra NIC processing per packet, default 1us
+}
+
+// Traffic is one item of the traffic list; Kind says which pointer is set.
+type Traffic struct {
+	Kind        string // flow | incast | permutation (poisson is not supported yet)
+	Flow        *Flow
+	Incast      *Incast
+	Permutation *Permutation
+	Pos         Pos
+}
+
+// Flow is one message from Src to Dst.
+type Flow struct {
+	Src, Dst  string
+	Size      int64    // bytes, > 0
+	Start     sim.Time // default 0
+	Transport string   // the flow's, else the variant's
+	Priority  int      // the flow's, else the sending host's hosts.priority
+	Rate      sim.Rate // pace at most this fast; 0 (default) = line rate
+	Pos       Pos
+}
+
+// Incast is one message of Size bytes from each sender to the receiver, all starting at Start.
+type Incast struct {
+	Senders   []string
+	Receiver  string
+	Size      int64 // bytes per sender, > 0
+	Start     sim.Time
+	Transport string
+	Priority  int // the item's, else the global hosts.priority
+	Rate      sim.Rate
+	Pos       Pos
+}
+
+// Permutation sends one message from every host of Hosts to another, each host receiving one.
+type Permutation struct {
+	Hosts     []string // nil = all hosts of the topology
+	Size      int64
+	Start     sim.Time
+	Transport string
+	Priority  int // the item's, else the global hosts.priority
+	Rate      sim.Rate
+	Pos       Pos
+}
+
+// Fault changes a link at time At: exactly one of State, Loss and DropEvery is set.
+type Fault struct {
+	At        sim.Time
+	Link      [2]string // an existing link, in the direction the fault acts (Loss, DropEvery)
+	State     string    // "", "up" or "down" (both directions)
+	Loss      *float64  // random loss from Link[0] to Link[1], in [0,1]
+	DropEvery int       // > 0: drop every n-th data packet from Link[0] to Link[1]
+	Pos       Pos
+}
+
+// VariantInfo names one variant of a file and its transport ("" when it names none).
+type VariantInfo struct{ Name, Transport string }
