@@ -64,7 +64,8 @@ type Switch struct {
 	pool   *topology.Pool
 	routes *topology.Routes
 
-	// BufferUsed is the bytes held: queued frames and frames being serialized.
+	// BufferUsed is the bytes of the queued frames. A frame leaves the buffer when its
+	// transmission starts (as in the ns-3 RDMA switch models).
 	BufferUsed int64
 	// Drops counts discarded packets by reason; Forwarded the packets put on an egress queue.
 	Drops     [NumDropReasons]int64
@@ -80,8 +81,11 @@ type Port struct {
 	Queues [NumPriorities]topology.Queue
 
 	sw       *Switch
-	busy     bool
-	txBytes  int64 // frame bytes of the frame being serialized, held in the buffer until done
+	// busyUntil is when the frame in service has left. The port schedules an event for that
+	// moment only when another frame is waiting (txPending); a frame that arrives at an idle
+	// or just-freed port goes out at once, so an uncongested hop costs one event, not two.
+	busyUntil sim.Time
+	txPending bool
 	queued   int   // packets in all queues
 	rr       int   // DWRR: the queue being visited
 	credited bool  // DWRR: the visited queue got its quantum this visit
@@ -124,8 +128,7 @@ func (sw *Switch) Handle(now sim.Time, op int, data any) {
 		return
 	}
 	pt := sw.Ports[op]
-	pt.busy = false
-	sw.BufferUsed -= pt.txBytes
+	pt.txPending = false
 	pt.kick(now)
 }
 
@@ -191,9 +194,15 @@ func (sw *Switch) enqueue(now sim.Time, pt *Port, p *topology.Packet) {
 	pt.kick(now)
 }
 
-// kick starts the next frame if the port is idle and has one.
+// kick makes sure the port is sending if it has a frame: at once when the line is free,
+// else by an event at the end of the frame in service.
 func (pt *Port) kick(now sim.Time) {
-	if pt.busy || pt.queued == 0 {
+	if pt.txPending || pt.queued == 0 {
+		return
+	}
+	if now < pt.busyUntil {
+		pt.txPending = true
+		pt.sw.eng.At(pt.busyUntil, pt.sw, pt.Index, nil)
 		return
 	}
 	var qi int
@@ -204,10 +213,12 @@ func (pt *Port) kick(now sim.Time) {
 	}
 	p := pt.Queues[qi].Pop(now)
 	pt.queued--
-	pt.busy = true
-	pt.txBytes = int64(p.Frame)
-	done := pt.Wire.Send(now, p)
-	pt.sw.eng.At(done, pt.sw, pt.Index, nil)
+	pt.sw.BufferUsed -= int64(p.Frame)
+	pt.busyUntil = pt.Wire.Send(now, p)
+	if pt.queued > 0 {
+		pt.txPending = true
+		pt.sw.eng.At(pt.busyUntil, pt.sw, pt.Index, nil)
+	}
 }
 
 func (pt *Port) nextStrict() int {

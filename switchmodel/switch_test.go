@@ -277,11 +277,11 @@ func TestDynamicThresholdAdmission(t *testing.T) {
 			B := tc.buffer
 			require.LessOrEqual(t, float64(s), tc.alpha*float64(B), "the first frame must fit")
 
-			// While the first frame is in service (its bytes still held), the k-th queued
-			// frame is admitted iff the queue then, k x s, is at most alpha x the free buffer
-			// before it, B - k x s (one in service + k-1 queued), and the frame fits at all.
+			// The first frame goes into service at once and leaves the buffer. The k-th
+			// queued frame is admitted iff the queue then, k x s, is at most alpha x the free
+			// buffer before it, B - (k-1) x s (the k-1 queued), and the frame fits at all.
 			fits := func(k int64) bool {
-				return float64(k*s) <= tc.alpha*float64(B-k*s) && s <= B-k*s
+				return float64(k*s) <= tc.alpha*float64(B-(k-1)*s) && s <= B-(k-1)*s
 			}
 			var queued int64
 			for queued < int64(tc.n-1) && fits(queued+1) {
@@ -294,11 +294,12 @@ func TestDynamicThresholdAdmission(t *testing.T) {
 			out := sw.Ports[f.nw.Nodes[h2].Ports[0].PeerPort]
 			require.Equal(t, int(queued), out.Queued())
 			require.Equal(t, queued*s, out.Queues[0].Bytes)
-			require.Equal(t, admitted*s, sw.BufferUsed)
+			require.Equal(t, queued*s, sw.BufferUsed)
 			require.Equal(t, int64(tc.n)-admitted, sw.Drops[DropBuffer])
 			require.Equal(t, admitted, sw.Forwarded)
-			// One queue holds at most alpha/(1+alpha) of the buffer.
-			require.LessOrEqual(t, float64(out.Queues[0].Bytes), tc.alpha/(1+tc.alpha)*float64(B)+1e-9)
+			// One queue q admitted against the free buffer before its last frame obeys
+			// q <= alpha x (B - q + s), so it holds at most alpha/(1+alpha) x (B + s).
+			require.LessOrEqual(t, float64(out.Queues[0].Bytes), tc.alpha/(1+tc.alpha)*float64(B+s)+1e-9)
 
 			// Another port's empty queue still gets in if the frame fits the free buffer.
 			free := B - sw.BufferUsed

@@ -23,49 +23,50 @@ func (k Kind) String() string { return kindNames[k] }
 // the wire; the fields after Payload are simulation metadata. Packets come from a Pool and
 // go back to it when delivered or dropped, so the steady state allocates nothing.
 type Packet struct {
+	// The datapath's working set comes first, to fit one 64-byte cache line: a packet that
+	// waited in a deep queue costs one cache miss when it moves on, not two.
+	next        *Packet  // queue, wire and free-list link
+	arriveAt    sim.Time // when its last bit reaches the far end of the wire it is on
+	Frame       int32    // frame bytes, destination address through FCS; set by Seal
+	Flow        int32    // index of the flow the packet belongs to
+	Src, Dst    NodeID   // source and destination hosts
+	Hash        uint32   // ECMP hash of the 5-tuple
+	InPort      int32    // ingress port at the current switch
+	PSN         uint32   // BTH packet sequence number
+	Payload     int32    // application bytes carried
+	epoch       uint32   // the wire's epoch when it entered the wire
+	Kind        Kind     // for accounting: data, ACK, ...
+	Priority    uint8    // traffic class: selects the egress queue
+	TTL         uint8    // IPv4 time to live
+	ECN         uint8    // IPv4 ECN codepoint
+	CrossSubnet bool     // source and destination are in different subnets
+	Routed      bool     // has crossed a layer-3 switch (needed before a cross-subnet packet may be bridged to its host)
+	dropped     bool     // marked lost on the wire
+
 	// Ethernet (IEEE 802.3), optionally 802.1Q-tagged.
 	EtherType uint16
 	Tagged    bool  // an 802.1Q tag is present
 	PCP       uint8 // 802.1Q priority code point
 
-	// IPv4 (RFC 791), when EtherType is EtherTypeIPv4.
+	// IPv4 (RFC 791), when EtherType is EtherTypeIPv4; TTL and ECN are above.
 	SrcIP, DstIP IPv4
 	DSCP         uint8
-	ECN          uint8
-	TTL          uint8
 	Protocol     uint8
 
 	// UDP (RFC 768).
 	SrcPort, DstPort uint16
 
-	// IB transport: BTH, then RETH or AETH when present.
+	// IB transport: BTH (PSN is above), then RETH or AETH when present.
 	Opcode   uint8
 	AckReq   bool
-	DestQP   uint32
-	PSN      uint32
 	HasRETH  bool
-	DMALen   uint32 // RETH DMA length: the whole message
 	HasAETH  bool
+	DestQP   uint32
+	DMALen   uint32 // RETH DMA length: the whole message
 	Syndrome uint8
 	MSN      uint32
 
-	// Payload is the number of application bytes the packet carries.
-	Payload int32
-
-	// Simulation metadata.
-	Kind        Kind
-	Priority    uint8    // traffic class: selects the egress queue
-	Flow        int32    // index of the flow the packet belongs to
-	Src, Dst    NodeID   // source and destination hosts
-	Hash        uint32   // ECMP hash of the 5-tuple
-	CrossSubnet bool     // source and destination are in different subnets
-	Routed      bool     // has crossed a layer-3 switch (needed before a cross-subnet packet may be bridged to its host)
-	Frame       int32    // frame bytes, destination address through FCS; set by Seal
-	SentAt      sim.Time // when the source started to send it
-	InPort      int32    // ingress port at the current switch
-	epoch       uint32   // the wire's epoch when it entered the wire
-	dropped     bool     // marked lost on the wire
-	next        *Packet  // queue and free-list link
+	SentAt sim.Time // when the source started to send it
 }
 
 // Seal computes the frame size from the header stack. Call it after the headers are set.
@@ -120,15 +121,22 @@ type Pool struct {
 	Dropped   [NumKinds]int64
 }
 
+// poolSlab is how many packets the pool allocates at once when it runs dry: growing in
+// slabs keeps allocations rare while the network fills, and neighbours close in memory.
+const poolSlab = 512
+
 // Get returns a zeroed packet of kind k.
 func (pl *Pool) Get(k Kind) *Packet {
-	p := pl.free
-	if p != nil {
-		pl.free = p.next
-		*p = Packet{}
-	} else {
-		p = new(Packet)
+	if pl.free == nil {
+		slab := make([]Packet, poolSlab)
+		for i := range slab {
+			slab[i].next = pl.free
+			pl.free = &slab[i]
+		}
 	}
+	p := pl.free
+	pl.free = p.next
+	*p = Packet{}
 	p.Kind = k
 	pl.Taken[k]++
 	return p
