@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"strconv"
 )
 
 // Time is simulated time, or a duration, in integer picoseconds. An int64 covers about
@@ -53,7 +54,9 @@ func (t Time) String() string {
 	}
 }
 
-func trim(v float64) string { return fmt.Sprintf("%.6g", v) }
+// trim formats v in the fewest digits that read back as the same float64: a time such as
+// 1.048576ms keeps all its digits.
+func trim(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // Rate is a data rate in bits per second.
 type Rate int64

@@ -24,6 +24,16 @@ const defaultScenario = "tradeoff"
 // flagError marks errors from flag parsing, which cobra returns as plain errors.
 type flagError struct{ error }
 
+// usageArgs makes a wrong number of arguments a usage error (exit status 2).
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return usagef("fabricsim %s: %v (usage: %s)", cmd.Name(), err, cmd.UseLine())
+		}
+		return nil
+	}
+}
+
 func isFlagError(err error) bool {
 	var fe *flagError
 	return errors.As(err, &fe)
@@ -44,7 +54,7 @@ and a shared buffer, RoCE v2 hosts, and the faults you give it. Write a YAML sce
 (start from 'fabricsim show tradeoff'), run it, and compare its variants side by side.
 
 With no arguments it runs the bundled scenario "tradeoff".`,
-		Args:          cobra.NoArgs,
+		Args:          usageArgs(cobra.NoArgs),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -119,7 +129,7 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 		Short: "Run a scenario (a YAML file or a bundled name) and print its comparison table",
 		Example: `  fabricsim run tradeoff
   fabricsim run my.yaml --set switch.buffer=4MB --variant "RoCEv2 lossy" -o out/`,
-		Args: cobra.MaximumNArgs(1),
+		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			scenario := defaultScenario
 			if len(args) == 1 {
@@ -216,7 +226,7 @@ func newListCommand(stdout io.Writer) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
 		Short: "List the bundled scenarios",
-		Args:  cobra.NoArgs,
+		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			width := 0
 			for _, b := range scenarios.Bundled() {
@@ -234,7 +244,7 @@ func newShowCommand(stdout io.Writer) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show NAME",
 		Short: "Print a bundled scenario's YAML, to copy and edit",
-		Args:  cobra.ExactArgs(1),
+		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			data, ok := scenarios.BundledYAML(args[0])
 			if !ok {
@@ -251,7 +261,7 @@ func newValidateCommand(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "validate SCENARIO",
 		Short: "Check a scenario and print every problem found, or ok",
-		Args:  cobra.ExactArgs(1),
+		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := loadScenario(args[0], sets, stderr); err != nil {
 				return err
@@ -268,7 +278,7 @@ func newExplainCommand(stdout, stderr io.Writer) *cobra.Command {
 	return &cobra.Command{
 		Use:   "explain SCENARIO",
 		Short: "Say in plain words what will be simulated and what to look for",
-		Args:  cobra.ExactArgs(1),
+		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := loadScenario(args[0], nil, stderr)
 			if err != nil {

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// fabricsim runs the command line in-process and returns its exit status and output.
+func fabricsim(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	status := run(args, &out, &errOut)
+	return status, out.String(), errOut.String()
+}
+
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	return path
+}
+
+const malformed = `version: 1
+name: broken
+stop: 1ms
+topology:
+  nodes:
+    - {name: h1, type: host, subnet: 10.0.1.0/24}
+    - {name: h2, type: host, subnet: 10.0.1.0/24}
+    - {name: sw, type: switch, layer: 2}
+  links:
+    - {between: [h1, sw], rate: 100Gbps, delay: 1us}
+    - {between: [h2, sw], rate: 100Gbps, delay: 1us, colour: red}
+    - {between: [sw, sw], rate: 100Gbps}
+traffic:
+  - flow: {src: h1, dst: h9, size: -5MB, transport: rocev2, start: 10}
+`
+
+func TestMalformedScenarioExitsTwoWithOneMessagePerProblem(t *testing.T) {
+	path := writeFile(t, "broken.yaml", malformed)
+	for _, cmd := range [][]string{{"validate", path}, {"run", path, "-q"}} {
+		status, stdout, stderr := fabricsim(t, cmd...)
+		require.Equal(t, 2, status, cmd)
+		require.Empty(t, stdout)
+		require.NotContains(t, stderr, "panic")
+		want := []struct {
+			line     int
+			at, what string
+		}{
+			{11, "colour", `unknown field "colour"`}, // unknown field
+			{12, "[sw, sw]", "a link to itself"},     // link to itself
+			{14, "h9", `unknown host "h9"`},          // unknown node
+			{14, "-5MB", "negative"},                 // negative size
+			{14, "10}", `"10" has no unit`},          // missing unit
+		}
+		lines := strings.Split(malformed, "\n")
+		for _, w := range want {
+			col := strings.Index(lines[w.line-1], w.at) + 1 // the offending value's column
+			re := regexp.MustCompile(regexp.QuoteMeta(fmt.Sprintf("%s:%d:%d: ", path, w.line, col)) + ".*" + regexp.QuoteMeta(w.what))
+			require.Regexp(t, re, stderr)
+		}
+		positioned := regexp.MustCompile(regexp.QuoteMeta(path)+`:\d+:\d+: `).FindAllString(stderr, -1)
+		require.Len(t, positioned, len(want), "one message per problem:\n%s", stderr)
+	}
+}
+
+const small = `version: 1
+name: small
+seed: 3
+stop: 5ms
+topology:
+  preset: star
+  params: {hosts: 3, link: {rate: 100Gbps, delay: 1us, loss: 0.001}}
+traffic:
+  - flow: {src: h1, dst: h3, size: 1MB, transport: rocev2}
+  - flow: {src: h2, dst: h3, size: 1MB, transport: rocev2}
+variants:
+  - {name: a}
+  - {name: b, set: {switch.buffer: 200KB}}
+`
+
+// resultsWithoutWallTime reads a results document and blanks the wall time, the one field
+// that may differ between identical runs.
+func resultsWithoutWallTime(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return regexp.MustCompile(`"wall_seconds": [0-9.e+-]+`).ReplaceAll(data, []byte(`"wall_seconds": 0`))
+}
+
+func TestRunsAreByteIdenticalAndSeedMatters(t *testing.T) {
+	path := writeFile(t, "small.yaml", small)
+	dir := t.TempDir()
+	a, b, c := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json"), filepath.Join(dir, "c.json")
+	for _, out := range []string{a, b} {
+		status, _, stderr := fabricsim(t, "run", path, "--json", out, "-q")
+		require.Equal(t, 0, status, stderr)
+	}
+	require.Equal(t, resultsWithoutWallTime(t, a), resultsWithoutWallTime(t, b))
+	status, _, stderr := fabricsim(t, "run", path, "--json", c, "-q", "--seed", "4")
+	require.Equal(t, 0, status, stderr)
+	require.NotEqual(t, resultsWithoutWallTime(t, a), resultsWithoutWallTime(t, c), "random loss depends on the seed")
+	var doc struct {
+		Seed     uint64 `json:"seed"`
+		Variants []struct {
+			Name  string `json:"name"`
+			Drops struct {
+				ByReason struct {
+					RandomLoss int64 `json:"random_loss"`
+				} `json:"by_reason"`
+			} `json:"drops"`
+		} `json:"variants"`
+	}
+	data, _ := os.ReadFile(c)
+	require.NoError(t, json.Unmarshal(data, &doc))
+	require.EqualValues(t, 4, doc.Seed)
+	require.Len(t, doc.Variants, 2)
+	require.Positive(t, doc.Variants[0].Drops.ByReason.RandomLoss)
+}
+
+func TestFormatsVariantsAndOutDir(t *testing.T) {
+	path := writeFile(t, "small.yaml", small)
+	for _, format := range []string{"table", "markdown", "csv", "json"} {
+		status, stdout, stderr := fabricsim(t, "run", path, "-q", "--format", format)
+		require.Equal(t, 0, status, stderr)
+		require.Contains(t, stdout, "a")
+	}
+	status, stdout, _ := fabricsim(t, "run", path, "-q", "--format", "csv", "--variant", "b")
+	require.Equal(t, 0, status)
+	require.Len(t, strings.Split(strings.TrimSpace(stdout), "\n"), 2, "header and one variant:\n%s", stdout)
+
+	dir := filepath.Join(t.TempDir(), "out")
+	status, _, stderr := fabricsim(t, "run", path, "-q", "-o", dir)
+	require.Equal(t, 0, status, stderr)
+	for _, name := range []string{"results.json", "flows.csv", "summary.md", "table-a.txt", "table-b.txt"} {
+		require.FileExists(t, filepath.Join(dir, name))
+	}
+}
+
+func TestUsageErrorsExitTwo(t *testing.T) {
+	path := writeFile(t, "small.yaml", small)
+	for _, args := range [][]string{
+		{"run", path, "--variant", "nope"},
+		{"run", path, "--set", "switch.bufer=1MB"},
+		{"run", path, "--set", "novalue"},
+		{"run", path, "--format", "xml"},
+		{"run", path, "--bogus"},
+		{"run", "no-such-scenario"},
+		{"show", "no-such-scenario"},
+		{"validate"},
+	} {
+		status, _, stderr := fabricsim(t, args...)
+		require.Equal(t, 2, status, "%v: %s", args, stderr)
+		require.NotEmpty(t, stderr, args)
+	}
+}
+
+func TestBundledScenarios(t *testing.T) {
+	status, stdout, _ := fabricsim(t, "list")
+	require.Equal(t, 0, status)
+	require.Contains(t, stdout, "tradeoff")
+	status, stdout, _ = fabricsim(t, "show", "tradeoff")
+	require.Equal(t, 0, status)
+	require.Contains(t, stdout, "version: 1")
+	status, stdout, _ = fabricsim(t, "validate", "tradeoff")
+	require.Equal(t, 0, status)
+	require.Equal(t, "ok\n", stdout)
+	status, stdout, _ = fabricsim(t, "explain", "tradeoff")
+	require.Equal(t, 0, status)
+	require.Contains(t, stdout, "What to look for")
+	status, stdout, stderr := fabricsim(t, "-q")
+	require.Equal(t, 0, status, stderr)
+	require.GreaterOrEqual(t, len(strings.Split(stdout, "\n")), 3)
+}
