@@ -80,16 +80,16 @@ type Port struct {
 	Wire   *topology.Wire
 	Queues [NumPriorities]topology.Queue
 
-	sw       *Switch
+	sw *Switch
 	// busyUntil is when the frame in service has left. The port schedules an event for that
 	// moment only when another frame is waiting (txPending); a frame that arrives at an idle
 	// or just-freed port goes out at once, so an uncongested hop costs one event, not two.
 	busyUntil sim.Time
 	txPending bool
-	queued   int   // packets in all queues
-	rr       int   // DWRR: the queue being visited
-	credited bool  // DWRR: the visited queue got its quantum this visit
-	deficit  [NumPriorities]int64
+	queued    int  // packets in all queues
+	rr        int  // DWRR: the queue being visited
+	credited  bool // DWRR: the visited queue got its quantum this visit
+	deficit   [NumPriorities]int64
 }
 
 // New builds switch id of nw with its ports unconnected; attach a wire to each with SetWire.
