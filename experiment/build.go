@@ -127,7 +127,9 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 			if nc := nodeCfg[n.Name]; nc != nil && nc.Switch != nil {
 				c = nc.Switch
 			}
-			sw := switchmodel.New(f.eng, f.pool, nw, routes, n.ID, switchConfig(c))
+			cfg := switchConfig(c)
+			cfg.PFC = f.pfcConfig(n, c)
+			sw := switchmodel.New(f.eng, f.pool, nw, routes, n.ID, cfg)
 			f.switches = append(f.switches, sw)
 			receivers[i] = sw
 			continue
@@ -153,6 +155,7 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 			f.wires[li][dir] = w
 			if nic := f.nics[from.Node]; nic != nil {
 				nic.Wire = w
+				nic.Response = responseTime(&sc.Switch.PFC, l.Params.Rate)
 			}
 		}
 	}

@@ -175,11 +175,24 @@ func (f *fabric) collect() *results.Variant {
 	by := &v.Drops.ByReason
 	for _, sw := range f.switches {
 		by.Buffer += sw.Drops[switchmodel.DropBuffer]
+		by.Headroom += sw.Drops[switchmodel.DropHeadroom]
 		by.Unroutable += sw.Drops[switchmodel.DropUnroutable]
 		by.TTL += sw.Drops[switchmodel.DropTTL]
+		by.Watchdog += sw.Drops[switchmodel.DropWatchdog]
 		for _, pt := range sw.Ports {
 			for prio := range pt.Queues {
 				f.addQueue(v, sw.ID, pt.Index, prio, &pt.Queues[prio], now)
+				paused := pt.Pause.PausedTime(prio, now)
+				v.PFC.PauseFrames += pt.PausesSent[prio]
+				v.PFC.ResumeFrames += pt.ResumesSent[prio]
+				v.PFC.PausedTimeUS += paused.Microseconds()
+				if pt.PausesSent[prio]+pt.ResumesSent[prio] > 0 || paused > 0 {
+					in := &pt.Ingress[prio]
+					v.PFCPorts = append(v.PFCPorts, results.PFCPort{Node: sw.Name, Port: pt.Index + 1,
+						Peer: f.nw.Nodes[pt.Wire.To].Name, Priority: prio, PausesSent: pt.PausesSent[prio],
+						ResumesSent: pt.ResumesSent[prio], PausedUS: paused.Microseconds(),
+						IngressMaxBytes: in.Max, XoffBytes: in.Xoff, HeadroomBytes: in.Headroom})
+				}
 			}
 		}
 	}
@@ -189,6 +202,11 @@ func (f *fabric) collect() *results.Variant {
 		}
 		for prio := range nic.Control {
 			f.addQueue(v, nic.ID, 0, prio, &nic.Control[prio], now)
+			if paused := nic.Pause.PausedTime(prio, now); paused > 0 {
+				v.PFC.PausedTimeUS += paused.Microseconds()
+				v.PFCPorts = append(v.PFCPorts, results.PFCPort{Node: nic.Name, Port: 1,
+					Peer: f.nw.Nodes[nic.Wire.To].Name, Priority: prio, PausedUS: paused.Microseconds()})
+			}
 		}
 	}
 	for _, pair := range f.wires {

@@ -49,6 +49,9 @@ type Variant struct {
 	Queues               []Queue         `json:"queues"`
 	Links                []Link          `json:"links"`
 	PerFlow              []Flow          `json:"per_flow"`
+	// PFCPorts lists, per port and lossless class where PFC acted, what it did: an addition
+	// to SPEC section 3, empty when PFC is off.
+	PFCPorts []PFCPort `json:"pfc_ports"`
 	// Warnings explain, in words, anything a reader should not miss (e.g. a headroom drop on
 	// a lossless class). Not part of SPEC section 3's fixed keys; omitted when empty.
 	Warnings []string `json:"warnings,omitempty"`
@@ -133,6 +136,23 @@ type Queue struct {
 	MaxBytes  int64   `json:"max_bytes"`
 }
 
+// PFCPort is the PFC activity of one port and class that sent or received a pause. Node's
+// port Port faces Peer. PausesSent and ResumesSent are the PFC frames it sent upstream (to
+// Peer) for frames that came in on it; PausedUS is how long its own sending was paused by
+// Peer; IngressMaxBytes is the most it ever held from Peer in the class, against XoffBytes.
+type PFCPort struct {
+	Node            string  `json:"node"`
+	Port            int     `json:"port"`
+	Peer            string  `json:"peer"`
+	Priority        int     `json:"priority"`
+	PausesSent      int64   `json:"pauses_sent"`
+	ResumesSent     int64   `json:"resumes_sent"`
+	PausedUS        float64 `json:"paused_us"`
+	IngressMaxBytes int64   `json:"ingress_max_bytes"`
+	XoffBytes       int64   `json:"xoff_bytes"`
+	HeadroomBytes   int64   `json:"headroom_bytes"`
+}
+
 // Link describes one direction of one link that carried a frame. Utilization is busy time
 // over simulated time, in [0,1].
 type Link struct {
@@ -204,6 +224,9 @@ func (v Variant) MarshalJSON() ([]byte, error) {
 	}
 	if p.PerFlow == nil {
 		p.PerFlow = []Flow{}
+	}
+	if p.PFCPorts == nil {
+		p.PFCPorts = []PFCPort{}
 	}
 	return marshal(p)
 }

@@ -92,6 +92,22 @@ func WriteVariantTable(w io.Writer, v *Variant) error {
 			return err
 		}
 	}
+	if len(v.PFCPorts) > 0 {
+		rows := make([][]string, len(v.PFCPorts))
+		for i, p := range v.PFCPorts {
+			rows[i] = []string{p.Node, strconv.Itoa(p.Port), p.Peer, strconv.Itoa(p.Priority), integer(p.PausesSent),
+				integer(p.ResumesSent), fixed(p.PausedUS), integer(p.IngressMaxBytes), integer(p.XoffBytes), integer(p.HeadroomBytes)}
+		}
+		fmt.Fprintf(&b, "\npfc ports (%d)\n", len(rows))
+		if err := flush(w, &b); err != nil {
+			return err
+		}
+		header := []string{"node", "port", "peer", "priority", "pauses_sent", "resumes_sent", "paused_us", "ingress_max_bytes", "xoff_bytes", "headroom_bytes"}
+		align := []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight}
+		if err := renderTable(w, FormatTable, header, align, rows); err != nil {
+			return err
+		}
+	}
 	if len(v.Links) > 0 {
 		rows := make([][]string, len(v.Links))
 		for i, l := range v.Links {

@@ -45,10 +45,17 @@
 //	switch.buffer_alpha           1 (dynamic threshold, Choudhury-Hahne; SONiC Mellanox profiles use 1)
 //	switch.scheduler              strict
 //	switch.latency                0
-//	switch.pfc.enabled            false (PFC is not supported yet)
+//	switch.pfc.enabled            false
 //	switch.pfc.priorities         [3] (the class of hosts.priority)
-//	switch.pfc.xoff, xon, headroom auto
+//	switch.pfc.xoff, xon          auto: the buffer left after every lossless port-class's
+//	                              headroom, shared equally by them; xon = xoff - 2 x largest frame
+//	switch.pfc.headroom           auto: 2 x (delay x rate) + 2 x largest frame + 84 B PFC frame
+//	                              + rate x response time (physics-references 2.2)
+//	switch.pfc.response_time      auto: IEEE 802.3 annex 31B bound for the link speed
+//	                              (60/80/118/394/905 quanta at 10/25/40/100/400G)
+//	switch.pfc.quanta             65535 (refreshed at half the pause time)
 //	switch.pfc.watchdog           0 (off)
+//	switch.pfc.deadlock_detection 1ms (0 = off)
 //	switch.ecn.enabled            false (ECN is not supported yet)
 //	switch.ecn.kmin, kmax, pmax   5KB, 200KB, 0.01 (DCQCN, SIGCOMM'15)
 //	hosts.priority                3
@@ -85,7 +92,7 @@
 // A fault names an existing link and sets exactly one of state, loss and drop_every.
 //
 // Features of later issues are parsed and then rejected at their position as "not supported
-// yet", never silently ignored: switch.pfc.enabled: true, switch.ecn.enabled: true, the
+// yet", never silently ignored: switch.ecn.enabled: true, the
 // rocev1 and iwarp transports and their transports blocks, cc: dcqcn, recovery: go-back-0,
 // and poisson traffic.
 //

@@ -102,7 +102,8 @@ func TestDefaults(t *testing.T) {
 	require.Equal(t, "default", sc.Variant)
 	require.Equal(t, SwitchConfig{
 		Buffer: 32_000_000, BufferAlpha: 1, Scheduler: "strict",
-		PFC: PFCConfig{Priorities: []int{3}, Xoff: SizeOrAuto{Auto: true}, Xon: SizeOrAuto{Auto: true}, Headroom: SizeOrAuto{Auto: true}},
+		PFC: PFCConfig{Priorities: []int{3}, Xoff: SizeOrAuto{Auto: true}, Xon: SizeOrAuto{Auto: true}, Headroom: SizeOrAuto{Auto: true},
+			ResponseTime: DurationOrAuto{Auto: true}, Quanta: 0xFFFF, DeadlockDetection: sim.Millisecond},
 		ECN: ECNConfig{Kmin: 5000, Kmax: 200_000, Pmax: 0.01},
 	}, sc.Switch)
 	require.Equal(t, HostConfig{Priority: 3, TTL: 64}, sc.Hosts)
@@ -425,7 +426,6 @@ func TestNotSupportedYet(t *testing.T) {
 		sets      []string
 		path, msg string
 	}{
-		{"pfc", []string{"switch.pfc.enabled=true"}, "switch.pfc.enabled", "PFC is not supported yet (issue #3); set switch.pfc.enabled: false"},
 		{"ecn", []string{"switch.ecn.enabled=true"}, "switch.ecn.enabled", "ECN marking is not supported yet"},
 		{"rocev1 flow", []string{"traffic.0.flow.transport=rocev1"}, "traffic.0.flow.transport", "RoCE v1 is not supported yet"},
 		{"iwarp flow", []string{"traffic.0.flow.transport=iwarp"}, "traffic.0.flow.transport", "iWARP is not supported yet"},

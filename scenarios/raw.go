@@ -94,12 +94,15 @@ type rawSwitch struct {
 }
 
 type rawPFC struct {
-	Enabled    *bool       `yaml:"enabled"`
-	Priorities []int       `yaml:"priorities"`
-	Xoff       *SizeOrAuto `yaml:"xoff"`
-	Xon        *SizeOrAuto `yaml:"xon"`
-	Headroom   *SizeOrAuto `yaml:"headroom"`
-	Watchdog   *Duration   `yaml:"watchdog"`
+	Enabled    *bool           `yaml:"enabled"`
+	Priorities []int           `yaml:"priorities"`
+	Xoff       *SizeOrAuto     `yaml:"xoff"`
+	Xon        *SizeOrAuto     `yaml:"xon"`
+	Headroom   *SizeOrAuto     `yaml:"headroom"`
+	Watchdog   *Duration       `yaml:"watchdog"`
+	Response   *DurationOrAuto `yaml:"response_time"`
+	Quanta     *int            `yaml:"quanta"`
+	Deadlock   *Duration       `yaml:"deadlock_detection"`
 }
 
 type rawECN struct {

@@ -117,14 +117,21 @@ type SwitchConfig struct {
 	ECN     ECNConfig
 }
 
-// PFCConfig configures priority flow control (802.1Qbb). PFC is not supported yet: Enabled is
-// always false in a valid scenario.
+// PFCConfig configures priority flow control (IEEE 802.1Qbb).
 type PFCConfig struct {
 	Enabled    bool       // default false
 	Priorities []int      // the lossless classes, default [3]
 	Xoff, Xon  SizeOrAuto // per ingress port and priority; default auto
-	Headroom   SizeOrAuto // default auto
-	Watchdog   sim.Time   // > 0: a queue paused longer than this drops and ignores pause; default 0 (off)
+	Headroom   SizeOrAuto // default auto: 2 x (delay x rate) + 2 x largest frame + PFC frame + rate x response
+	Watchdog   sim.Time   // > 0: a queue paused this long without a break is flushed (watchdog drops); default 0 (off)
+	// ResponseTime is how long a port takes to stop sending after a PAUSE arrives; auto
+	// (default) is the IEEE 802.3 annex 31B bound for the link's speed (394 quanta at 100G).
+	ResponseTime DurationOrAuto
+	// Quanta is the pause time of each PAUSE sent, in 512-bit-time quanta; default 65535.
+	Quanta int
+	// DeadlockDetection is how long a cycle of paused, non-empty queues must make no progress
+	// to be reported as a deadlock; 0 turns detection off; default 1ms.
+	DeadlockDetection sim.Time
 }
 
 // ECNConfig configures RED-style ECN marking on egress queues. ECN is not supported yet:

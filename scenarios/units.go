@@ -269,6 +269,38 @@ func (s SizeOrAuto) String() string {
 	return fmt.Sprintf("%dB", s.Bytes)
 }
 
+// DurationOrAuto is a time that may be left to the model: "auto" or a duration.
+type DurationOrAuto struct {
+	Auto bool
+	Time sim.Time // meaningful when !Auto
+}
+
+// UnmarshalYAML implements yaml.Unmarshaler; errors carry the value's line and column.
+func (d *DurationOrAuto) UnmarshalYAML(n *yaml.Node) error {
+	v, err := scalarValue(n, "auto or a duration such as 2us")
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(v) == "auto" {
+		*d = DurationOrAuto{Auto: true}
+		return nil
+	}
+	t, err := ParseDuration(v)
+	if err != nil {
+		return fmt.Errorf("want auto or a duration: %w", err)
+	}
+	*d = DurationOrAuto{Time: t}
+	return nil
+}
+
+// String returns "auto" or the duration.
+func (d DurationOrAuto) String() string {
+	if d.Auto {
+		return "auto"
+	}
+	return d.Time.String()
+}
+
 // hostList is permutation.hosts (and poisson.hosts): the word all, or a list of host names.
 type hostList struct {
 	All   bool

@@ -62,6 +62,10 @@ func defaultSwitch() SwitchConfig {
 			Xoff:       SizeOrAuto{Auto: true},
 			Xon:        SizeOrAuto{Auto: true},
 			Headroom:   SizeOrAuto{Auto: true},
+
+			ResponseTime:      DurationOrAuto{Auto: true},
+			Quanta:            0xFFFF,
+			DeadlockDetection: sim.Millisecond,
 		},
 		ECN: ECNConfig{Kmin: defaultKmin, Kmax: defaultKmax, Pmax: defaultPmax},
 	}
@@ -238,9 +242,6 @@ func (r *resolver) switchConfig(base SwitchConfig, raw *rawSwitch, path string) 
 func (r *resolver) pfc(c *PFCConfig, raw *rawPFC, path string) {
 	if raw.Enabled != nil {
 		c.Enabled = *raw.Enabled
-		if c.Enabled {
-			r.errf(path+".enabled", "PFC is not supported yet (issue #3); set %s.enabled: false", path)
-		}
 	}
 	if r.ix.has(path + ".priorities") {
 		c.Priorities = raw.Priorities
@@ -276,6 +277,18 @@ func (r *resolver) pfc(c *PFCConfig, raw *rawPFC, path string) {
 	}
 	if raw.Watchdog != nil {
 		c.Watchdog = sim.Time(*raw.Watchdog)
+	}
+	if raw.Response != nil {
+		c.ResponseTime = *raw.Response
+	}
+	if raw.Quanta != nil {
+		c.Quanta = *raw.Quanta
+		if c.Quanta < 1 || c.Quanta > 0xFFFF {
+			r.errf(path+".quanta", "quanta is 1..65535 (pause quanta of 512 bit times), got %d", c.Quanta)
+		}
+	}
+	if raw.Deadlock != nil {
+		c.DeadlockDetection = sim.Time(*raw.Deadlock)
 	}
 }
 

@@ -1,11 +1,13 @@
 // Package switchmodel is the switch: ports with eight egress priority queues, one shared
-// buffer with dynamic-threshold admission, strict-priority or DWRR scheduling, and L2/L3
-// forwarding with TTL, ECMP and drop counters by reason.
+// buffer with dynamic-threshold admission for lossy classes and PFC (IEEE 802.1Qbb) ingress
+// accounting with headroom for lossless ones, strict-priority or DWRR scheduling that skips
+// paused classes, the PFC watchdog, L2/L3 forwarding with TTL and ECMP, and drop counters by
+// reason.
 package switchmodel
 
 import (
-	"fmt"
 
+	"github.com/fabricsim/fabricsim/pfc"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
 )
@@ -33,9 +35,11 @@ type DropReason uint8
 
 // Drop reasons a switch counts. (Wires count random loss and link-down losses.)
 const (
-	DropBuffer     DropReason = iota // the shared buffer or the queue's dynamic threshold was full
+	DropBuffer     DropReason = iota // lossy class: the shared buffer or the queue's dynamic threshold was full
+	DropHeadroom                     // lossless class: the frame did not fit in XOFF + headroom (or the buffer)
 	DropUnroutable                   // no route to the destination
 	DropTTL                          // the IP TTL ran out at a router
+	DropWatchdog                     // the PFC watchdog flushed a queue paused too long
 	NumDropReasons
 )
 
@@ -51,6 +55,35 @@ type Config struct {
 	Weights   [NumPriorities]int
 	// Latency is the forwarding latency from the last bit in to eligibility for egress.
 	Latency sim.Time
+	// PFC is the priority flow control configuration; zero means off.
+	PFC PFCConfig
+}
+
+// PFCConfig configures priority flow control on a switch.
+type PFCConfig struct {
+	// Lossless marks the classes under PFC; the others are lossy.
+	Lossless [NumPriorities]bool
+	// Ports holds each port's thresholds (XOFF, XON, headroom), by port index.
+	Ports []pfc.Thresholds
+	// Response is, by port index, how long the switch takes to stop sending on that port
+	// after a PAUSE arrives there.
+	Response []sim.Time
+	// Quanta is the pause time of each PAUSE the switch sends (refreshed at half of it while
+	// the condition lasts).
+	Quanta uint16
+	// Watchdog, when positive: an egress queue paused that long without a break is flushed
+	// (its frames are dropped as watchdog drops), as switch PFC watchdogs break pause storms.
+	Watchdog sim.Time
+}
+
+// Enabled reports whether any class is lossless.
+func (c *PFCConfig) Enabled() bool {
+	for _, l := range c.Lossless {
+		if l {
+			return true
+		}
+	}
+	return false
 }
 
 // Switch is one switch of the fabric.
@@ -72,6 +105,8 @@ type Switch struct {
 	Forwarded int64
 	// delayed counts packets waiting out the forwarding latency, by kind.
 	delayed [topology.NumKinds]int64
+	// lossless caches cfg.PFC.Lossless.
+	lossless [NumPriorities]bool
 }
 
 // Port is one switch port: its egress queues and the wire it sends on.
@@ -86,6 +121,20 @@ type Port struct {
 	// or just-freed port goes out at once, so an uncongested hop costs one event, not two.
 	busyUntil sim.Time
 	txPending bool
+	wakeAt    sim.Time // a pending wake-up for a pause that ends, Never if none
+
+	// PFC: the accounting of frames that came in on this port, by class; the pause state
+	// of this port's sending side; the PAUSE frames waiting to go out, ahead of all data.
+	Ingress [NumPriorities]pfc.Ingress
+	Pause   pfc.Egress
+	control topology.Queue
+	// PausesSent and ResumesSent count the PFC frames this port sent upstream, by class.
+	PausesSent, ResumesSent [NumPriorities]int64
+	// Served counts the frames each queue has sent: the deadlock detector's progress mark.
+	Served    [NumPriorities]int64
+	refreshOn [NumPriorities]bool // a refresh timer is pending for the class
+	watchOn   [NumPriorities]bool // a watchdog check is pending for the class
+	response  sim.Time
 	queued    int  // packets in all queues
 	rr        int  // DWRR: the queue being visited
 	credited  bool // DWRR: the visited queue got its quantum this visit
@@ -95,9 +144,22 @@ type Port struct {
 // New builds switch id of nw with its ports unconnected; attach a wire to each with SetWire.
 func New(eng *sim.Engine, pool *topology.Pool, nw *topology.Network, routes *topology.Routes, id topology.NodeID, cfg Config) *Switch {
 	n := &nw.Nodes[id]
-	sw := &Switch{ID: id, Name: n.Name, router: n.Router(), cfg: cfg, eng: eng, pool: pool, routes: routes}
+	sw := &Switch{ID: id, Name: n.Name, router: n.Router(), cfg: cfg, eng: eng, pool: pool, routes: routes,
+		lossless: cfg.PFC.Lossless}
+	if cfg.PFC.Quanta == 0 {
+		sw.cfg.PFC.Quanta = pfc.MaxQuanta
+	}
 	for i := range n.Ports {
-		sw.Ports = append(sw.Ports, &Port{Index: i, sw: sw})
+		pt := &Port{Index: i, sw: sw, wakeAt: sim.Never}
+		if i < len(cfg.PFC.Ports) {
+			for c := range pt.Ingress {
+				pt.Ingress[c].Thresholds = cfg.PFC.Ports[i]
+			}
+		}
+		if i < len(cfg.PFC.Response) {
+			pt.response = cfg.PFC.Response[i]
+		}
+		sw.Ports = append(sw.Ports, pt)
 	}
 	return sw
 }
@@ -105,11 +167,24 @@ func New(eng *sim.Engine, pool *topology.Pool, nw *topology.Network, routes *top
 // SetWire attaches the egress wire of port i.
 func (sw *Switch) SetWire(i int, w *topology.Wire) { sw.Ports[i].Wire = w }
 
-// ops of Handle: a non-negative op is the port whose frame finished serializing.
-const opForward = -1
+// The ops of Handle: opForward, or a port event: kind | port<<2 | class<<18.
+const (
+	opForward = -1
+	evTx      = 0 // the frame in service on the port has left
+	evWake    = 1 // a pause on the port may have ended
+	evRefresh = 2 // refresh the PAUSE sent upstream for a class, if it still holds
+	evWatch   = 3 // watchdog check of a paused class
+)
+
+func portOp(kind, port, class int) int { return kind | port<<2 | class<<18 }
 
 // Receive implements topology.Receiver: a frame has fully arrived on port in.
 func (sw *Switch) Receive(now sim.Time, p *topology.Packet, in int) {
+	if p.Kind == topology.KindPause {
+		sw.Ports[in].receivePause(now, p)
+		sw.pool.Deliver(p)
+		return
+	}
 	p.InPort = int32(in)
 	if sw.cfg.Latency > 0 {
 		sw.delayed[p.Kind]++
@@ -127,8 +202,26 @@ func (sw *Switch) Handle(now sim.Time, op int, data any) {
 		sw.forward(now, p)
 		return
 	}
-	pt := sw.Ports[op]
-	pt.txPending = false
+	kind, pt, class := op&3, sw.Ports[op>>2&0xFFFF], op>>18
+	switch kind {
+	case evTx:
+		pt.txPending = false
+	case evWake:
+		if now != pt.wakeAt {
+			return // superseded
+		}
+		pt.wakeAt = sim.Never
+	case evRefresh:
+		pt.refreshOn[class] = false
+		if pt.Ingress[class].Paused {
+			pt.sendPause(now, class, sw.cfg.PFC.Quanta)
+		}
+		return
+	case evWatch:
+		pt.watchOn[class] = false
+		pt.watchdog(now, class)
+		return
+	}
 	pt.kick(now)
 }
 
@@ -183,7 +276,23 @@ func (sw *Switch) enqueue(now sim.Time, pt *Port, p *topology.Packet) {
 	size := int64(p.Frame)
 	q := &pt.Queues[p.Priority]
 	free := sw.cfg.BufferBytes - sw.BufferUsed
-	if size > free || float64(q.Bytes+size) > sw.cfg.Alpha*float64(free) {
+	if sw.lossless[p.Priority] {
+		// A lossless class is admitted by its ingress accounting, not by the egress
+		// threshold; what does not fit in XOFF + headroom is a headroom drop.
+		in := sw.Ports[p.InPort]
+		if size > free {
+			sw.drop(p, DropHeadroom)
+			return
+		}
+		ok, act := in.Ingress[p.Priority].Admit(size)
+		if !ok {
+			sw.drop(p, DropHeadroom)
+			return
+		}
+		if act == pfc.Pause {
+			in.sendPause(now, int(p.Priority), sw.cfg.PFC.Quanta)
+		}
+	} else if size > free || float64(q.Bytes+size) > sw.cfg.Alpha*float64(free) {
 		sw.drop(p, DropBuffer)
 		return
 	}
@@ -194,50 +303,162 @@ func (sw *Switch) enqueue(now sim.Time, pt *Port, p *topology.Packet) {
 	pt.kick(now)
 }
 
-// kick makes sure the port is sending if it has a frame: at once when the line is free,
-// else by an event at the end of the frame in service.
+// kick makes sure the port is sending if it has a frame it may send: at once when the line is
+// free, else by an event at the end of the frame in service. PAUSE frames go first and are
+// never paused; a paused class waits for its pause to end.
 func (pt *Port) kick(now sim.Time) {
-	if pt.txPending || pt.queued == 0 {
+	if pt.txPending || pt.queued+pt.control.Len == 0 {
 		return
 	}
 	if now < pt.busyUntil {
 		pt.txPending = true
-		pt.sw.eng.At(pt.busyUntil, pt.sw, pt.Index, nil)
+		pt.sw.eng.At(pt.busyUntil, pt.sw, portOp(evTx, pt.Index, 0), nil)
 		return
 	}
-	var qi int
-	if pt.sw.cfg.Scheduler == DWRR {
-		qi = pt.nextDWRR()
+	var p *topology.Packet
+	if pt.control.Len > 0 {
+		p = pt.control.Pop(now)
 	} else {
-		qi = pt.nextStrict()
+		qi := pt.next(now)
+		if qi < 0 {
+			pt.wakeAtPauseEnd(now)
+			return
+		}
+		p = pt.dequeue(now, qi)
 	}
-	p := pt.Queues[qi].Pop(now)
-	pt.queued--
-	pt.sw.BufferUsed -= int64(p.Frame)
 	pt.busyUntil = pt.Wire.Send(now, p)
-	if pt.queued > 0 {
+	if pt.queued+pt.control.Len > 0 {
 		pt.txPending = true
-		pt.sw.eng.At(pt.busyUntil, pt.sw, pt.Index, nil)
+		pt.sw.eng.At(pt.busyUntil, pt.sw, portOp(evTx, pt.Index, 0), nil)
 	}
 }
 
-func (pt *Port) nextStrict() int {
+// dequeue takes the head frame of queue qi out of the switch.
+func (pt *Port) dequeue(now sim.Time, qi int) *topology.Packet {
+	sw := pt.sw
+	p := pt.Queues[qi].Pop(now)
+	pt.queued--
+	pt.Served[qi]++
+	size := int64(p.Frame)
+	sw.BufferUsed -= size
+	if sw.lossless[qi] {
+		in := sw.Ports[p.InPort]
+		if in.Ingress[qi].Release(size) == pfc.Resume {
+			in.sendPause(now, qi, 0)
+		}
+	}
+	return p
+}
+
+// next picks the queue to serve among the classes that are not paused, or -1.
+func (pt *Port) next(now sim.Time) int {
+	if pt.sw.cfg.Scheduler == DWRR {
+		return pt.nextDWRR(now)
+	}
+	return pt.nextStrict(now)
+}
+
+// wakeAtPauseEnd arranges a kick when the earliest pause of a non-empty class ends.
+func (pt *Port) wakeAtPauseEnd(now sim.Time) {
+	t := sim.Never
+	for c := range pt.Queues {
+		if pt.Queues[c].Len > 0 && pt.Pause.Paused(now, c) {
+			t = min(t, pt.Pause.Until(c))
+		}
+	}
+	if t < pt.wakeAt {
+		pt.wakeAt = t
+		pt.sw.eng.At(t, pt.sw, portOp(evWake, pt.Index, 0), nil)
+	}
+}
+
+// sendPause queues a PFC frame for class c on this port, to the upstream sender; quanta 0
+// resumes it. While the class stays paused, a refresh goes out at half the pause time, so the
+// sender never resumes by expiry.
+func (pt *Port) sendPause(now sim.Time, c int, quanta uint16) {
+	p := pt.sw.pool.Get(topology.KindPause)
+	pfc.FillFrame(p, c, quanta)
+	p.Src, p.Dst = pt.sw.ID, pt.Wire.To
+	p.SentAt = now
+	pt.control.Push(now, p)
+	if quanta == 0 {
+		pt.ResumesSent[c]++
+	} else {
+		pt.PausesSent[c]++
+		if !pt.refreshOn[c] {
+			pt.refreshOn[c] = true
+			pt.sw.eng.At(now+pfc.PauseDuration(quanta, pt.Wire.Params.Rate)/2, pt.sw, portOp(evRefresh, pt.Index, c), nil)
+		}
+	}
+	pt.kick(now)
+}
+
+// receivePause applies a PFC frame that arrived on this port to its sending side.
+func (pt *Port) receivePause(now sim.Time, p *topology.Packet) {
+	for c := 0; c < NumPriorities; c++ {
+		if p.PauseEnable&(1<<c) == 0 {
+			continue
+		}
+		pt.Pause.Receive(now, c, p.PauseQuanta[c], pt.Wire.Params.Rate, pt.response)
+		if p.PauseQuanta[c] > 0 && pt.sw.cfg.PFC.Watchdog > 0 && !pt.watchOn[c] {
+			pt.watchOn[c] = true
+			pt.sw.eng.At(now+pt.response+pt.sw.cfg.PFC.Watchdog, pt.sw, portOp(evWatch, pt.Index, c), nil)
+		}
+	}
+	pt.kick(now) // a resume may free a class; a pause is honoured at the next frame boundary
+}
+
+// watchdog flushes queue c if it has been paused, without a break, for the watchdog time:
+// its frames are dropped (watchdog drops), which frees the buffer they held upstream's pause
+// depends on, and so breaks a pause storm or deadlock. If the class is paused but for less
+// time, the check comes back when it would be due.
+func (pt *Port) watchdog(now sim.Time, c int) {
+	since := pt.Pause.PausedSince(now, c)
+	if since == sim.Never {
+		return
+	}
+	if due := since + pt.sw.cfg.PFC.Watchdog; now < due {
+		pt.watchOn[c] = true
+		pt.sw.eng.At(due, pt.sw, portOp(evWatch, pt.Index, c), nil)
+		return
+	}
+	for pt.Queues[c].Len > 0 {
+		p := pt.dequeue(now, c)
+		pt.sw.drop(p, DropWatchdog)
+	}
+	pt.watchOn[c] = true
+	pt.sw.eng.At(now+pt.sw.cfg.PFC.Watchdog, pt.sw, portOp(evWatch, pt.Index, c), nil)
+}
+
+func (pt *Port) nextStrict(now sim.Time) int {
 	for i := NumPriorities - 1; i >= 0; i-- {
-		if pt.Queues[i].Len > 0 {
+		if pt.Queues[i].Len > 0 && !pt.Pause.Paused(now, i) {
 			return i
 		}
 	}
-	panic(fmt.Sprintf("switchmodel: %s port %d: %d packets queued in no queue", pt.sw.Name, pt.Index+1, pt.queued))
+	return -1
 }
 
 // nextDWRR visits the queues in turn; a visited queue earns weight x quantum once per visit
-// and sends while its deficit covers the head frame. An empty queue loses its deficit.
-func (pt *Port) nextDWRR() int {
+// and sends while its deficit covers the head frame. An empty queue loses its deficit; a
+// paused one keeps it and is passed over. It returns -1 when every non-empty queue is paused.
+func (pt *Port) nextDWRR(now sim.Time) int {
 	w := &pt.sw.cfg.Weights
+	eligible := false
+	for c := range pt.Queues {
+		eligible = eligible || (pt.Queues[c].Len > 0 && !pt.Pause.Paused(now, c))
+	}
+	if !eligible {
+		return -1
+	}
 	for {
 		q := &pt.Queues[pt.rr]
 		if q.Len == 0 {
 			pt.deficit[pt.rr] = 0
+			pt.advance()
+			continue
+		}
+		if pt.Pause.Paused(now, pt.rr) {
 			pt.advance()
 			continue
 		}

@@ -66,8 +66,15 @@ type Packet struct {
 	Syndrome uint8
 	MSN      uint32
 
+	// MAC Control PFC frame (IEEE 802.1Qbb), when EtherType is EtherTypeMACControl.
+	PauseEnable uint8                 // class-enable vector: bit c set = timer c is valid
+	PauseQuanta [NumPriorities]uint16 // pause time per class, in 512-bit-time quanta
+
 	SentAt sim.Time // when the source started to send it
 }
+
+// NumPriorities is the number of 802.1Q priorities, traffic classes and PFC timers.
+const NumPriorities = 8
 
 // Seal computes the frame size from the header stack. Call it after the headers are set.
 func (p *Packet) Seal() {

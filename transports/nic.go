@@ -1,6 +1,7 @@
 package transports
 
 import (
+	"github.com/fabricsim/fabricsim/pfc"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
 )
@@ -8,12 +9,18 @@ import (
 // NIC is a host's network interface: one port, the endpoints of the host's flows, and a
 // transmit scheduler. Control frames (ACK, NAK) go first; then requesters with data are
 // served by strict priority and round robin within a priority, each within its pacing rate.
+// A class the switch has paused (PFC) sends nothing until the pause ends. The NIC itself
+// never sends PAUSE: it takes what arrives at line rate.
 type NIC struct {
 	ID   topology.NodeID
 	Name string
 	Wire *topology.Wire
 	// Control holds the control frames waiting for the link, by priority.
 	Control [8]topology.Queue
+	// Pause is the PFC state of the NIC's sending side, by class.
+	Pause pfc.Egress
+	// Response is how long the NIC takes to stop sending after a PAUSE arrives.
+	Response sim.Time
 
 	reg      *Registry
 	eng      *sim.Engine
@@ -45,6 +52,15 @@ func (n *NIC) Receive(now sim.Time, p *topology.Packet, _ int) {
 		n.reg.receivers[p.Flow].onData(now, p)
 	case topology.KindAck, topology.KindNak:
 		n.reg.senders[p.Flow].onAck(now, p)
+	case topology.KindPause:
+		for c := 0; c < len(p.PauseQuanta); c++ {
+			if p.PauseEnable&(1<<c) != 0 {
+				n.Pause.Receive(now, c, p.PauseQuanta[c], n.Wire.Params.Rate, n.Response)
+			}
+		}
+		n.reg.pool.Deliver(p)
+		n.kick(now)
+		return
 	}
 	n.reg.pool.Deliver(p)
 }
@@ -90,17 +106,26 @@ func (n *NIC) kick(now sim.Time) {
 }
 
 func (n *NIC) nextFrame(now sim.Time) *topology.Packet {
+	earliest := sim.Never
 	if n.ctrlLen > 0 {
 		for i := 7; i >= 0; i-- {
-			if n.Control[i].Len > 0 {
-				n.ctrlLen--
-				return n.Control[i].Pop(now)
+			if n.Control[i].Len == 0 {
+				continue
 			}
+			if n.Pause.Paused(now, i) {
+				earliest = min(earliest, n.Pause.Until(i))
+				continue
+			}
+			n.ctrlLen--
+			return n.Control[i].Pop(now)
 		}
 	}
-	earliest := sim.Never
 	for prio := 7; prio >= 0; prio-- {
 		list := n.active[prio]
+		if len(list) > 0 && n.Pause.Paused(now, prio) {
+			earliest = min(earliest, n.Pause.Until(prio))
+			continue
+		}
 		i := n.rr[prio]
 		for tries := len(list); tries > 0 && len(list) > 0; tries-- {
 			if i >= len(list) {

@@ -1,0 +1,82 @@
+package experiment
+
+import (
+	"fmt"
+
+	"github.com/fabricsim/fabricsim/pfc"
+	"github.com/fabricsim/fabricsim/scenarios"
+	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/switchmodel"
+	"github.com/fabricsim/fabricsim/topology"
+)
+
+// maxFrameWire is the largest frame any transport of the scenario puts on the wire, preamble
+// and IFG included: a RoCE v2 WRITE first packet (it carries the RETH) of a full MTU.
+func (f *fabric) maxFrameWire() int64 {
+	return roceV2WireBytes(int64(f.sc.Transports.RoCEv2.MTU), true)
+}
+
+// responseTime is how long a port of rate r takes to stop after a PAUSE arrives.
+func responseTime(c *scenarios.PFCConfig, r sim.Rate) sim.Time {
+	if c.ResponseTime.Auto {
+		return pfc.ResponseTime(r)
+	}
+	return c.ResponseTime.Time
+}
+
+// pfcConfig sizes PFC on switch n: per port, the headroom its link needs (or the configured
+// one), and XOFF/XON from what the buffer has left once every lossless port-class has its
+// headroom, shared equally (or the configured ones). It records a warning when the sizes
+// cannot all fit in the buffer, or when a configured headroom is below the need.
+func (f *fabric) pfcConfig(n *topology.Node, c *scenarios.SwitchConfig) switchmodel.PFCConfig {
+	p := &c.PFC
+	if !p.Enabled {
+		return switchmodel.PFCConfig{}
+	}
+	cfg := switchmodel.PFCConfig{Quanta: uint16(p.Quanta), Watchdog: p.Watchdog}
+	for _, prio := range p.Priorities {
+		cfg.Lossless[prio] = true
+	}
+	classes := int64(len(p.Priorities))
+	frame := f.maxFrameWire()
+	need := make([]int64, len(n.Ports))
+	var reserved int64
+	for i, port := range n.Ports {
+		l := f.nw.Links[port.Link].Params
+		response := responseTime(p, l.Rate)
+		need[i] = pfc.Headroom(l.Rate, l.Delay, frame, response)
+		cfg.Response = append(cfg.Response, response)
+		h := need[i]
+		if !p.Headroom.Auto {
+			h = p.Headroom.Bytes
+			if h < need[i] {
+				f.warnf("%s port %d (to %s): headroom %dB is below the %dB its link needs (%v, %v, %dB frames, response %v): expect headroom drops",
+					n.Name, i+1, f.nw.Nodes[port.Peer].Name, h, need[i], l.Rate, l.Delay, frame, response)
+			}
+		}
+		cfg.Ports = append(cfg.Ports, pfc.Thresholds{Headroom: h})
+		reserved += h * classes
+	}
+	shares := int64(len(n.Ports)) * classes
+	xoff := (c.Buffer - reserved) / max(shares, 1)
+	if !p.Xoff.Auto {
+		xoff = p.Xoff.Bytes
+	}
+	xoff = max(xoff, 0)
+	xon := max(xoff-2*frame, 0)
+	if !p.Xon.Auto {
+		xon = min(p.Xon.Bytes, xoff)
+	}
+	for i := range cfg.Ports {
+		cfg.Ports[i].Xoff, cfg.Ports[i].Xon = xoff, xon
+	}
+	if total := xoff*shares + reserved; total > c.Buffer {
+		f.warnf("%s: XOFF + headroom of its %d lossless port-classes need %dB but the buffer is %dB: lossless frames may be dropped (as headroom drops) when the buffer is full",
+			n.Name, shares, total, c.Buffer)
+	}
+	return cfg
+}
+
+func (f *fabric) warnf(format string, args ...any) {
+	f.warnings = append(f.warnings, fmt.Sprintf(format, args...))
+}

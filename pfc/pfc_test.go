@@ -1,0 +1,95 @@
+package pfc
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fabricsim/fabricsim/sim"
+)
+
+func TestPauseDuration(t *testing.T) {
+	// One quantum is 512 bit times: 5.12 ns at 100 Gb/s, 12.8 ns at 40 Gb/s (physics
+	// references 2.1); the largest pause at 100 Gb/s is 0xFFFF x 5.12 ns = 335.5392 us.
+	require.Equal(t, sim.Time(5120), PauseDuration(1, 100*sim.Gbps))
+	require.Equal(t, sim.Time(12800), PauseDuration(1, 40*sim.Gbps))
+	require.Equal(t, sim.Time(65535*5120), PauseDuration(MaxQuanta, 100*sim.Gbps))
+	require.Equal(t, 672, FrameWireBytes*8, "a PFC frame is 672 bit times on the wire")
+}
+
+func TestResponseTime(t *testing.T) {
+	// 394 quanta at 100 Gb/s = 201,728 bit times = 2.01728 us (802.3 annex 31B).
+	require.Equal(t, sim.Time(201728*10), ResponseTime(100*sim.Gbps))
+	require.Equal(t, PauseDuration(118, 40*sim.Gbps), ResponseTime(40*sim.Gbps))
+	require.Equal(t, PauseDuration(394, 50*sim.Gbps), ResponseTime(50*sim.Gbps), "between rows: the faster row")
+	require.Equal(t, PauseDuration(905, 800*sim.Gbps), ResponseTime(800*sim.Gbps))
+}
+
+func TestHeadroomMatchesSection22(t *testing.T) {
+	// 100 Gb/s, 100 m of cable (500 ns each way), 802.1Q frames of IP MTU 1500 (1542 bytes on
+	// the wire): MTU_R + 84 + 2 x C x d + C x t_resp + MTU_S.
+	const mtu = 1500 + 14 + 4 + 4 + 8 + 12
+	c := 100 * sim.Gbps
+	d := 500 * sim.Nanosecond
+	inFlight := int64(100e9 / 8 * 500e-9) // 6,250 bytes each way
+	require.EqualValues(t, 6250, inFlight)
+	require.Equal(t, int64(mtu+84+2*inFlight+mtu), Headroom(c, d, mtu, 0))
+	require.EqualValues(t, 15668, Headroom(c, d, mtu, 0), "the ideal-simulator row of the section 2.3 table")
+	// With a 60-quanta response (3,840 bytes at 100 Gb/s): 19,508 bytes.
+	require.EqualValues(t, 19508, Headroom(c, d, mtu, PauseDuration(60, c)))
+	// With the IEEE 100G response, 394 quanta (25,216 bytes): 40,884 bytes.
+	require.EqualValues(t, 40884, Headroom(c, d, mtu, ResponseTime(c)))
+}
+
+func TestIngressPausesAboveXoffResumesAtXon(t *testing.T) {
+	in := Ingress{Thresholds: Thresholds{Xoff: 3000, Xon: 1000, Headroom: 2500}}
+	act := func(ok bool, a Action) Action { require.True(t, ok); return a }
+	require.Equal(t, None, act(in.Admit(1500)))
+	require.Equal(t, None, act(in.Admit(1500)), "at XOFF, not above it")
+	require.Equal(t, Pause, act(in.Admit(1000)), "above XOFF")
+	require.Equal(t, None, act(in.Admit(1000)), "one PAUSE per crossing")
+	ok, _ := in.Admit(1000)
+	require.False(t, ok, "5500 + 1000 exceeds XOFF + headroom")
+	require.EqualValues(t, 5000, in.Bytes)
+	require.EqualValues(t, 5000, in.Max)
+	require.Equal(t, None, in.Release(2000))
+	require.Equal(t, None, in.Release(1500), "1500 is still above XON")
+	require.Equal(t, Resume, in.Release(500))
+	require.False(t, in.Paused)
+	require.Equal(t, None, in.Release(1000))
+}
+
+func TestEgressPauseResumeAndRefresh(t *testing.T) {
+	var e Egress
+	r := 100 * sim.Gbps
+	q := uint16(1000)
+	d := PauseDuration(q, r)
+	until := e.Receive(100, 3, q, r, 0)
+	require.Equal(t, 100+d, until)
+	require.True(t, e.Paused(100, 3))
+	require.False(t, e.Paused(100, 2), "only its class")
+	require.False(t, e.Paused(100+d, 3), "a pause lasts exactly quanta x 512 bit times")
+	// A refresh before expiry extends the interval; paused time counts it once.
+	e.Receive(100+d/2, 3, q, r, 0)
+	require.True(t, e.Paused(100+d, 3))
+	require.Equal(t, 100, int(e.PausedSince(100+d, 3)))
+	// A zero-quanta frame ends it at once.
+	e.Receive(100+d, 3, 0, r, 0)
+	require.False(t, e.Paused(100+d, 3))
+	require.Equal(t, d, e.PausedTime(3, sim.Never))
+	require.EqualValues(t, 2, e.Frames)
+	require.EqualValues(t, 1, e.Resumes)
+	// A later pause starts a new interval; with a response time it starts that much later.
+	e.Receive(10*d, 3, q, r, 500)
+	require.False(t, e.Paused(10*d+499, 3))
+	require.True(t, e.Paused(10*d+500, 3))
+	require.Equal(t, d+d/2, e.PausedTime(3, 10*d+500+d/2))
+}
+
+func TestFindCycle(t *testing.T) {
+	require.Nil(t, FindCycle([][]int{{1}, {2}, {}}))
+	require.Equal(t, []int{1, 2, 3}, FindCycle([][]int{{1}, {2}, {3}, {1}}))
+	require.Equal(t, []int{0}, FindCycle([][]int{{0}}))
+	require.Equal(t, []int{2, 4}, FindCycle([][]int{{}, {}, {4}, {}, {2}}))
+	require.Nil(t, FindCycle(nil))
+}
