@@ -6,7 +6,6 @@
 package switchmodel
 
 import (
-
 	"github.com/fabricsim/fabricsim/pfc"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
