@@ -28,6 +28,8 @@ type fabric struct {
 	reg      *transports.Registry
 	ideal    []sim.Time // per flow: FCT alone on the empty fabric
 	warnings []string
+	// deadlocks is the PFC deadlock detector, nil when PFC or detection is off.
+	deadlocks *switchmodel.DeadlockDetector
 }
 
 // buildNetwork makes the topology of a scenario, from its preset or its explicit nodes.
@@ -168,6 +170,9 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 			}
 			sw.SetWire(pi, f.wires[p.Link][dir])
 		}
+	}
+	if p := &sc.Switch.PFC; p.Enabled && p.DeadlockDetection > 0 {
+		f.deadlocks = switchmodel.NewDeadlockDetector(f.eng, nw, f.switches, p.DeadlockDetection)
 	}
 	if err := f.scheduleFaults(); err != nil {
 		return nil, err

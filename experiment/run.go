@@ -225,6 +225,12 @@ func (f *fabric) collect() *results.Variant {
 				Utilization: util, Packets: w.Packets})
 		}
 	}
+	if f.deadlocks != nil {
+		for _, d := range f.deadlocks.Found {
+			// The table's notes print each deadlock as a warning under the table.
+			v.Deadlocks = append(v.Deadlocks, results.Deadlock{AtUS: d.At.Microseconds(), Cycle: d.Cycle})
+		}
+	}
 	results.Summarize(v)
 	return v
 }
