@@ -103,3 +103,34 @@ func bytesText(n int64) string {
 	}
 	return fmt.Sprintf("%dB", n)
 }
+
+// Check builds every variant of a file without running it and returns what the build warns
+// about (PFC sizing, routing loops), each warning once, with the variants it concerns when
+// not all of them. An error is a scenario the loader accepted but the fabric cannot be built
+// from.
+func Check(file *scenarios.File) (warnings []string, err error) {
+	var order []string
+	where := map[string][]string{}
+	infos := file.Variants()
+	for i, info := range infos {
+		f, err := build(file.Scenario(i))
+		if err != nil {
+			return nil, fmt.Errorf("variant %q: %w", info.Name, err)
+		}
+		for _, w := range f.warnings {
+			if where[w] == nil {
+				order = append(order, w)
+			}
+			if vs := where[w]; len(vs) == 0 || vs[len(vs)-1] != info.Name {
+				where[w] = append(vs, info.Name)
+			}
+		}
+	}
+	for _, w := range order {
+		if vs := where[w]; len(infos) > 1 && len(vs) < len(infos) {
+			w = fmt.Sprintf("%s (variants: %s)", w, strings.Join(vs, ", "))
+		}
+		warnings = append(warnings, w)
+	}
+	return warnings, nil
+}

@@ -39,23 +39,32 @@ func (f *fabric) pfcConfig(n *topology.Node, c *scenarios.SwitchConfig) switchmo
 	}
 	classes := int64(len(p.Priorities))
 	frame := f.maxFrameWire()
-	need := make([]int64, len(n.Ports))
 	var reserved int64
+	short, worst, worstNeed := 0, -1, int64(0) // ports whose configured headroom is below the need
 	for i, port := range n.Ports {
 		l := f.nw.Links[port.Link].Params
 		response := responseTime(p, l.Rate)
-		need[i] = pfc.Headroom(l.Rate, l.Delay, frame, response)
+		need := pfc.Headroom(l.Rate, l.Delay, frame, response)
 		cfg.Response = append(cfg.Response, response)
-		h := need[i]
+		h := need
 		if !p.Headroom.Auto {
 			h = p.Headroom.Bytes
-			if h < need[i] {
-				f.warnf("%s port %d (to %s): headroom %dB is below the %dB its link needs (%v, %v, %dB frames, response %v): expect headroom drops",
-					n.Name, i+1, f.nw.Nodes[port.Peer].Name, h, need[i], l.Rate, l.Delay, frame, response)
+			if h < need {
+				short++
+				if need > worstNeed {
+					worst, worstNeed = i, need
+				}
 			}
 		}
 		cfg.Ports = append(cfg.Ports, pfc.Thresholds{Headroom: h})
 		reserved += h * classes
+	}
+	if short > 0 {
+		port := n.Ports[worst]
+		l := f.nw.Links[port.Link].Params
+		f.warnf("%s: headroom %dB is below the need on %d of its %d ports (port %d to %s needs %dB: %v, %v delay, %dB frames, response %v): expect headroom drops",
+			n.Name, p.Headroom.Bytes, short, len(n.Ports), worst+1, f.nw.Nodes[port.Peer].Name, worstNeed,
+			l.Rate, l.Delay, frame, responseTime(p, l.Rate))
 	}
 	shares := int64(len(n.Ports)) * classes
 	xoff := (c.Buffer - reserved) / max(shares, 1)

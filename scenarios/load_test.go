@@ -636,11 +636,16 @@ func TestBundled(t *testing.T) {
 	data, ok := BundledYAML("tradeoff")
 	require.True(t, ok)
 	f, _, _ := Load("tradeoff.yaml", data, nil)
-	// A variant's set reaches its resolved scenario.
-	i := f.VariantIndex("shallow buffer")
-	require.GreaterOrEqual(t, i, 0)
-	require.Equal(t, int64(1_000_000), f.Scenario(i).Switch.Buffer)
-	require.Equal(t, int64(32_000_000), f.Scenario(f.VariantIndex("deep buffer")).Switch.Buffer)
+	// A variant's set reaches its resolved scenario, and only that one.
+	for i := range f.Variants() {
+		sc := f.Scenario(i)
+		require.Equal(t, sc.Variant == "RoCEv2 + PFC", sc.Switch.PFC.Enabled, sc.Variant)
+		want := int64(1_000_000)
+		if sc.Variant == "RoCEv2 lossy 32MB" {
+			want = 32_000_000
+		}
+		require.Equal(t, want, sc.Switch.Buffer, sc.Variant)
+	}
 }
 
 func (p Pos) sub(q Pos) Pos { return Pos{p.Line - q.Line, p.Column - q.Column} }

@@ -263,8 +263,16 @@ func newValidateCommand(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Check a scenario and print every problem found, or ok",
 		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := loadScenario(args[0], sets, stderr); err != nil {
+			f, err := loadScenario(args[0], sets, stderr)
+			if err != nil {
 				return err
+			}
+			warnings, err := experiment.Check(f)
+			if err != nil {
+				return usagef("%s: %v", args[0], err)
+			}
+			for _, w := range warnings {
+				fmt.Fprintf(stderr, "warning: %s\n", w)
 			}
 			fmt.Fprintln(stdout, "ok")
 			return nil
