@@ -84,6 +84,9 @@ func (r *Registry) Add(f *Flow) int32 {
 func (r *Registry) MarkUnroutable(i int32, reason string) {
 	f := r.Flows[i]
 	f.Status, f.Reason = Unroutable, reason
+	if s := r.senders[i]; s != nil {
+		s.over = true // its queue pair may be set up already: it must send nothing
+	}
 	r.ended()
 }
 

@@ -92,6 +92,7 @@ type RoCEReceiver struct {
 	sinceAck int
 	nakSent  bool // a NAK for the current gap is out (IBA C9-114: one NAK per gap)
 	dupAcked bool
+	lastDup  uint32 // PSN of the latest duplicate; one at or below it starts a new burst
 }
 
 const (
@@ -215,6 +216,9 @@ func (s *RoCESender) onAck(now sim.Time, p *topology.Packet) {
 		s.deadline = sim.Never // all acknowledged
 		return
 	}
+	if s.una == s.sndNxt {
+		s.deadline = sim.Never // nothing outstanding: the next packet sent arms the timer
+	}
 	if p.Syndrome == topology.SyndromeNAKSequence && p.PSN < s.sndNxt {
 		s.sndNxt = p.PSN // go back N
 		s.nic.activate(now, s)
@@ -240,8 +244,7 @@ func (s *RoCESender) timeout(now sim.Time) {
 		return
 	}
 	s.sndNxt = s.una
-	s.deadline = now + s.cfg.RetransmitTimeout
-	s.armAt(s.deadline)
+	s.deadline = sim.Never // the resend arms the timer when it leaves: a retry waiting for the link is no retry yet
 	s.nic.activate(now, s)
 }
 
@@ -269,11 +272,14 @@ func (r *RoCEReceiver) onData(now sim.Time, p *topology.Packet) {
 		}
 	default:
 		// A duplicate: the requester went back further than needed (a lost ACK). One ACK
-		// per burst of duplicates tells it where the responder is.
-		if !r.dupAcked && r.ePSN > 0 {
+		// per burst of duplicates tells it where the responder is; a PSN that does not
+		// follow the previous duplicate's starts a new burst (the requester went back again,
+		// so that ACK was lost too).
+		if (!r.dupAcked || p.PSN <= r.lastDup) && r.ePSN > 0 {
 			r.dupAcked = true
 			r.ack(now, topology.SyndromeACK, r.ePSN-1)
 		}
+		r.lastDup = p.PSN
 	}
 }
 
