@@ -22,6 +22,11 @@ func (f *fabric) audit() error {
 			counted += w.LostRandom + w.LostDown
 		}
 	}
+	for _, nic := range f.nics {
+		if nic != nil {
+			counted += nic.Misdelivered
+		}
+	}
 	var dropped int64
 	for k := topology.Kind(0); k < topology.NumKinds; k++ {
 		var where int64

@@ -227,9 +227,14 @@ func (fs *faults) Handle(now sim.Time, i int, _ any) {
 	case ft.State == "up":
 		pair[0].SetUp(true)
 		pair[1].SetUp(true)
+		for _, end := range [2]topology.End{l.A, l.B} {
+			if nic := fs.f.nics[end.Node]; nic != nil {
+				nic.Resume(now) // it held its frames while the link was down
+			}
+		}
 	case ft.Loss != nil:
 		forward.SetLoss(*ft.Loss)
-	case ft.DropEvery > 0:
+	default: // drop_every; 0 stops it
 		forward.SetDropEvery(int64(ft.DropEvery))
 	}
 }

@@ -62,7 +62,7 @@ func RunFile(f *scenarios.File, only []string, workers int, progress Progress) (
 			if progress != nil {
 				report = func(d float64) { progress(k, d) }
 			}
-			v, err := Run(f.Scenario(i), report)
+			v, err := runRecovered(f.Scenario(i), report)
 			if err != nil {
 				errs[k] = fmt.Errorf("variant %q: %w", infos[i].Name, err)
 				return
@@ -98,6 +98,17 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// runRecovered is Run, with a panic (a simulator bug) turned into an error, so that one
+// variant's failure is reported rather than crashing the process from its goroutine.
+func runRecovered(sc *scenarios.Scenario, progress func(float64)) (v *results.Variant, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = nil, fmt.Errorf("internal error (please report it with the scenario): %v", r)
+		}
+	}()
+	return Run(sc, progress)
+}
+
 // progressSlices is how many pieces a run is cut into to report progress.
 const progressSlices = 50
 
@@ -108,19 +119,26 @@ func Run(sc *scenarios.Scenario, progress func(float64)) (*results.Variant, erro
 	if err != nil {
 		return nil, err
 	}
-	if f.reg.Open() > 0 {
-		if progress == nil {
-			f.eng.Run(sc.Stop)
-		} else {
-			for k := 1; k <= progressSlices; k++ {
-				if f.eng.Run(sc.Stop / progressSlices * sim.Time(k)); f.reg.Open() == 0 {
-					break
-				}
-				progress(float64(k) / progressSlices)
-			}
-			f.eng.Run(sc.Stop)
-			progress(1)
+	// The run goes in slices only to report progress: an engine run to t1 then to t2 handles
+	// the same events in the same order as one run to t2, so results do not depend on it.
+	slices := 1
+	if progress != nil {
+		slices = progressSlices
+	}
+	for k := 1; k <= slices && f.reg.Open() > 0; k++ {
+		until := sc.Stop
+		if k < slices {
+			until = sc.Stop / sim.Time(slices) * sim.Time(k)
 		}
+		if f.eng.Run(until) {
+			break // every flow has ended
+		}
+		if progress != nil {
+			progress(float64(k) / float64(slices))
+		}
+	}
+	if progress != nil {
+		progress(1)
 	}
 	if err := f.audit(); err != nil {
 		return nil, fmt.Errorf("internal error: %w", err)
@@ -200,6 +218,7 @@ func (f *fabric) collect() *results.Variant {
 		if nic == nil {
 			continue
 		}
+		by.Unroutable += nic.Misdelivered
 		for prio := range nic.Control {
 			f.addQueue(v, nic.ID, 0, prio, &nic.Control[prio], now)
 			if paused := nic.Pause.PausedTime(prio, now); paused > 0 {

@@ -368,7 +368,7 @@ func TestRules(t *testing.T) {
 		{"fault two settings", starScenario, []string{"faults=[{link: [h1, sw], state: down, loss: 0.1}]"}, "faults.0.loss", "this one sets state and loss"},
 		{"fault no setting", starScenario, []string{"faults=[{link: [h1, sw]}]"}, "faults.0", "a fault sets one of state (up/down), loss or drop_every"},
 		{"fault bad state", starScenario, []string{"faults=[{link: [h1, sw], state: off}]"}, "faults.0.state", `unknown state "off" (allowed: down, up)`},
-		{"fault drop_every 0", starScenario, []string{"faults=[{link: [h1, sw], drop_every: 0}]"}, "faults.0.drop_every", "drop_every is a whole number >= 1"},
+		{"fault drop_every -1", starScenario, []string{"faults=[{link: [h1, sw], drop_every: -1}]"}, "faults.0.drop_every", "drop_every is a whole number"},
 		{"fault loss 1.5", starScenario, []string{"faults=[{link: [sw, h1], loss: 1.5}]"}, "faults.0.loss", "loss is a probability"},
 		{"fault three ends", starScenario, []string{"faults=[{link: [sw, h1, h2], state: down}]"}, "faults.0.link", "link names the two ends"},
 		// explicit topologies

@@ -28,6 +28,7 @@ const (
 	defaultRetryLimit  = 7
 	defaultAckInterval = 16
 	defaultKmin        = 5_000
+	maxFlowSize        = 1_000_000_000_000 // 1TB: under 2^32 packets even at the smallest path MTU, 256
 	defaultKmax        = 200_000
 	defaultPmax        = 0.01
 	defaultIWARPMTU    = 1500
@@ -842,6 +843,8 @@ func (r *resolver) common(path string, size *Size, start *Duration, transport st
 		r.errf(path+".size", "size is required, e.g. size: 1MB")
 	} else if c.size = int64(*size); c.size <= 0 {
 		r.errf(path+".size", "size must be > 0, e.g. 1MB")
+	} else if c.size > maxFlowSize {
+		r.errf(path+".size", "size %d bytes is more than a flow may carry (at most 1TB: a RoCE message of up to 2^32 packets)", c.size)
 	}
 	if start != nil {
 		c.start = sim.Time(*start)
@@ -1023,8 +1026,8 @@ func (r *resolver) faults(raw []rawFault) {
 		if rf.DropEvery != nil {
 			set = append(set, "drop_every")
 			f.DropEvery = *rf.DropEvery
-			if f.DropEvery < 1 {
-				r.errf(path+".drop_every", "drop_every is a whole number >= 1 (drop every n-th data packet), got %d", f.DropEvery)
+			if f.DropEvery < 0 {
+				r.errf(path+".drop_every", "drop_every is a whole number: n >= 1 drops every n-th data packet, 0 stops dropping; got %d", f.DropEvery)
 			}
 		}
 		switch len(set) {

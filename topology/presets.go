@@ -8,11 +8,11 @@ const (
 	RoutingL3 = "l3" // every switch is a router; each rack (edge) is a subnet
 )
 
-// Star is n hosts h1..hN on one layer-2 switch sw, in subnet 10.0.0.0/16.
+// Star is n hosts h1..hN on one layer-2 switch sw, in subnet 10.0.0.0/8.
 func Star(n int, link LinkParams) (*Network, error) {
 	nw := NewNetwork()
 	sw, _ := nw.AddSwitch("sw", 2)
-	s := Subnet{Base: 10 << 24, Bits: 16}
+	s := Subnet{Base: 10 << 24, Bits: 8}
 	for i := 1; i <= n; i++ {
 		h, err := nw.AddHost(fmt.Sprintf("h%d", i), s, 0)
 		if err != nil {
@@ -26,12 +26,12 @@ func Star(n int, link LinkParams) (*Network, error) {
 }
 
 // Dumbbell is hosts l1..lN on switch swl and r1..rM on switch swr, the two switches joined by
-// the bottleneck link; one subnet, 10.0.0.0/16, layer 2.
+// the bottleneck link; one subnet, 10.0.0.0/8, layer 2.
 func Dumbbell(left, right int, hostLink, bottleneck LinkParams) (*Network, error) {
 	nw := NewNetwork()
 	swl, _ := nw.AddSwitch("swl", 2)
 	swr, _ := nw.AddSwitch("swr", 2)
-	s := Subnet{Base: 10 << 24, Bits: 16}
+	s := Subnet{Base: 10 << 24, Bits: 8}
 	if _, err := nw.Connect(swl, swr, bottleneck); err != nil {
 		return nil, err
 	}

@@ -107,7 +107,7 @@ func TestStar(t *testing.T) {
 			require.Equal(t, 2, sw.Layer)
 			require.False(t, sw.Router())
 			require.Len(t, sw.Ports, n)
-			want := subnet("10.0.0.0/16")
+			want := subnet("10.0.0.0/8")
 			for i := 1; i <= n; i++ {
 				h := mustNode(t, nw, fmt.Sprintf("h%d", i))
 				require.Equal(t, Host, h.Type)
@@ -142,7 +142,7 @@ func TestDumbbell(t *testing.T) {
 				for i := 1; i <= count; i++ {
 					h := mustNode(t, nw, fmt.Sprintf("%s%d", side, i))
 					require.Equal(t, []string{sw}, peers(nw, h))
-					require.Equal(t, subnet("10.0.0.0/16"), h.Subnet)
+					require.Equal(t, subnet("10.0.0.0/8"), h.Subnet)
 					require.Equal(t, hostLink, nw.Links[h.Ports[0].Link].Params)
 				}
 			}

@@ -132,7 +132,7 @@ func (d *DepthRecorder) Quantile(q float64, until sim.Time) float64 {
 		acc += t
 		if acc >= target && t > 0 {
 			lo, hi := depthBucketRange(b)
-			return float64(lo+hi) / 2
+			return min(float64(lo+hi)/2, float64(d.Max)) // the bucket's midpoint, never above the maximum
 		}
 	}
 	return float64(d.Max)

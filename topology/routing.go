@@ -42,14 +42,20 @@ type StaticRoute struct {
 	Via NodeID
 }
 
-// Routes holds every node's forwarding tables: for each table and destination host, the
-// ports on shortest paths (equal-cost multipath). Hosts forward nothing but use their table
-// to pick their egress port.
+// Routes holds every switch's forwarding tables: for each table and destination host, the
+// ports on shortest paths (equal-cost multipath). Hosts forward nothing and have one port,
+// so they keep no table. The Routed table shares the Bridged one's rows except at a switch
+// with static routes, which keeps memory at two rows per switch.
 type Routes struct {
 	nw   *Network
-	next [][numTables][][]int32 // [node][table][destination node] -> ports
+	next [][numTables][][]int32 // [switch node][table][destination node] -> ports; nil rows for hosts
 	salt []uint32               // per-node ECMP hash salt, so switches in series do not polarize
 }
+
+// MaxTableEntries bounds switches x nodes, the size of the route tables (two rows of slice
+// headers per switch, about 48 bytes an entry): beyond it a topology is refused rather than
+// allowed to exhaust memory.
+const MaxTableEntries = 20_000_000
 
 const unreachable = math.MaxInt32
 
@@ -58,16 +64,27 @@ const unreachable = math.MaxInt32
 // hop is not a neighbour.
 func ComputeRoutes(nw *Network, static []StaticRoute) (*Routes, error) {
 	n := len(nw.Nodes)
+	switches := n - len(nw.Hosts())
+	if int64(switches)*int64(n) > MaxTableEntries {
+		return nil, fmt.Errorf("the topology is too large to route: %d switches x %d nodes is more than %d route-table entries",
+			switches, n, MaxTableEntries)
+	}
 	r := &Routes{nw: nw, next: make([][numTables][][]int32, n), salt: make([]uint32, n)}
 	for i := range r.next {
-		for t := range r.next[i] {
-			r.next[i][t] = make([][]int32, n)
+		if nw.Nodes[i].Type == Switch {
+			r.next[i][Bridged] = make([][]int32, n)
+			r.next[i][Unrouted] = make([][]int32, n)
+			r.next[i][Routed] = r.next[i][Bridged]
 		}
 		r.salt[i] = mix32(uint32(i)*0x9e3779b9 + 0x7f4a7c15)
 	}
 	for _, s := range static {
 		if !nw.Nodes[s.At].Router() {
 			return nil, fmt.Errorf("static route at %s: it is not a layer-3 switch", nw.Nodes[s.At].Name)
+		}
+		if nw.Nodes[s.Via].Type == Host {
+			return nil, fmt.Errorf("static route at %s via %s: %s is a host, and hosts do not forward",
+				nw.Nodes[s.At].Name, nw.Nodes[s.Via].Name, nw.Nodes[s.Via].Name)
 		}
 		if _, ok := nw.LinkBetween(s.At, s.Via); !ok {
 			return nil, fmt.Errorf("static route at %s via %s: %s is not a neighbour of %s",
@@ -80,11 +97,10 @@ func ComputeRoutes(nw *Network, static []StaticRoute) (*Routes, error) {
 		r.distances(d, bridged, unrouted)
 		for i := range nw.Nodes {
 			node := &nw.Nodes[i]
-			if NodeID(i) == d {
+			if node.Type == Host {
 				continue
 			}
 			r.next[i][Bridged][d] = r.hops(node, d, func(m NodeID) int { return bridged[m] }, bridged[i])
-			r.next[i][Routed][d] = r.next[i][Bridged][d]
 			r.next[i][Unrouted][d] = r.hops(node, d, func(m NodeID) int {
 				if nw.Nodes[m].Router() {
 					return bridged[m]
@@ -198,13 +214,17 @@ func (r *Routes) applyStatic(static []StaticRoute) {
 	}
 }
 
-// Next returns the equal-cost ports of node at toward destination host d in table t. The
+// Next returns the equal-cost ports of switch at toward destination host d in table t. The
 // slice is shared: do not modify it.
 func (r *Routes) Next(at NodeID, t Table, d NodeID) []int32 { return r.next[at][t][d] }
 
 // Pick chooses one of the equal-cost ports by the packet's 5-tuple hash, salted per node.
-// It returns -1 when there is none.
+// It returns -1 when there is none. A host picks its one port if the switch behind it can
+// take the packet on toward d.
 func (r *Routes) Pick(at NodeID, t Table, d NodeID, hash uint32) int {
+	if r.nw.Nodes[at].Type == Host {
+		return r.hostPort(at, t, d)
+	}
 	ports := r.next[at][t][d]
 	switch len(ports) {
 	case 0:
@@ -213,6 +233,27 @@ func (r *Routes) Pick(at NodeID, t Table, d NodeID, hash uint32) int {
 		return int(ports[0])
 	}
 	return int(ports[mix32(hash^r.salt[at])%uint32(len(ports))])
+}
+
+func (r *Routes) hostPort(h NodeID, t Table, d NodeID) int {
+	ports := r.nw.Nodes[h].Ports
+	if len(ports) != 1 {
+		return -1
+	}
+	peer := ports[0].Peer
+	if peer == d {
+		return 0
+	}
+	if r.nw.Nodes[peer].Type == Host {
+		return -1
+	}
+	if t == Unrouted && r.nw.Nodes[peer].Router() {
+		t = Routed // the packet is routed on arrival there
+	}
+	if len(r.next[peer][t][d]) == 0 {
+		return -1
+	}
+	return 0
 }
 
 // mix32 is the MurmurHash3 32-bit finalizer: it spreads every input bit over the output.
@@ -258,6 +299,9 @@ func (r *Routes) Path(src, dst NodeID, hash uint32, maxHops int) (hops []Hop, lo
 		if at == dst {
 			return hops, false, nil
 		}
+		if at != src && nw.Nodes[at].Type == Host {
+			return hops, false, &PathError{Router: -1, Reason: fmt.Sprintf("the route from %s to %s ends at host %s", nw.Nodes[src].Name, nw.Nodes[dst].Name, nw.Nodes[at].Name)}
+		}
 		if nw.Nodes[at].Router() && p.CrossSubnet {
 			p.Routed = true
 		}
@@ -277,7 +321,7 @@ func (r *Routes) noPath(src, dst, at NodeID) error {
 	if at != src {
 		return &PathError{Router: -1, Reason: fmt.Sprintf("%s has no route to %s (%v)", nw.Nodes[at].Name, d.Name, d.IP)}
 	}
-	if s.Subnet != d.Subnet && len(r.next[src][Bridged][dst]) > 0 {
+	if s.Subnet != d.Subnet && r.hostPort(src, Bridged, dst) == 0 {
 		return &PathError{Router: -1, Reason: fmt.Sprintf("no layer-3 switch connects subnet %v of %s to subnet %v of %s", s.Subnet, s.Name, d.Subnet, d.Name)}
 	}
 	return &PathError{Router: -1, Reason: fmt.Sprintf("no path from %s to %s", s.Name, d.Name)}

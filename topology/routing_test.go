@@ -205,9 +205,9 @@ func TestCrossSubnetNeedsARouter(t *testing.T) {
 				require.Contains(t, pe.Error(), "10.0.2.0/24")
 				require.Empty(t, hops)
 				require.Equal(t, NodeID(-1), first)
-				// It is not a lack of links: the bridged table reaches h2.
-				require.NotEmpty(t, r.Next(h1, Bridged, h2))
-				require.Empty(t, r.Next(h1, Unrouted, h2))
+				// It is not a lack of links: h1 can bridge to h2, but not route to it.
+				require.Equal(t, 0, r.Pick(h1, Bridged, h2, 0))
+				require.Equal(t, -1, r.Pick(h1, Unrouted, h2, 0))
 				return
 			}
 			require.NoError(t, err)

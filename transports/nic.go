@@ -21,6 +21,9 @@ type NIC struct {
 	Pause pfc.Egress
 	// Response is how long the NIC takes to stop sending after a PAUSE arrives.
 	Response sim.Time
+	// Misdelivered counts frames that arrived for another host (a static route that points
+	// at a host, say): the NIC discards them, and they count as unroutable drops.
+	Misdelivered int64
 
 	reg      *Registry
 	eng      *sim.Engine
@@ -47,6 +50,11 @@ func NewNIC(reg *Registry, nw *topology.Network, id topology.NodeID, ttl uint8) 
 
 // Receive implements topology.Receiver.
 func (n *NIC) Receive(now sim.Time, p *topology.Packet, _ int) {
+	if p.Dst != n.ID && p.Kind != topology.KindPause {
+		n.Misdelivered++
+		n.reg.pool.Drop(p)
+		return
+	}
 	switch p.Kind {
 	case topology.KindData:
 		n.reg.receivers[p.Flow].onData(now, p)
@@ -96,8 +104,8 @@ func (n *NIC) activate(now sim.Time, s *RoCESender) {
 }
 
 func (n *NIC) kick(now sim.Time) {
-	if n.busy {
-		return
+	if n.busy || !n.Wire.Up() {
+		return // a NIC whose link is down holds its frames until the link comes back
 	}
 	if p := n.nextFrame(now); p != nil {
 		n.busy = true
@@ -154,3 +162,6 @@ func (n *NIC) nextFrame(now sim.Time) *topology.Packet {
 	}
 	return nil
 }
+
+// Resume restarts sending after the NIC's link has come back up.
+func (n *NIC) Resume(now sim.Time) { n.kick(now) }

@@ -219,7 +219,7 @@ func (s *RoCESender) onAck(now sim.Time, p *topology.Packet) {
 	if s.una == s.sndNxt {
 		s.deadline = sim.Never // nothing outstanding: the next packet sent arms the timer
 	}
-	if p.Syndrome == topology.SyndromeNAKSequence && p.PSN < s.sndNxt {
+	if p.Syndrome == topology.SyndromeNAKSequence && p.PSN < s.sndNxt && p.PSN >= s.una {
 		s.sndNxt = p.PSN // go back N
 		s.nic.activate(now, s)
 	}
