@@ -38,17 +38,26 @@ func TestSingleFlowGoodputAndFCTMatchArithmetic(t *testing.T) {
 	const size, mtu = 100_000_000, 1024
 	npkts := (size + mtu - 1) / mtu
 	last := size - (npkts-1)*mtu
-	wire := int64(mtu+roceV2Overhead+topology.RETHHeader) + int64(npkts-2)*(mtu+roceV2Overhead) + int64(last+roceV2Overhead)
+	first := int64(mtu + roceV2Overhead + topology.RETHHeader)
+	middle := int64(mtu + roceV2Overhead)
+	wire := first + int64(npkts-2)*middle + int64(last+roceV2Overhead)
 	rate := 100 * sim.Gbps
-	// The host link is the bottleneck and the switch forwards each packet as soon as it has
-	// it: FCT = all bytes serialized at the sender + propagation + the last packet serialized
-	// again at the switch + propagation.
-	want := rate.TxTime(wire) + sim.Microsecond + rate.TxTime(int64(last+roceV2Overhead)) + sim.Microsecond
-	require.InEpsilon(t, want.Microseconds(), *fl.FCTUS, 0.01, "FCT")
+	tx := rate.TxTime
+	// Store and forward over two equal links: the switch starts forwarding the first packet
+	// when it has fully arrived (tx(first) + 1us) and is busy from then on, because each later
+	// packet arrives while the one before it is still leaving (the first is 16 RETH bytes
+	// longer, and the switch never catches up). So the last bit leaves the switch all the
+	// packets' serialization after that and arrives one more propagation delay later:
+	// FCT = tx(first) + 1us + sum of tx + 1us.
+	sum := tx(first) + sim.Time(npkts-2)*tx(middle) + tx(int64(last+roceV2Overhead))
+	want := tx(first) + sim.Microsecond + sum + sim.Microsecond
+	require.InDelta(t, want.Microseconds(), *fl.FCTUS, 1e-6, "FCT to the picosecond")
+	require.InEpsilon(t, rate.TxTime(wire).Microseconds(), *fl.FCTUS-2-tx(first).Microseconds(), 1e-9)
 
 	goodput := float64(size*8) / (*fl.FCTUS * 1e-6) / 1e9
 	ideal := 100 * float64(mtu) / float64(mtu+roceV2Overhead)
 	require.InEpsilon(t, ideal, goodput, 0.01, "goodput vs line rate x payload/wire")
+	require.InEpsilon(t, ideal, v.GoodputGbps, 0.01, "the results document's goodput_gbps")
 	require.InDelta(t, 1.0, *fl.Slowdown, 0.01, "alone on the empty fabric, slowdown is 1")
 	require.Zero(t, v.Drops.Total)
 	require.Zero(t, v.RetransmittedPackets)

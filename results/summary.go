@@ -1,11 +1,9 @@
 package results
 
 import (
-	"fmt"
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -113,74 +111,4 @@ func (f *Flow) fct() (float64, bool) {
 		return *f.FinishUS - f.StartUS, true
 	}
 	return 0, false
-}
-
-// WeightedQuantile is the p-quantile of values, each weighted by the matching weight (e.g. a
-// queue depth weighted by the time it was held), by the Empirical definition documented in
-// this package: the smallest value whose cumulative weight reaches p times the total. The
-// inputs are copied, not reordered. weights may be nil (every value weighs 1); otherwise it
-// must have the length of values, and every weight must be finite and >= 0. It returns 0 for no
-// values or a zero total weight, and panics if p is outside [0,1].
-func WeightedQuantile(p float64, values, weights []float64) float64 {
-	if !(p >= 0 && p <= 1) {
-		panic(fmt.Sprintf("results: quantile %v outside [0,1]", p))
-	}
-	checkWeights(values, weights)
-	if len(values) == 0 {
-		return 0
-	}
-	x := slices.Clone(values)
-	var w []float64
-	var total float64 // summed in order, as stat.Quantile accumulates
-	if weights != nil {
-		w = slices.Clone(weights)
-		for _, wi := range w {
-			total += wi
-		}
-		if total == 0 {
-			return 0
-		}
-	}
-	stat.SortWeighted(x, w)
-	if weights != nil {
-		// stat.Quantile compares the running sum with p times a total it sums in another
-		// order; when rounding puts p*total above the running sum's end, the answer is the
-		// last value that carries weight (and gonum would panic).
-		if p*floats.Sum(w) > total || p == 1 {
-			for i := len(x) - 1; i >= 0; i-- {
-				if w[i] > 0 {
-					return x[i]
-				}
-			}
-		}
-	}
-	return stat.Quantile(p, stat.Empirical, x, w)
-}
-
-// WeightedMean is the mean of values weighted by weights (nil: unweighted), e.g. the
-// time-weighted mean depth of a queue. It returns 0 for no values or a zero total weight.
-// The length and sign rules of WeightedQuantile apply.
-func WeightedMean(values, weights []float64) float64 {
-	checkWeights(values, weights)
-	if len(values) == 0 {
-		return 0
-	}
-	if weights != nil && floats.Sum(weights) == 0 {
-		return 0
-	}
-	return stat.Mean(values, weights)
-}
-
-func checkWeights(values, weights []float64) {
-	if weights == nil {
-		return
-	}
-	if len(weights) != len(values) {
-		panic(fmt.Sprintf("results: %d values but %d weights", len(values), len(weights)))
-	}
-	for i, w := range weights {
-		if !(w >= 0) || math.IsInf(w, 1) {
-			panic(fmt.Sprintf("results: weight %d is %v; weights must be finite and >= 0", i, w))
-		}
-	}
 }

@@ -163,66 +163,6 @@ func TestFlowFinish(t *testing.T) {
 	require.Nil(t, f.Slowdown)
 }
 
-func TestWeightedQuantile(t *testing.T) {
-	// Depth 0, 40, 10, 80 bytes held 500, 100, 300, 100 ns: sorted 0(500) 10(300) 40(100)
-	// 80(100), cumulative 500, 800, 900, 1000.
-	depth := []float64{0, 40, 10, 80}
-	held := []float64{500, 100, 300, 100}
-	tests := []struct {
-		name    string
-		p       float64
-		values  []float64
-		weights []float64
-		want    float64
-	}{
-		{"median", 0.5, depth, held, 0},
-		{"p0", 0, depth, held, 0},
-		{"p80", 0.8, depth, held, 10},
-		{"p85", 0.85, depth, held, 40},
-		{"p95", 0.95, depth, held, 80},
-		{"p100", 1, depth, held, 80},
-		{"unweighted", 0.5, []float64{3, 1, 2, 4}, nil, 2},
-		{"empty", 0.5, nil, nil, 0},
-		{"zero total weight", 0.5, []float64{1, 2}, []float64{0, 0}, 0},
-		{"trailing zero weight", 1, []float64{1, 2, 3}, []float64{1, 1, 0}, 2},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			vs, ws := append([]float64(nil), tc.values...), append([]float64(nil), tc.weights...)
-			require.Equal(t, tc.want, WeightedQuantile(tc.p, tc.values, tc.weights))
-			require.Equal(t, vs, append([]float64(nil), tc.values...), "values untouched")
-			require.Equal(t, ws, append([]float64(nil), tc.weights...), "weights untouched")
-		})
-	}
-
-	t.Run("rounded weights never panic", func(t *testing.T) {
-		values := make([]float64, 1000)
-		weights := make([]float64, 1000)
-		for i := range values {
-			values[i] = float64(i)
-			weights[i] = 0.1 + float64(i%7)*1e-3
-		}
-		for _, p := range []float64{0.99, 0.9999999999999999, 1} {
-			require.NotPanics(t, func() { WeightedQuantile(p, values, weights) })
-		}
-		require.Equal(t, 999.0, WeightedQuantile(1, values, weights))
-	})
-
-	t.Run("bad input panics", func(t *testing.T) {
-		require.Panics(t, func() { WeightedQuantile(1.5, depth, held) })
-		require.Panics(t, func() { WeightedQuantile(0.5, depth, held[:2]) })
-		require.Panics(t, func() { WeightedQuantile(0.5, []float64{1}, []float64{-1}) })
-	})
-}
-
-func TestWeightedMean(t *testing.T) {
-	// (0*500 + 40*100 + 10*300 + 80*100) / 1000 = 15
-	require.InDelta(t, 15, WeightedMean([]float64{0, 40, 10, 80}, []float64{500, 100, 300, 100}), 1e-12)
-	require.Equal(t, 2.5, WeightedMean([]float64{1, 2, 3, 4}, nil))
-	require.Equal(t, 0.0, WeightedMean(nil, nil))
-	require.Equal(t, 0.0, WeightedMean([]float64{5}, []float64{0}))
-}
-
 func TestByReasonSum(t *testing.T) {
 	require.Equal(t, int64(28), ByReason{1, 2, 3, 4, 5, 6, 7}.Sum())
 	require.Zero(t, ByReason{}.Sum())

@@ -151,6 +151,11 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 			if err != nil {
 				return err
 			}
+			// A fabric that cannot be built (too large to route, say) is the scenario's
+			// problem, not a failed run.
+			if _, err := experiment.Check(f); err != nil {
+				return usagef("%s: %v", scenario, err)
+			}
 			workers := settings.GetInt("workers")
 			if workers < 1 {
 				workers = runtime.GOMAXPROCS(0)
