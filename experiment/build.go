@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/fabricsim/fabricsim/ecn"
 	"github.com/fabricsim/fabricsim/scenarios"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/switchmodel"
@@ -30,6 +31,7 @@ type fabric struct {
 	warnings []string
 	// deadlocks is the PFC deadlock detector, nil when PFC or detection is off.
 	deadlocks *switchmodel.DeadlockDetector
+	sampler   *sampler
 }
 
 // buildNetwork makes the topology of a scenario, from its preset or its explicit nodes.
@@ -90,7 +92,20 @@ func switchConfig(c *scenarios.SwitchConfig) switchmodel.Config {
 		cfg.Scheduler = switchmodel.DWRR
 		copy(cfg.Weights[:], c.Weights)
 	}
+	if c.ECN.Enabled {
+		cfg.ECN = &ecn.Marker{Kmin: c.ECN.Kmin, Kmax: c.ECN.Kmax, Pmax: c.ECN.Pmax}
+	}
 	return cfg
+}
+
+// ecnAnywhere reports whether any switch marks ECN.
+func (f *fabric) ecnAnywhere() bool {
+	for _, sw := range f.switches {
+		if sw.MarksECN() {
+			return true
+		}
+	}
+	return false
 }
 
 // build assembles the fabric of one resolved scenario.
@@ -131,6 +146,7 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 			}
 			cfg := switchConfig(c)
 			cfg.PFC = f.pfcConfig(n, c)
+			cfg.Rand = sim.Stream(sc.Seed, "switch:"+n.Name)
 			sw := switchmodel.New(f.eng, f.pool, nw, routes, n.ID, cfg)
 			f.switches = append(f.switches, sw)
 			receivers[i] = sw
@@ -174,6 +190,7 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 	if p := &sc.Switch.PFC; p.Enabled && p.DeadlockDetection > 0 {
 		f.deadlocks = switchmodel.NewDeadlockDetector(f.eng, nw, f.switches, p.DeadlockDetection)
 	}
+	f.startSampler()
 	if err := f.scheduleFaults(); err != nil {
 		return nil, err
 	}

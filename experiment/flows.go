@@ -16,7 +16,15 @@ func (f *fabric) addFlows() error {
 		return err
 	}
 	cfg := f.sc.Transports.RoCEv2
-	rc := transports.RoCEConfig{MTU: cfg.MTU, RetransmitTimeout: cfg.RetransmitTimeout, RetryLimit: cfg.RetryLimit, AckInterval: cfg.AckInterval}
+	rc := transports.RoCEConfig{MTU: cfg.MTU, RetransmitTimeout: cfg.RetransmitTimeout, RetryLimit: cfg.RetryLimit,
+		AckInterval: cfg.AckInterval, CNPPriority: uint8(f.sc.Hosts.CNPPriority)}
+	if cfg.CC == "dcqcn" {
+		p := cfg.DCQCN
+		rc.DCQCN = &p
+		if !f.ecnAnywhere() {
+			f.warnf("transports.rocev2.cc is dcqcn but no switch marks ECN (switch.ecn.enabled: false): DCQCN will never slow a flow")
+		}
+	}
 	loops := 0
 	for _, fl := range flows {
 		i := f.reg.Add(fl)

@@ -163,6 +163,9 @@ func (f *fabric) collect() *results.Variant {
 		Warnings:  append([]string(nil), f.warnings...),
 	}
 	used := map[string]bool{}
+	for i := range f.reg.Flows {
+		v.ECN.CNPs += f.reg.CNPs(int32(i))
+	}
 	for i, fl := range f.reg.Flows {
 		r := results.Flow{ID: fl.ID, Src: f.nw.Nodes[fl.Src].Name, Dst: f.nw.Nodes[fl.Dst].Name,
 			Transport: fl.Transport, Priority: int(fl.Priority), SizeBytes: fl.Size,
@@ -197,6 +200,7 @@ func (f *fabric) collect() *results.Variant {
 		by.Unroutable += sw.Drops[switchmodel.DropUnroutable]
 		by.TTL += sw.Drops[switchmodel.DropTTL]
 		by.Watchdog += sw.Drops[switchmodel.DropWatchdog]
+		v.ECN.MarkedPackets += sw.Marked
 		for _, pt := range sw.Ports {
 			for prio := range pt.Queues {
 				f.addQueue(v, sw.ID, pt.Index, prio, &pt.Queues[prio], now)
@@ -250,6 +254,7 @@ func (f *fabric) collect() *results.Variant {
 			v.Deadlocks = append(v.Deadlocks, results.Deadlock{AtUS: d.At.Microseconds(), Cycle: d.Cycle})
 		}
 	}
+	v.Series = &f.sampler.series
 	results.Summarize(v)
 	return v
 }

@@ -19,7 +19,8 @@ const (
 )
 
 // WriteDir creates dir (and its parents) if needed and writes d into it: results.json,
-// flows.csv (all variants' flows with a leading variant column), summary.md (a heading, the
+// flows.csv (all variants' flows with a leading variant column), rates.csv and queues.csv (the
+// time series of each variant), summary.md (a heading, the
 // Markdown comparison table and its notes), and table-<slug>.txt per variant, where slug is
 // Slug(variant name) with "-2", "-3", ... appended when two variants' slugs collide. Existing
 // files of those names are replaced.
@@ -34,6 +35,12 @@ func WriteDir(dir string, d *Document) error {
 		return err
 	}
 	if err := writeFile(dir, FileFlows, func(w io.Writer) error { return writeAllFlowsCSV(w, d) }); err != nil {
+		return err
+	}
+	if err := writeFile(dir, FileRates, func(w io.Writer) error { return writeRatesCSV(w, d) }); err != nil {
+		return err
+	}
+	if err := writeFile(dir, FileQueues, func(w io.Writer) error { return writeQueuesCSV(w, d) }); err != nil {
 		return err
 	}
 	for i, name := range VariantFileSlugs(d) {

@@ -55,6 +55,8 @@ type Variant struct {
 	// Warnings explain, in words, anything a reader should not miss (e.g. a headroom drop on
 	// a lossless class). Not part of SPEC section 3's fixed keys; omitted when empty.
 	Warnings []string `json:"warnings,omitempty"`
+	// Series is the sampled time series, written to CSV files with --out only.
+	Series *Series `json:"-"`
 }
 
 // FlowCounts counts a variant's flows by status. Total counts every flow, whatever its status.

@@ -344,7 +344,7 @@ func TestWriteDir(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	require.ElementsMatch(t, []string{"results.json", "flows.csv", "summary.md",
+	require.ElementsMatch(t, []string{"results.json", "flows.csv", "summary.md", "rates.csv", "queues.csv",
 		"table-rocev2-pfc.txt", "table-rocev2-lossy.txt", "table-rocev2-lossy-2.txt"}, names)
 
 	f, err := os.Open(filepath.Join(dir, FileJSON))

@@ -41,6 +41,7 @@
 //
 //	seed                          1
 //	stop                          100ms
+//	sample_interval               stop/500: the period of the time series written with --out
 //	switch.buffer                 32MB (a typical shared buffer of 100G-generation datacenter ASICs)
 //	switch.buffer_alpha           1 (dynamic threshold, Choudhury-Hahne; SONiC Mellanox profiles use 1)
 //	switch.scheduler              strict
@@ -56,12 +57,24 @@
 //	switch.pfc.quanta             65535 (refreshed at half the pause time)
 //	switch.pfc.watchdog           0 (off)
 //	switch.pfc.deadlock_detection 1ms (0 = off)
-//	switch.ecn.enabled            false (ECN is not supported yet)
-//	switch.ecn.kmin, kmax, pmax   5KB, 200KB, 0.01 (DCQCN, SIGCOMM'15)
+//	switch.ecn.enabled            false
+//	switch.ecn.kmin, kmax, pmax   5KB, 200KB, 0.01 (DCQCN, SIGCOMM'15): RED-style marking on
+//	                              egress, at dequeue, of ECN-capable (RoCE v2 data) frames
 //	hosts.priority                3
 //	hosts.ttl                     64 (the usual initial IP TTL)
+//	hosts.cnp_priority            6 (NVIDIA CNP_802P_PRIO; DSCP 48)
 //	transports.rocev2.mtu         1024 (allowed: the IB path MTUs 256, 512, 1024, 2048, 4096)
-//	transports.rocev2.cc          none
+//	transports.rocev2.cc          none (or dcqcn)
+//	transports.rocev2.dcqcn.mode  paper: g 1/256, alpha_init 1, alpha_period 55us,
+//	                              rate_timer 55us, byte_counter 10MB, f 5, rai 40Mbps,
+//	                              rhai 200Mbps (hyper linear: i x rhai), min_rate 1Mbps,
+//	                              decrease_period 0 (cut on every CNP), cnp_interval 50us,
+//	                              alpha_on_cnp true (SIGCOMM'15; rhai from the authors' ns-3)
+//	                              nvidia: g 5/1024, alpha_period 1us, rate_timer 300us,
+//	                              byte_counter 0 (timer only), f 1, rai 5Mbps, rhai 50Mbps
+//	                              (hyper constant), min_rate 1Mbps, decrease_period 4us,
+//	                              cnp_interval 4us, alpha_on_cnp false (ConnectX firmware)
+//	                              Every field may be set on its own over the mode's defaults.
 //	transports.rocev2.recovery    go-back-n
 //	transports.rocev2.retransmit_timeout  1.048576ms = 4.096us x 2^8, the IB local ACK
 //	                              timeout with QP timeout attribute 8 (physics-references 4.1)
@@ -92,9 +105,8 @@
 // A fault names an existing link and sets exactly one of state, loss and drop_every.
 //
 // Features of later issues are parsed and then rejected at their position as "not supported
-// yet", never silently ignored: switch.ecn.enabled: true, the
-// rocev1 and iwarp transports and their transports blocks, cc: dcqcn, recovery: go-back-0,
-// and poisson traffic.
+// yet", never silently ignored: the rocev1 and iwarp transports and their transports
+// blocks, recovery: go-back-0, and poisson traffic.
 //
 // # Library
 //

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"github.com/fabricsim/fabricsim/ecn"
 	"os"
 	"strings"
 	"testing"
@@ -106,9 +107,11 @@ func TestDefaults(t *testing.T) {
 			ResponseTime: DurationOrAuto{Auto: true}, Quanta: 0xFFFF, DeadlockDetection: sim.Millisecond},
 		ECN: ECNConfig{Kmin: 5000, Kmax: 200_000, Pmax: 0.01},
 	}, sc.Switch)
-	require.Equal(t, HostConfig{Priority: 3, TTL: 64}, sc.Hosts)
+	require.Equal(t, HostConfig{Priority: 3, TTL: 64, CNPPriority: 6}, sc.Hosts)
 	require.Equal(t, RoCEConfig{MTU: 1024, CC: "none", Recovery: "go-back-n",
-		RetransmitTimeout: 1_048_576 * sim.Nanosecond, RetryLimit: 7, AckInterval: 16}, sc.Transports.RoCEv2)
+		RetransmitTimeout: 1_048_576 * sim.Nanosecond, RetryLimit: 7, AckInterval: 16,
+		DCQCN: ecn.PaperParams(), DCQCNMode: "paper"}, sc.Transports.RoCEv2)
+	require.Equal(t, sc.Stop/500, sc.SampleInterval)
 	require.Equal(t, Topology{Preset: "star", Params: PresetParams{Hosts: 4,
 		Link: LinkSpec{Rate: 100 * sim.Gbps, Delay: sim.Microsecond}}}, sc.Topology)
 	require.Len(t, sc.Traffic, 1)
@@ -426,13 +429,11 @@ func TestNotSupportedYet(t *testing.T) {
 		sets      []string
 		path, msg string
 	}{
-		{"ecn", []string{"switch.ecn.enabled=true"}, "switch.ecn.enabled", "ECN marking is not supported yet"},
 		{"rocev1 flow", []string{"traffic.0.flow.transport=rocev1"}, "traffic.0.flow.transport", "RoCE v1 is not supported yet"},
 		{"iwarp flow", []string{"traffic.0.flow.transport=iwarp"}, "traffic.0.flow.transport", "iWARP is not supported yet"},
 		{"iwarp variant", []string{"variants=[{name: x, transport: iwarp}]"}, "variants.0.transport", "iWARP is not supported yet"},
 		{"rocev1 block", []string{"transports.rocev1={mtu: 1024}"}, "transports.rocev1", "RoCE v1 is not supported yet; remove transports.rocev1"},
 		{"iwarp block", []string{"transports.iwarp={min_rto: 1ms}"}, "transports.iwarp", "iWARP is not supported yet"},
-		{"dcqcn", []string{"transports.rocev2.cc=dcqcn"}, "transports.rocev2.cc", "DCQCN is not supported yet"},
 		{"go-back-0", []string{"transports.rocev2.recovery=go-back-0"}, "transports.rocev2.recovery", "go-back-0 recovery is not supported yet"},
 		{"poisson", []string{"traffic.0={poisson: {hosts: all, load: 0.5, workload: websearch, count: 10, transport: rocev2}}"}, "traffic.0.poisson", "poisson traffic is not supported yet"},
 	}

@@ -16,6 +16,7 @@ type rawFile struct {
 	Description string         `yaml:"description"`
 	Seed        *uint64        `yaml:"seed"`
 	Stop        *Duration      `yaml:"stop"`
+	Sample      *Duration      `yaml:"sample_interval"`
 	Topology    *rawTopology   `yaml:"topology"`
 	Switch      *rawSwitch     `yaml:"switch"`
 	Hosts       *rawHosts      `yaml:"hosts"`
@@ -113,8 +114,9 @@ type rawECN struct {
 }
 
 type rawHosts struct {
-	Priority *int `yaml:"priority"`
-	TTL      *int `yaml:"ttl"`
+	Priority    *int `yaml:"priority"`
+	TTL         *int `yaml:"ttl"`
+	CNPPriority *int `yaml:"cnp_priority"`
 }
 
 type rawTransports struct {
@@ -130,6 +132,24 @@ type rawRoCE struct {
 	RetransmitTimeout *Duration `yaml:"retransmit_timeout"`
 	RetryLimit        *int      `yaml:"retry_limit"`
 	AckInterval       *int      `yaml:"ack_interval"`
+	DCQCN             *rawDCQCN `yaml:"dcqcn"`
+}
+
+type rawDCQCN struct {
+	Mode           *string   `yaml:"mode"`
+	G              *float64  `yaml:"g"`
+	AlphaInit      *float64  `yaml:"alpha_init"`
+	AlphaPeriod    *Duration `yaml:"alpha_period"`
+	RateTimer      *Duration `yaml:"rate_timer"`
+	ByteCounter    *Size     `yaml:"byte_counter"`
+	F              *int      `yaml:"f"`
+	RAI            *Rate     `yaml:"rai"`
+	RHAI           *Rate     `yaml:"rhai"`
+	Hyper          *string   `yaml:"hyper"`
+	MinRate        *Rate     `yaml:"min_rate"`
+	DecreasePeriod *Duration `yaml:"decrease_period"`
+	CNPInterval    *Duration `yaml:"cnp_interval"`
+	AlphaOnCNP     *bool     `yaml:"alpha_on_cnp"`
 }
 
 type rawIWARP struct {
@@ -204,7 +224,7 @@ var rawTypes = func() map[string]reflect.Type {
 	for _, v := range []any{
 		rawFile{}, rawVariant{}, rawTopology{}, rawParams{}, rawLinkSpec{}, rawNode{},
 		rawLink{}, rawRoute{}, rawSwitch{}, rawPFC{}, rawECN{}, rawHosts{}, rawTransports{},
-		rawRoCE{}, rawIWARP{}, rawTraffic{}, rawFlow{}, rawIncast{}, rawPermutation{},
+		rawRoCE{}, rawDCQCN{}, rawIWARP{}, rawTraffic{}, rawFlow{}, rawIncast{}, rawPermutation{},
 		rawPoisson{}, rawFault{},
 	} {
 		t := reflect.TypeOf(v)

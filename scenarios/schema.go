@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"github.com/fabricsim/fabricsim/ecn"
 	"net/netip"
 
 	"github.com/fabricsim/fabricsim/sim"
@@ -20,6 +21,9 @@ type Scenario struct {
 	Description string   // may be empty
 	Seed        uint64   // default 1
 	Stop        sim.Time // simulated-time limit, default 100ms
+	// SampleInterval is the period of the time series (flow rates, queue depths) written
+	// with --out; default stop/500.
+	SampleInterval sim.Time
 
 	Variant   string // the variant's name; "default" when the file has no variants
 	Transport string // the variant's transport; "" when it names none
@@ -146,6 +150,9 @@ type ECNConfig struct {
 type HostConfig struct {
 	Priority int // traffic class of RDMA data unless a flow says otherwise; 0..7, default 3
 	TTL      int // initial IP TTL; 1..255, default 64
+	// CNPPriority is the traffic class of the CNPs a host sends; default 6 (NVIDIA's
+	// CNP_802P_PRIO; CNP_DSCP 48).
+	CNPPriority int
 }
 
 // Transports holds the settings of each transport.
@@ -157,12 +164,14 @@ type Transports struct {
 
 // RoCEConfig configures a RoCE (v1 or v2) reliable-connection endpoint.
 type RoCEConfig struct {
-	MTU               int      // path MTU: 256, 512, 1024 (default), 2048 or 4096
-	CC                string   // congestion control: none (default); dcqcn not supported yet
-	Recovery          string   // go-back-n (default); go-back-0 not supported yet
-	RetransmitTimeout sim.Time // default 1.048576ms = 4.096us x 2^8 (IB local ACK timeout 8)
-	RetryLimit        int      // 0..7 (IB retry_cnt is 3 bits), default 7
-	AckInterval       int      // packets per coalesced ACK, default 16; a message's last packet is always ACKed
+	MTU               int        // path MTU: 256, 512, 1024 (default), 2048 or 4096
+	CC                string     // congestion control: none (default); dcqcn not supported yet
+	Recovery          string     // go-back-n (default); go-back-0 not supported yet
+	RetransmitTimeout sim.Time   // default 1.048576ms = 4.096us x 2^8 (IB local ACK timeout 8)
+	RetryLimit        int        // 0..7 (IB retry_cnt is 3 bits), default 7
+	AckInterval       int        // packets per coalesced ACK, default 16; a message's last packet is always ACKed
+	DCQCN             ecn.Params // the DCQCN reaction and notification points, when CC is dcqcn
+	DCQCNMode         string     // paper (default) or nvidia: the defaults DCQCN starts from
 }
 
 // IWARPConfig configures an iWARP (TCP) endpoint. iWARP is not supported yet.

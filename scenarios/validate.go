@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"github.com/fabricsim/fabricsim/ecn"
 	"math"
 	"net/netip"
 	"reflect"
@@ -22,6 +23,7 @@ const (
 	defaultBufferAlpha = 1.0
 	defaultPriority    = 3
 	defaultTTL         = 64
+	defaultCNPPriority = 6 // NVIDIA CNP_802P_PRIO
 	defaultRoCEMTU     = 1024
 	// defaultRTO is the IB local ACK timeout 4.096us x 2^8 (QP timeout attribute 8).
 	defaultRTO         = 4096 * sim.Nanosecond << 8
@@ -42,6 +44,8 @@ var (
 	transportNames = []string{"rocev2", "rocev1", "iwarp"}
 	schedulerNames = []string{"strict", "dwrr"}
 	ccNames        = []string{"none", "dcqcn"}
+	dcqcnModes     = []string{"paper", "nvidia"}
+	hyperNames     = []string{"linear", "constant"}
 	recoveryNames  = []string{"go-back-n", "go-back-0"}
 	iwarpCCNames   = []string{"newreno"}
 	routingNames   = []string{"l3", "l2"}
@@ -76,6 +80,7 @@ func defaultRoCE() RoCEConfig {
 	return RoCEConfig{
 		MTU: defaultRoCEMTU, CC: "none", Recovery: "go-back-n",
 		RetransmitTimeout: defaultRTO, RetryLimit: defaultRetryLimit, AckInterval: defaultAckInterval,
+		DCQCN: ecn.PaperParams(), DCQCNMode: "paper",
 	}
 }
 
@@ -169,8 +174,15 @@ func (r *resolver) scenario(raw *rawFile) *Scenario {
 			r.errf("stop", "stop must be > 0, e.g. stop: 10ms")
 		}
 	}
+	sc.SampleInterval = max(sc.Stop/500, sim.Nanosecond)
+	if raw.Sample != nil {
+		sc.SampleInterval = sim.Time(*raw.Sample)
+		if sc.SampleInterval <= 0 {
+			r.errf("sample_interval", "sample_interval must be > 0, e.g. sample_interval: 10us")
+		}
+	}
 	sc.Switch = r.switchConfig(defaultSwitch(), raw.Switch, "switch")
-	sc.Hosts = r.hostConfig(HostConfig{Priority: defaultPriority, TTL: defaultTTL}, raw.Hosts, "hosts")
+	sc.Hosts = r.hostConfig(HostConfig{Priority: defaultPriority, TTL: defaultTTL, CNPPriority: defaultCNPPriority}, raw.Hosts, "hosts")
 	sc.Transports = r.transports(raw.Transports)
 	r.topology(raw.Topology)
 	if v := r.variant; v.index >= 0 && v.transport != "" {
@@ -296,9 +308,6 @@ func (r *resolver) pfc(c *PFCConfig, raw *rawPFC, path string) {
 func (r *resolver) ecn(c *ECNConfig, raw *rawECN, path string) {
 	if raw.Enabled != nil {
 		c.Enabled = *raw.Enabled
-		if c.Enabled {
-			r.errf(path+".enabled", "ECN marking is not supported yet; set %s.enabled: false", path)
-		}
 	}
 	if raw.Kmin != nil {
 		c.Kmin = int64(*raw.Kmin)
@@ -338,6 +347,10 @@ func (r *resolver) hostConfig(base HostConfig, raw *rawHosts, path string) HostC
 		if c.TTL < 1 || c.TTL > 255 {
 			r.errf(path+".ttl", "ttl is 1..255, got %d", c.TTL)
 		}
+	}
+	if raw.CNPPriority != nil {
+		c.CNPPriority = *raw.CNPPriority
+		r.priority(path+".cnp_priority", c.CNPPriority)
 	}
 	return c
 }
@@ -381,9 +394,10 @@ func (r *resolver) roce(c *RoCEConfig, raw *rawRoCE, path string) {
 	}
 	if raw.CC != nil {
 		c.CC = *raw.CC
-		if r.oneOf(path+".cc", "congestion control", c.CC, ccNames) && c.CC == "dcqcn" {
-			r.errf(path+".cc", "DCQCN is not supported yet; use cc: none")
-		}
+		r.oneOf(path+".cc", "congestion control", c.CC, ccNames)
+	}
+	if raw.DCQCN != nil {
+		r.dcqcn(c, raw.DCQCN, path+".dcqcn")
 	}
 	if raw.Recovery != nil {
 		c.Recovery = *raw.Recovery
@@ -408,6 +422,72 @@ func (r *resolver) roce(c *RoCEConfig, raw *rawRoCE, path string) {
 		if c.AckInterval < 1 || c.AckInterval > 1<<16 {
 			r.errf(path+".ack_interval", "ack_interval is the number of packets per ACK, 1..65536; got %d", c.AckInterval)
 		}
+	}
+}
+
+// dcqcn resolves a dcqcn block: the mode's defaults, then each field given.
+func (r *resolver) dcqcn(c *RoCEConfig, raw *rawDCQCN, path string) {
+	if raw.Mode != nil {
+		c.DCQCNMode = *raw.Mode
+		if r.oneOf(path+".mode", "DCQCN mode", c.DCQCNMode, dcqcnModes) && c.DCQCNMode == "nvidia" {
+			c.DCQCN = ecn.NVIDIAParams()
+		} else {
+			c.DCQCN = ecn.PaperParams()
+		}
+	}
+	p := &c.DCQCN
+	if raw.G != nil {
+		p.G = *raw.G
+		if p.G <= 0 || p.G > 1 {
+			r.errf(path+".g", "g is the alpha gain, in (0,1], e.g. 0.00390625 (1/256); got %g", p.G)
+		}
+	}
+	if raw.AlphaInit != nil {
+		p.AlphaInit = *raw.AlphaInit
+		r.probability(path+".alpha_init", "alpha_init", p.AlphaInit)
+	}
+	for _, d := range []struct {
+		name string
+		raw  *Duration
+		dst  *sim.Time
+		zero bool // 0 allowed
+	}{
+		{"alpha_period", raw.AlphaPeriod, &p.AlphaPeriod, false},
+		{"rate_timer", raw.RateTimer, &p.RateTimer, false},
+		{"decrease_period", raw.DecreasePeriod, &p.DecreasePeriod, true},
+		{"cnp_interval", raw.CNPInterval, &p.CNPInterval, true},
+	} {
+		if d.raw == nil {
+			continue
+		}
+		*d.dst = sim.Time(*d.raw)
+		if *d.dst < 0 || (*d.dst == 0 && !d.zero) {
+			r.errf(path+"."+d.name, "%s must be > 0, e.g. 55us", d.name)
+		}
+	}
+	if raw.ByteCounter != nil {
+		p.ByteCounter = int64(*raw.ByteCounter) // 0 turns the byte counter off
+	}
+	if raw.F != nil {
+		p.F = *raw.F
+		if p.F < 0 {
+			r.errf(path+".f", "f (fast-recovery stages) is >= 0, got %d", p.F)
+		}
+	}
+	for _, rt := range []struct {
+		name string
+		raw  *Rate
+		dst  *sim.Rate
+	}{{"rai", raw.RAI, &p.RAI}, {"rhai", raw.RHAI, &p.RHAI}, {"min_rate", raw.MinRate, &p.MinRate}} {
+		if rt.raw != nil {
+			*rt.dst = sim.Rate(*rt.raw)
+		}
+	}
+	if raw.Hyper != nil && r.oneOf(path+".hyper", "hyper increase", *raw.Hyper, hyperNames) {
+		p.HyperLinear = *raw.Hyper == "linear"
+	}
+	if raw.AlphaOnCNP != nil {
+		p.AlphaOnCNP = *raw.AlphaOnCNP
 	}
 }
 

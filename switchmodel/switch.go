@@ -6,6 +6,9 @@
 package switchmodel
 
 import (
+	"math/rand/v2"
+
+	"github.com/fabricsim/fabricsim/ecn"
 	"github.com/fabricsim/fabricsim/pfc"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
@@ -56,6 +59,10 @@ type Config struct {
 	Latency sim.Time
 	// PFC is the priority flow control configuration; zero means off.
 	PFC PFCConfig
+	// ECN, when not nil, marks ECN-capable frames CE on egress by this curve, drawing from
+	// Rand, the switch's own random stream.
+	ECN  *ecn.Marker
+	Rand *rand.Rand
 }
 
 // PFCConfig configures priority flow control on a switch.
@@ -102,6 +109,8 @@ type Switch struct {
 	// Drops counts discarded packets by reason; Forwarded the packets put on an egress queue.
 	Drops     [NumDropReasons]int64
 	Forwarded int64
+	// Marked counts the frames marked CE.
+	Marked int64
 	// delayed counts packets waiting out the forwarding latency, by kind.
 	delayed [topology.NumKinds]int64
 	// lossless caches cfg.PFC.Lossless.
@@ -340,6 +349,13 @@ func (pt *Port) dequeue(now sim.Time, qi int) *topology.Packet {
 	pt.Served[qi]++
 	size := int64(p.Frame)
 	sw.BufferUsed -= size
+	if sw.cfg.ECN != nil && (p.ECN == topology.ECNECT0 || p.ECN == topology.ECNECT1) &&
+		sw.cfg.ECN.Mark(pt.Queues[qi].Bytes, sw.cfg.Rand.Float64) {
+		// Commodity switches mark on egress, at dequeue, on the queue the frame leaves behind
+		// (physics references 3.1): the mark then carries no queueing delay of its own.
+		p.ECN = topology.ECNCE
+		sw.Marked++
+	}
 	if sw.lossless[qi] {
 		in := sw.Ports[p.InPort]
 		if in.Ingress[qi].Release(size) == pfc.Resume {
@@ -487,3 +503,6 @@ func (sw *Switch) Latency() sim.Time { return sw.cfg.Latency }
 // InTransit is the number of packets of kind k inside the switch but in no queue: waiting
 // out the forwarding latency.
 func (sw *Switch) InTransit(k topology.Kind) int64 { return sw.delayed[k] }
+
+// MarksECN reports whether the switch marks ECN.
+func (sw *Switch) MarksECN() bool { return sw.cfg.ECN != nil }

@@ -54,6 +54,7 @@ const (
 // ECN codepoints of the IP header (RFC 3168).
 const (
 	ECNNotECT = 0
+	ECNECT1   = 1
 	ECNECT0   = 2
 	ECNCE     = 3
 )

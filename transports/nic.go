@@ -60,6 +60,8 @@ func (n *NIC) Receive(now sim.Time, p *topology.Packet, _ int) {
 		n.reg.receivers[p.Flow].onData(now, p)
 	case topology.KindAck, topology.KindNak:
 		n.reg.senders[p.Flow].onAck(now, p)
+	case topology.KindCNP:
+		n.reg.senders[p.Flow].onCNP(now)
 	case topology.KindPause:
 		for c := 0; c < len(p.PauseQuanta); c++ {
 			if p.PauseEnable&(1<<c) != 0 {

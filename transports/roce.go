@@ -3,6 +3,7 @@ package transports
 import (
 	"fmt"
 
+	"github.com/fabricsim/fabricsim/ecn"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
 )
@@ -21,6 +22,11 @@ type RoCEConfig struct {
 	// AckInterval is how many in-order packets the responder takes per coalesced ACK; the last
 	// packet of a message is always acknowledged at once.
 	AckInterval int
+	// DCQCN, when not nil, runs DCQCN congestion control with these parameters: the
+	// responder is its notification point, the requester its reaction point.
+	DCQCN *ecn.Params
+	// CNPPriority is the traffic class of the CNPs the responder sends.
+	CNPPriority uint8
 }
 
 // qpBase is the first queue-pair number handed out; QPNs 0 and 1 are special in IBA.
@@ -55,7 +61,7 @@ func (q *qp) frame(p *topology.Packet, from, to *NIC, hash uint32) {
 	p.SrcIP, p.DstIP = from.IP, to.IP
 	// IP transports carry the priority in DSCP: class selector CSn = n << 3 (RFC 2474).
 	p.DSCP = q.flow.Priority << 3
-	p.ECN = topology.ECNECT0
+	p.ECN = topology.ECNNotECT // control frames are not ECN-capable; data sets ECT(0)
 	p.TTL = from.TTL
 	p.Protocol = topology.IPProtoUDP
 	p.SrcPort, p.DstPort = q.sport, topology.UDPPortRoCEv2
@@ -81,6 +87,13 @@ type RoCESender struct {
 	timerAt     sim.Time // time of the pending timer event, Never if none
 	timeouts    int      // consecutive timeouts without progress
 	over        bool
+
+	// DCQCN reaction point, nil without congestion control, with its timers: the rate
+	// increase timer (lazy, like the retransmit timer) and a deferred rate cut.
+	cc         *ecn.ReactionPoint
+	ccDeadline sim.Time
+	ccTimerAt  sim.Time
+	cutAt      sim.Time
 }
 
 // RoCEReceiver is the responder side: it accepts packets in PSN order, acknowledges them in
@@ -92,12 +105,15 @@ type RoCEReceiver struct {
 	sinceAck int
 	nakSent  bool // a NAK for the current gap is out (IBA C9-114: one NAK per gap)
 	dupAcked bool
-	lastDup  uint32 // PSN of the latest duplicate; one at or below it starts a new burst
+	lastDup  uint32                 // PSN of the latest duplicate; one at or below it starts a new burst
+	np       *ecn.NotificationPoint // DCQCN, nil without congestion control
 }
 
 const (
 	opStart = iota
 	opTimer
+	opCCTimer // DCQCN rate-increase timer
+	opCCCut   // DCQCN deferred rate cut
 )
 
 // StartRoCE creates the queue pair of flow i between NICs src and dst and schedules its start.
@@ -114,9 +130,14 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 		npkts: npkts, mtu: int32(cfg.MTU), cfg: cfg}
 	q.hash = topology.FlowHash(src.IP, dst.IP, topology.IPProtoUDP, q.sport, topology.UDPPortRoCEv2)
 	q.ackHash = topology.FlowHash(dst.IP, src.IP, topology.IPProtoUDP, q.sport, topology.UDPPortRoCEv2)
-	s := &RoCESender{qp: q, nic: src, deadline: sim.Never, timerAt: sim.Never}
+	s := &RoCESender{qp: q, nic: src, deadline: sim.Never, timerAt: sim.Never, ccDeadline: sim.Never, ccTimerAt: sim.Never, cutAt: sim.Never}
+	rcv := &RoCEReceiver{qp: q, nic: dst}
+	if cfg.DCQCN != nil {
+		s.cc = ecn.NewReactionPoint(*cfg.DCQCN, src.Wire.Params.Rate)
+		rcv.np = &ecn.NotificationPoint{Interval: cfg.DCQCN.CNPInterval}
+	}
 	r.senders[i] = s
-	r.receivers[i] = &RoCEReceiver{qp: q, nic: dst}
+	r.receivers[i] = rcv
 	r.eng.At(f.Start, s, opStart, nil)
 }
 
@@ -138,7 +159,59 @@ func (s *RoCESender) Handle(now sim.Time, op int, _ any) {
 			return
 		}
 		s.timeout(now)
+	case opCCTimer:
+		s.ccTimerAt = sim.Never
+		if s.ccDeadline == sim.Never {
+			return
+		}
+		if now < s.ccDeadline {
+			s.armCC(s.ccDeadline)
+			return
+		}
+		s.ccDeadline = sim.Never
+		if s.cc.RateTimer(now) {
+			s.ccDeadline = now + s.cc.P.RateTimer
+			s.armCC(s.ccDeadline)
+		}
+	case opCCCut:
+		if now == s.cutAt {
+			s.cutAt = sim.Never
+			s.cc.Cut(now)
+		}
 	}
+}
+
+// armCC makes sure a rate-timer event is pending no later than t.
+func (s *RoCESender) armCC(t sim.Time) {
+	if s.ccTimerAt <= t {
+		return
+	}
+	s.ccTimerAt = t
+	s.reg.eng.At(t, s, opCCTimer, nil)
+}
+
+// onCNP is the reaction point's congestion notification: cut the rate (now, or at the end of
+// the decrease period) and restart the rate-increase timer.
+func (s *RoCESender) onCNP(now sim.Time) {
+	if s.cc == nil || s.over {
+		return
+	}
+	if at := s.cc.CNP(now); at > 0 && at != s.cutAt {
+		s.cutAt = at
+		s.reg.eng.At(at, s, opCCCut, nil)
+	}
+	s.ccDeadline = now + s.cc.P.RateTimer
+	s.armCC(s.ccDeadline)
+}
+
+// Rate is the flow's sending rate limit now: DCQCN's current rate, its own pacing rate, or
+// 0 for line rate.
+func (s *RoCESender) Rate() sim.Rate {
+	r := s.flow.Rate
+	if s.cc != nil && s.cc.Rate() < sim.Rate(s.cc.Line) && (r == 0 || s.cc.Rate() < r) {
+		r = s.cc.Rate()
+	}
+	return r
 }
 
 func (s *RoCESender) hasData() bool { return !s.over && s.sndNxt < s.npkts }
@@ -168,6 +241,7 @@ func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 		p.DMALen = uint32(min(s.flow.Size, 1<<32-1))
 	}
 	p.AckReq = last
+	p.ECN = topology.ECNECT0 // RoCE v2 data is ECN-capable (DCQCN's marks ride on it)
 	p.SentAt = now
 	p.Seal()
 	if psn < s.maxSent {
@@ -175,8 +249,11 @@ func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 	}
 	s.sndNxt++
 	s.maxSent = max(s.maxSent, s.sndNxt)
-	if s.flow.Rate > 0 {
-		s.nextAllowed = now + s.flow.Rate.TxTime(p.WireBytes())
+	if s.cc != nil {
+		s.cc.Sent(int64(p.Frame))
+	}
+	if r := s.Rate(); r > 0 {
+		s.nextAllowed = now + r.TxTime(p.WireBytes())
 	}
 	if s.deadline == sim.Never {
 		s.deadline = now + s.cfg.RetransmitTimeout
@@ -249,6 +326,9 @@ func (s *RoCESender) timeout(now sim.Time) {
 }
 
 func (r *RoCEReceiver) onData(now sim.Time, p *topology.Packet) {
+	if r.np != nil && p.ECN == topology.ECNCE && r.np.Marked(now) {
+		r.cnp(now)
+	}
 	switch {
 	case p.PSN == r.ePSN:
 		r.ePSN++
@@ -300,4 +380,33 @@ func (r *RoCEReceiver) ack(now sim.Time, syndrome uint8, psn uint32) {
 	p.Seal()
 	r.sinceAck = 0
 	r.nic.sendControl(now, p)
+}
+
+// cnp sends a congestion notification to the requester: a RoCE v2 packet with BTH opcode
+// 0x81 and 16 reserved bytes, at the CNP priority (IBA annex A17).
+func (r *RoCEReceiver) cnp(now sim.Time) {
+	p := r.reg.pool.Get(topology.KindCNP)
+	r.frame(p, r.dst, r.src, r.ackHash)
+	p.Opcode = topology.OpCNP
+	p.Priority = r.cfg.CNPPriority
+	p.DSCP = r.cfg.CNPPriority << 3
+	p.SentAt = now
+	p.Seal()
+	r.nic.sendControl(now, p)
+}
+
+// CNPs is the number of CNPs flow i's responder has sent.
+func (reg *Registry) CNPs(i int32) int64 {
+	if np := reg.receivers[i].np; np != nil {
+		return np.CNPs
+	}
+	return 0
+}
+
+// RateOf is flow i's sending rate limit now (0: line rate).
+func (reg *Registry) RateOf(i int32) sim.Rate {
+	if s := reg.senders[i]; s != nil {
+		return s.Rate()
+	}
+	return 0
 }

@@ -1,0 +1,62 @@
+// Package ecn is ECN marking and DCQCN (Zhu et al., "Congestion Control for Large-Scale RDMA
+// Deployments", SIGCOMM 2015) as pure state machines: the switch's RED-style marking curve
+// (the congestion point), the receiver's CNP generation (the notification point) and the
+// sender's rate limiter (the reaction point). Nothing here schedules events: the switch and
+// the NIC call in with the time and act on what comes back.
+package ecn
+
+import "github.com/fabricsim/fabricsim/sim"
+
+// Marker is the congestion point: RED-style marking of ECN-capable packets on an egress
+// queue, on the instantaneous queue length q (physics references 3.1): no mark at or below
+// Kmin, probability rising linearly to Pmax at Kmax, always above Kmax.
+type Marker struct {
+	Kmin, Kmax int64 // bytes
+	Pmax       float64
+}
+
+// Probability is the marking probability at queue length q bytes.
+func (m Marker) Probability(q int64) float64 {
+	switch {
+	case q <= m.Kmin:
+		return 0
+	case q > m.Kmax:
+		return 1
+	case m.Kmax == m.Kmin:
+		return m.Pmax
+	}
+	return float64(q-m.Kmin) / float64(m.Kmax-m.Kmin) * m.Pmax
+}
+
+// Mark decides for one packet at queue length q. draw is called for a uniform number in
+// [0,1) only when the outcome is random, so a quiet queue consumes no random numbers.
+func (m Marker) Mark(q int64, draw func() float64) bool {
+	switch {
+	case q <= m.Kmin:
+		return false
+	case q > m.Kmax:
+		return true
+	}
+	return draw() < m.Probability(q)
+}
+
+// NotificationPoint is the receiver side of DCQCN for one flow: on a CE-marked packet it
+// asks for a CNP at once, unless it sent one less than Interval ago (at most one CNP per
+// Interval per flow).
+type NotificationPoint struct {
+	Interval sim.Time
+	last     sim.Time
+	sent     bool
+	// CNPs counts the CNPs asked for.
+	CNPs int64
+}
+
+// Marked reports whether a CE-marked packet arriving at now should trigger a CNP.
+func (np *NotificationPoint) Marked(now sim.Time) bool {
+	if np.sent && now-np.last < np.Interval {
+		return false
+	}
+	np.sent, np.last = true, now
+	np.CNPs++
+	return true
+}
