@@ -224,7 +224,7 @@ func TestWriteTableFormats(t *testing.T) {
 				}
 				if tc.rows > 0 {
 					require.Equal(t, []string{"RoCEv2 lossy", "rocev2", "1/3", "500.00", "500.00",
-						"500.00", "40.00", "17", "5", "0", "0.00", "0", "0"}, recs[2])
+						"500.00", "40.00", "17", "5", "0", "0.00", "0", "0", "0"}, recs[2])
 				}
 			case FormatTable:
 				var rows int
@@ -402,6 +402,6 @@ func ExampleWriteTable() {
 	Summarize(&v)
 	_ = WriteTable(os.Stdout, &Document{Variants: []Variant{v}}, FormatCSV)
 	// Output:
-	// variant,transport,flows,fct_p50_us,fct_p99_us,fct_max_us,goodput_gbps,drops,retx_pkts,pause_frames,paused_us,ecn_marks,deadlocks
-	// RoCEv2 + PFC,rocev2,1/1,100.00,100.00,100.00,1.00,0,0,3,2.50,0,0
+	// variant,transport,flows,fct_p50_us,fct_p99_us,fct_max_us,goodput_gbps,drops,retx_pkts,pause_frames,paused_us,ecn_marks,cnps,deadlocks
+	// RoCEv2 + PFC,rocev2,1/1,100.00,100.00,100.00,1.00,0,0,3,2.50,0,0,0
 }

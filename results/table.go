@@ -22,14 +22,14 @@ const (
 // summaryHeader is the comparison table's header; units are in the names.
 var summaryHeader = []string{
 	"variant", "transport", "flows", "fct_p50_us", "fct_p99_us", "fct_max_us", "goodput_gbps",
-	"drops", "retx_pkts", "pause_frames", "paused_us", "ecn_marks", "deadlocks",
+	"drops", "retx_pkts", "pause_frames", "paused_us", "ecn_marks", "cnps", "deadlocks",
 }
 
 // summaryAlign aligns text left and numbers right.
 var summaryAlign = []tw.Align{
 	tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight,
 	tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight,
-	tw.AlignRight,
+	tw.AlignRight, tw.AlignRight,
 }
 
 // summaryRow is v's row of the comparison table: times and rates with two decimals, counts
@@ -48,6 +48,7 @@ func summaryRow(v *Variant) []string {
 		integer(v.PFC.PauseFrames),
 		fixed(v.PFC.PausedTimeUS),
 		integer(v.ECN.MarkedPackets),
+		integer(v.ECN.CNPs),
 		strconv.Itoa(len(v.Deadlocks)),
 	}
 }

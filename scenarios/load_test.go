@@ -640,7 +640,8 @@ func TestBundled(t *testing.T) {
 	// A variant's set reaches its resolved scenario, and only that one.
 	for i := range f.Variants() {
 		sc := f.Scenario(i)
-		require.Equal(t, sc.Variant == "RoCEv2 + PFC", sc.Switch.PFC.Enabled, sc.Variant)
+		require.Equal(t, strings.Contains(sc.Variant, "+ PFC"), sc.Switch.PFC.Enabled, sc.Variant)
+		require.Equal(t, strings.Contains(sc.Variant, "DCQCN"), sc.Transports.RoCEv2.CC == "dcqcn", sc.Variant)
 		want := int64(1_000_000)
 		if sc.Variant == "RoCEv2 lossy 32MB" {
 			want = 32_000_000
