@@ -10,10 +10,33 @@ import (
 	"github.com/fabricsim/fabricsim/topology"
 )
 
-// maxFrameWire is the largest frame any transport of the scenario puts on the wire, preamble
-// and IFG included: a RoCE v2 WRITE first packet (it carries the RETH) of a full MTU.
+// maxFrameWire is the largest frame any transport the scenario's traffic uses puts on the
+// wire, preamble and IFG included: a RoCE WRITE first packet (it carries the RETH) of a full
+// MTU.
 func (f *fabric) maxFrameWire() int64 {
-	return roceV2WireBytes(int64(f.sc.Transports.RoCEv2.MTU), true)
+	var frame int64
+	for _, t := range f.sc.Traffic {
+		switch transport := trafficTransport(t); transport {
+		case "rocev1":
+			frame = max(frame, roceWireBytes(1, int64(f.sc.Transports.RoCEv1.MTU), true))
+		default:
+			frame = max(frame, roceWireBytes(2, int64(f.sc.Transports.RoCEv2.MTU), true))
+		}
+	}
+	return frame
+}
+
+// trafficTransport is the transport of a traffic item.
+func trafficTransport(t scenarios.Traffic) string {
+	switch {
+	case t.Flow != nil:
+		return t.Flow.Transport
+	case t.Incast != nil:
+		return t.Incast.Transport
+	case t.Permutation != nil:
+		return t.Permutation.Transport
+	}
+	return ""
 }
 
 // responseTime is how long a port of rate r takes to stop after a PAUSE arrives.

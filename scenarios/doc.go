@@ -75,7 +75,8 @@
 //	                              (hyper constant), min_rate 1Mbps, decrease_period 4us,
 //	                              cnp_interval 4us, alpha_on_cnp false (ConnectX firmware)
 //	                              Every field may be set on its own over the mode's defaults.
-//	transports.rocev2.recovery    go-back-n
+//	transports.rocev2.recovery    go-back-n (or go-back-0: the whole message again, as old NICs did)
+//	transports.rocev1             as rocev2; cc none only (RoCE v1 has no IP header, no ECN)
 //	transports.rocev2.retransmit_timeout  1.048576ms = 4.096us x 2^8, the IB local ACK
 //	                              timeout with QP timeout attribute 8 (physics-references 4.1)
 //	transports.rocev2.retry_limit 7 (IB retry_cnt has 3 bits: 0..7)
@@ -105,8 +106,8 @@
 // A fault names an existing link and sets exactly one of state, loss and drop_every.
 //
 // Features of later issues are parsed and then rejected at their position as "not supported
-// yet", never silently ignored: the rocev1 and iwarp transports and their transports
-// blocks, recovery: go-back-0, and poisson traffic.
+// yet", never silently ignored: the iwarp transport and its transports block, and poisson
+// traffic.
 //
 // # Library
 //

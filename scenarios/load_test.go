@@ -429,12 +429,10 @@ func TestNotSupportedYet(t *testing.T) {
 		sets      []string
 		path, msg string
 	}{
-		{"rocev1 flow", []string{"traffic.0.flow.transport=rocev1"}, "traffic.0.flow.transport", "RoCE v1 is not supported yet"},
+		{"rocev1 dcqcn", []string{"transports.rocev1={cc: dcqcn}"}, "transports.rocev1.cc", "RoCE v1 frames carry no IP header"},
 		{"iwarp flow", []string{"traffic.0.flow.transport=iwarp"}, "traffic.0.flow.transport", "iWARP is not supported yet"},
 		{"iwarp variant", []string{"variants=[{name: x, transport: iwarp}]"}, "variants.0.transport", "iWARP is not supported yet"},
-		{"rocev1 block", []string{"transports.rocev1={mtu: 1024}"}, "transports.rocev1", "RoCE v1 is not supported yet; remove transports.rocev1"},
 		{"iwarp block", []string{"transports.iwarp={min_rto: 1ms}"}, "transports.iwarp", "iWARP is not supported yet"},
-		{"go-back-0", []string{"transports.rocev2.recovery=go-back-0"}, "transports.rocev2.recovery", "go-back-0 recovery is not supported yet"},
 		{"poisson", []string{"traffic.0={poisson: {hosts: all, load: 0.5, workload: websearch, count: 10, transport: rocev2}}"}, "traffic.0.poisson", "poisson traffic is not supported yet"},
 	}
 	for _, c := range cases {

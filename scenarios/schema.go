@@ -158,7 +158,7 @@ type HostConfig struct {
 // Transports holds the settings of each transport.
 type Transports struct {
 	RoCEv2 RoCEConfig
-	RoCEv1 RoCEConfig  // not supported yet; defaults as for RoCEv2
+	RoCEv1 RoCEConfig  // defaults as for RoCEv2; cc must be none (no IP header, no ECN)
 	IWARP  IWARPConfig // not supported yet
 }
 

@@ -376,8 +376,11 @@ func (r *resolver) transports(raw *rawTransports) Transports {
 	if raw.RoCEv2 != nil {
 		r.roce(&t.RoCEv2, raw.RoCEv2, "transports.rocev2")
 	}
-	if r.ix.has("transports.rocev1") {
-		r.errf("transports.rocev1", "RoCE v1 is not supported yet; remove transports.rocev1")
+	if raw.RoCEv1 != nil {
+		r.roce(&t.RoCEv1, raw.RoCEv1, "transports.rocev1")
+		if t.RoCEv1.CC == "dcqcn" {
+			r.errf("transports.rocev1.cc", "RoCE v1 frames carry no IP header, so no ECN field: DCQCN cannot run over them; use cc: none")
+		}
 	}
 	if r.ix.has("transports.iwarp") {
 		r.errf("transports.iwarp", "iWARP is not supported yet; remove transports.iwarp")
@@ -401,9 +404,7 @@ func (r *resolver) roce(c *RoCEConfig, raw *rawRoCE, path string) {
 	}
 	if raw.Recovery != nil {
 		c.Recovery = *raw.Recovery
-		if r.oneOf(path+".recovery", "recovery", c.Recovery, recoveryNames) && c.Recovery == "go-back-0" {
-			r.errf(path+".recovery", "go-back-0 recovery is not supported yet; use recovery: go-back-n")
-		}
+		r.oneOf(path+".recovery", "recovery", c.Recovery, recoveryNames)
 	}
 	if raw.RetransmitTimeout != nil {
 		c.RetransmitTimeout = sim.Time(*raw.RetransmitTimeout)
@@ -497,8 +498,6 @@ func (r *resolver) transport(path, t string) {
 		return
 	}
 	switch t {
-	case "rocev1":
-		r.errf(path, "RoCE v1 is not supported yet; use rocev2")
 	case "iwarp":
 		r.errf(path, "iWARP is not supported yet; use rocev2")
 	}

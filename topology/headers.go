@@ -12,6 +12,7 @@ const (
 	FCS            = 4  // frame check sequence
 	MinFrame       = 64 // minimum frame, destination address through FCS
 
+	GRHHeader  = 40 // IB global route header: what RoCE v1 carries instead of IP and UDP
 	IPv4Header = 20
 	UDPHeader  = 8
 	BTHHeader  = 12 // IB base transport header

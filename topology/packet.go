@@ -91,6 +91,8 @@ func (p *Packet) Seal() {
 				n += p.ibTransportBytes()
 			}
 		}
+	case EtherTypeRoCEv1:
+		n += GRHHeader + p.ibTransportBytes()
 	case EtherTypeMACControl:
 		// opcode, class-enable vector and eight timers, padded to the minimum frame
 	}

@@ -10,6 +10,13 @@ import (
 
 // RoCEConfig is the configuration of a RoCE queue pair.
 type RoCEConfig struct {
+	// Version is 2 (IB transport over IPv4/UDP, routable, ECN-capable) or 1 (IB transport
+	// with a GRH directly over Ethernet, EtherType 0x8915, priority in the 802.1Q PCP: it
+	// cannot cross a router and has no ECN field).
+	Version int
+	// GoBack0 makes loss recovery restart the whole message, as old NICs did (Guo et al.,
+	// SIGCOMM 2016), instead of going back to the lost packet (go-back-N).
+	GoBack0 bool
 	// MTU is the IB path MTU: payload bytes per packet (256, 512, 1024, 2048 or 4096).
 	MTU int
 	// RetransmitTimeout is the local ACK timeout: with packets outstanding and no ACK
@@ -55,8 +62,19 @@ type qp struct {
 	cfg      RoCEConfig
 }
 
-// frame fills the Ethernet/IPv4/UDP/BTH headers of a RoCE v2 packet from `from` to `to`.
+// frame fills the headers of a RoCE packet from `from` to `to` up to the BTH: for RoCE v2
+// Ethernet/IPv4/UDP, for RoCE v1 Ethernet with an 802.1Q tag and the GRH.
 func (q *qp) frame(p *topology.Packet, from, to *NIC, hash uint32) {
+	if q.cfg.Version == 1 {
+		p.EtherType = topology.EtherTypeRoCEv1
+		p.Tagged, p.PCP = true, q.flow.Priority // RoCE v1's priority rides in the 802.1Q PCP
+		p.DestQP = q.qpn
+		p.Priority = q.flow.Priority
+		p.Flow = q.index
+		p.Src, p.Dst = from.ID, to.ID
+		p.Hash = hash
+		return
+	}
 	p.EtherType = topology.EtherTypeIPv4
 	p.SrcIP, p.DstIP = from.IP, to.IP
 	// IP transports carry the priority in DSCP: class selector CSn = n << 3 (RFC 2474).
@@ -128,8 +146,15 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 	qpn := qpBase + uint32(i)
 	q := qp{reg: r, flow: f, index: i, qpn: qpn, sport: sourcePort(qpn), src: src, dst: dst, cross: cross,
 		npkts: npkts, mtu: int32(cfg.MTU), cfg: cfg}
-	q.hash = topology.FlowHash(src.IP, dst.IP, topology.IPProtoUDP, q.sport, topology.UDPPortRoCEv2)
-	q.ackHash = topology.FlowHash(dst.IP, src.IP, topology.IPProtoUDP, q.sport, topology.UDPPortRoCEv2)
+	if cfg.Version == 1 {
+		// No IP or UDP: an L2 switch hashes on the MAC addresses, so every queue pair
+		// between two hosts takes the same path.
+		q.hash = topology.FlowHash(topology.IPv4(src.ID), topology.IPv4(dst.ID), 0, 0, 0)
+		q.ackHash = topology.FlowHash(topology.IPv4(dst.ID), topology.IPv4(src.ID), 0, 0, 0)
+	} else {
+		q.hash = topology.FlowHash(src.IP, dst.IP, topology.IPProtoUDP, q.sport, topology.UDPPortRoCEv2)
+		q.ackHash = topology.FlowHash(dst.IP, src.IP, topology.IPProtoUDP, q.sport, topology.UDPPortRoCEv2)
+	}
 	s := &RoCESender{qp: q, nic: src, deadline: sim.Never, timerAt: sim.Never, ccDeadline: sim.Never, ccTimerAt: sim.Never, cutAt: sim.Never}
 	rcv := &RoCEReceiver{qp: q, nic: dst}
 	if cfg.DCQCN != nil {
@@ -241,7 +266,9 @@ func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 		p.DMALen = uint32(min(s.flow.Size, 1<<32-1))
 	}
 	p.AckReq = last
-	p.ECN = topology.ECNECT0 // RoCE v2 data is ECN-capable (DCQCN's marks ride on it)
+	if s.cfg.Version != 1 {
+		p.ECN = topology.ECNECT0 // RoCE v2 data is ECN-capable (DCQCN's marks ride on it)
+	}
 	p.SentAt = now
 	p.Seal()
 	if psn < s.maxSent {
@@ -273,6 +300,14 @@ func (s *RoCESender) armAt(t sim.Time) {
 
 func (s *RoCESender) onAck(now sim.Time, p *topology.Packet) {
 	if s.over {
+		return
+	}
+	if p.Syndrome == topology.SyndromeNAKSequence && s.cfg.GoBack0 {
+		// Go-back-0: the responder threw the message away; send it all again.
+		s.una, s.sndNxt = 0, 0
+		s.deadline = now + s.cfg.RetransmitTimeout
+		s.armAt(s.deadline)
+		s.nic.activate(now, s)
 		return
 	}
 	// An ACK acknowledges every PSN up to p.PSN; a sequence NAK every PSN before it.
@@ -320,6 +355,9 @@ func (s *RoCESender) timeout(now sim.Time) {
 		}
 		return
 	}
+	if s.cfg.GoBack0 {
+		s.una = 0 // the whole message again
+	}
 	s.sndNxt = s.una
 	s.deadline = sim.Never // the resend arms the timer when it leaves: a retry waiting for the link is no retry yet
 	s.nic.activate(now, s)
@@ -328,6 +366,10 @@ func (s *RoCESender) timeout(now sim.Time) {
 func (r *RoCEReceiver) onData(now sim.Time, p *topology.Packet) {
 	if r.np != nil && p.ECN == topology.ECNCE && r.np.Marked(now) {
 		r.cnp(now)
+	}
+	if r.cfg.GoBack0 && p.PSN == 0 && r.ePSN > 0 && r.ePSN < r.npkts {
+		// The requester started the message over: so does the responder.
+		r.ePSN, r.flow.Delivered, r.nakSent = 0, 0, false
 	}
 	switch {
 	case p.PSN == r.ePSN:
@@ -345,9 +387,13 @@ func (r *RoCEReceiver) onData(now sim.Time, p *topology.Packet) {
 			r.ack(now, topology.SyndromeACK, r.ePSN-1)
 		}
 	case p.PSN > r.ePSN:
-		// Out of sequence: discard, and NAK once per gap.
+		// Out of sequence: discard, and NAK once per gap. Go-back-0 discards the whole
+		// message and asks for it from the start.
 		if !r.nakSent {
 			r.nakSent = true
+			if r.cfg.GoBack0 {
+				r.ePSN, r.flow.Delivered = 0, 0
+			}
 			r.ack(now, topology.SyndromeNAKSequence, r.ePSN)
 		}
 	default:
