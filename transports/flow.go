@@ -59,8 +59,8 @@ type Registry struct {
 	eng       *sim.Engine
 	pool      *topology.Pool
 	Flows     []*Flow
-	senders   []*RoCESender
-	receivers []*RoCEReceiver
+	senders   []sender
+	receivers []receiver
 	open      int // flows not yet completed, failed or unroutable
 	// Done, when set, is called once every flow has ended.
 	Done func()
@@ -85,7 +85,7 @@ func (r *Registry) MarkUnroutable(i int32, reason string) {
 	f := r.Flows[i]
 	f.Status, f.Reason = Unroutable, reason
 	if s := r.senders[i]; s != nil {
-		s.over = true // its queue pair may be set up already: it must send nothing
+		s.stop() // its endpoints may be set up already: it must send nothing
 	}
 	r.ended()
 }
@@ -95,6 +95,57 @@ func (r *Registry) ended() {
 	if r.open == 0 && r.Done != nil {
 		r.Done()
 	}
+}
+
+// sender is a flow's sending endpoint as its NIC sees it: a RoCE requester, or a TCP sender.
+type sender interface {
+	// slot is the sender's place on its NIC's schedule.
+	slot() *schedSlot
+	// hasData reports whether it has a frame to send (now or when slot().readyAt comes).
+	hasData() bool
+	// emit builds the next frame. Precondition: hasData and readyAt <= now.
+	emit(now sim.Time) *topology.Packet
+	// onControl takes a frame of the flow's reverse direction: ACK, NAK, CNP.
+	onControl(now sim.Time, p *topology.Packet)
+	// stop makes it send nothing more.
+	stop()
+	// class is the flow's traffic class; hash its ECMP hash; rate its rate limit (0: none).
+	class() uint8
+	hash() uint32
+	rate() sim.Rate
+}
+
+// receiver is a flow's receiving endpoint.
+type receiver interface {
+	onData(now sim.Time, p *topology.Packet)
+	// cnps is the number of congestion notifications it has sent.
+	cnps() int64
+}
+
+// schedSlot is what the NIC keeps for each sender: whether it is on the schedule, and the
+// earliest time its pacing lets it send.
+type schedSlot struct {
+	on      bool
+	readyAt sim.Time
+}
+
+// Hash is the ECMP hash of flow i's data packets.
+func (r *Registry) Hash(i int32) uint32 { return r.senders[i].hash() }
+
+// CNPs is the number of CNPs flow i's receiver has sent.
+func (r *Registry) CNPs(i int32) int64 {
+	if rc := r.receivers[i]; rc != nil {
+		return rc.cnps()
+	}
+	return 0
+}
+
+// RateOf is flow i's sending rate limit now (0: line rate).
+func (r *Registry) RateOf(i int32) sim.Rate {
+	if s := r.senders[i]; s != nil {
+		return s.rate()
+	}
+	return 0
 }
 
 // Open is the number of flows that have not ended.

@@ -29,7 +29,7 @@ type NIC struct {
 	eng      *sim.Engine
 	busy     bool
 	ctrlLen  int
-	active   [8][]*RoCESender
+	active   [8][]sender
 	rr       [8]int
 	wakeAt   sim.Time
 	IP       topology.IPv4
@@ -58,10 +58,8 @@ func (n *NIC) Receive(now sim.Time, p *topology.Packet, _ int) {
 	switch p.Kind {
 	case topology.KindData:
 		n.reg.receivers[p.Flow].onData(now, p)
-	case topology.KindAck, topology.KindNak:
-		n.reg.senders[p.Flow].onAck(now, p)
-	case topology.KindCNP:
-		n.reg.senders[p.Flow].onCNP(now)
+	case topology.KindAck, topology.KindNak, topology.KindCNP:
+		n.reg.senders[p.Flow].onControl(now, p)
 	case topology.KindPause:
 		for c := 0; c < len(p.PauseQuanta); c++ {
 			if p.PauseEnable&(1<<c) != 0 {
@@ -97,10 +95,10 @@ func (n *NIC) sendControl(now sim.Time, p *topology.Packet) {
 }
 
 // activate puts a requester with data to send on the schedule.
-func (n *NIC) activate(now sim.Time, s *RoCESender) {
-	if !s.scheduled {
-		s.scheduled = true
-		n.active[s.flow.Priority] = append(n.active[s.flow.Priority], s)
+func (n *NIC) activate(now sim.Time, s sender) {
+	if sl := s.slot(); !sl.on {
+		sl.on = true
+		n.active[s.class()] = append(n.active[s.class()], s)
 	}
 	n.kick(now)
 }
@@ -144,12 +142,12 @@ func (n *NIC) nextFrame(now sim.Time) *topology.Packet {
 			s := list[i]
 			if !s.hasData() {
 				// Nothing left to send: leave the schedule until a NAK or a timeout.
-				s.scheduled = false
+				s.slot().on = false
 				list = append(list[:i], list[i+1:]...)
 				continue
 			}
-			if s.nextAllowed > now {
-				earliest = min(earliest, s.nextAllowed)
+			if at := s.slot().readyAt; at > now {
+				earliest = min(earliest, at)
 				i++
 				continue
 			}

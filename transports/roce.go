@@ -55,7 +55,7 @@ type qp struct {
 	sport    uint16
 	src, dst *NIC
 	cross    bool
-	hash     uint32 // ECMP hash of the data direction
+	dataHash uint32 // ECMP hash of the data direction
 	ackHash  uint32 // of the reverse direction
 	npkts    uint32
 	mtu      int32
@@ -95,16 +95,15 @@ func (q *qp) frame(p *topology.Packet, from, to *NIC, hash uint32) {
 // tracks PSNs and recovers losses by go-back-N.
 type RoCESender struct {
 	qp
-	nic         *NIC
-	sndNxt      uint32 // next PSN to send (PSNs count from 0 within the flow)
-	una         uint32 // oldest PSN not acknowledged
-	maxSent     uint32 // one past the highest PSN ever sent
-	nextAllowed sim.Time
-	scheduled   bool // on the NIC's schedule
-	deadline    sim.Time
-	timerAt     sim.Time // time of the pending timer event, Never if none
-	timeouts    int      // consecutive timeouts without progress
-	over        bool
+	nic      *NIC
+	sndNxt   uint32    // next PSN to send (PSNs count from 0 within the flow)
+	una      uint32    // oldest PSN not acknowledged
+	maxSent  uint32    // one past the highest PSN ever sent
+	sched    schedSlot // its place on the NIC's schedule
+	deadline sim.Time
+	timerAt  sim.Time // time of the pending timer event, Never if none
+	timeouts int      // consecutive timeouts without progress
+	over     bool
 
 	// DCQCN reaction point, nil without congestion control, with its timers: the rate
 	// increase timer (lazy, like the retransmit timer) and a deferred rate cut.
@@ -149,10 +148,10 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 	if cfg.Version == 1 {
 		// No IP or UDP: an L2 switch hashes on the MAC addresses, so every queue pair
 		// between two hosts takes the same path.
-		q.hash = topology.FlowHash(topology.IPv4(src.ID), topology.IPv4(dst.ID), 0, 0, 0)
+		q.dataHash = topology.FlowHash(topology.IPv4(src.ID), topology.IPv4(dst.ID), 0, 0, 0)
 		q.ackHash = topology.FlowHash(topology.IPv4(dst.ID), topology.IPv4(src.ID), 0, 0, 0)
 	} else {
-		q.hash = topology.FlowHash(src.IP, dst.IP, topology.IPProtoUDP, q.sport, topology.UDPPortRoCEv2)
+		q.dataHash = topology.FlowHash(src.IP, dst.IP, topology.IPProtoUDP, q.sport, topology.UDPPortRoCEv2)
 		q.ackHash = topology.FlowHash(dst.IP, src.IP, topology.IPProtoUDP, q.sport, topology.UDPPortRoCEv2)
 	}
 	s := &RoCESender{qp: q, nic: src, deadline: sim.Never, timerAt: sim.Never, ccDeadline: sim.Never, ccTimerAt: sim.Never, cutAt: sim.Never}
@@ -165,9 +164,6 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 	r.receivers[i] = rcv
 	r.eng.At(f.Start, s, opStart, nil)
 }
-
-// Hash is the ECMP hash of flow i's data packets.
-func (r *Registry) Hash(i int32) uint32 { return r.senders[i].hash }
 
 // Handle implements sim.Handler: the flow's start and its retransmit timer.
 func (s *RoCESender) Handle(now sim.Time, op int, _ any) {
@@ -245,7 +241,7 @@ func (s *RoCESender) hasData() bool { return !s.over && s.sndNxt < s.npkts }
 func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 	psn := s.sndNxt
 	p := s.reg.pool.Get(topology.KindData)
-	s.frame(p, s.src, s.dst, s.hash)
+	s.frame(p, s.src, s.dst, s.dataHash)
 	p.PSN = psn
 	p.Payload = s.mtu
 	last := psn == s.npkts-1
@@ -280,7 +276,7 @@ func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 		s.cc.Sent(int64(p.Frame))
 	}
 	if r := s.Rate(); r > 0 {
-		s.nextAllowed = now + r.TxTime(p.WireBytes())
+		s.sched.readyAt = now + r.TxTime(p.WireBytes())
 	}
 	if s.deadline == sim.Never {
 		s.deadline = now + s.cfg.RetransmitTimeout
@@ -441,18 +437,24 @@ func (r *RoCEReceiver) cnp(now sim.Time) {
 	r.nic.sendControl(now, p)
 }
 
-// CNPs is the number of CNPs flow i's responder has sent.
-func (reg *Registry) CNPs(i int32) int64 {
-	if np := reg.receivers[i].np; np != nil {
-		return np.CNPs
+func (r *RoCEReceiver) cnps() int64 {
+	if r.np != nil {
+		return r.np.CNPs
 	}
 	return 0
 }
 
-// RateOf is flow i's sending rate limit now (0: line rate).
-func (reg *Registry) RateOf(i int32) sim.Rate {
-	if s := reg.senders[i]; s != nil {
-		return s.Rate()
+func (s *RoCESender) slot() *schedSlot { return &s.sched }
+func (s *RoCESender) stop()            { s.over = true }
+func (s *RoCESender) class() uint8     { return s.flow.Priority }
+func (s *RoCESender) hash() uint32     { return s.dataHash }
+func (s *RoCESender) rate() sim.Rate   { return s.Rate() }
+
+// onControl takes the responder's ACKs, NAKs and CNPs.
+func (s *RoCESender) onControl(now sim.Time, p *topology.Packet) {
+	if p.Kind == topology.KindCNP {
+		s.onCNP(now)
+		return
 	}
-	return 0
+	s.onAck(now, p)
 }
