@@ -99,6 +99,11 @@ func NewReactionPoint(p Params, line sim.Rate) *ReactionPoint {
 	return &ReactionPoint{P: p, Line: l, rc: l, rt: l, alpha: p.AlphaInit}
 }
 
+// Start tells the reaction point when its flow starts sending (it is built when the flow
+// is set up, which may be earlier): alpha keeps AlphaInit until then and decays from then
+// on, so a flow that joins late starts with alpha = AlphaInit like any other.
+func (rp *ReactionPoint) Start(now sim.Time) { rp.alphaAt = now }
+
 // Rate is the current rate Rc.
 func (rp *ReactionPoint) Rate() sim.Rate { return sim.Rate(math.Round(rp.rc)) }
 

@@ -158,6 +158,7 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 	rcv := &RoCEReceiver{qp: q, nic: dst}
 	if cfg.DCQCN != nil {
 		s.cc = ecn.NewReactionPoint(*cfg.DCQCN, src.Wire.Params.Rate)
+		s.cc.Start(f.Start) // alpha decays from the flow's start, not from time 0
 		rcv.np = &ecn.NotificationPoint{Interval: cfg.DCQCN.CNPInterval}
 	}
 	r.senders[i] = s
