@@ -3,6 +3,7 @@ package results
 import (
 	"bufio"
 	"fmt"
+	"gonum.org/v1/plot"
 	"io"
 	"os"
 	"path/filepath"
@@ -19,6 +20,8 @@ const (
 )
 
 // WriteDir creates dir (and its parents) if needed and writes d into it: results.json,
+// fct-cdf.png (the FCT distribution of every variant), rates-<slug>.png and queues-<slug>.png
+// (each variant's time series),
 // flows.csv (all variants' flows with a leading variant column), rates.csv and queues.csv (the
 // time series of each variant), summary.md (a heading, the
 // Markdown comparison table and its notes), and table-<slug>.txt per variant, where slug is
@@ -43,12 +46,31 @@ func WriteDir(dir string, d *Document) error {
 	if err := writeFile(dir, FileQueues, func(w io.Writer) error { return writeQueuesCSV(w, d) }); err != nil {
 		return err
 	}
+	fct, err := FCTPlot(d)
+	if err != nil {
+		return fmt.Errorf("results: FCT plot: %w", err)
+	}
+	if err := writeFile(dir, FilePlotFCT, func(w io.Writer) error { return writePlot(w, fct) }); err != nil {
+		return err
+	}
 	for i, name := range VariantFileSlugs(d) {
 		v := &d.Variants[i]
 		if err := writeFile(dir, filePrefixVT+name+".txt", func(w io.Writer) error {
 			return WriteVariantTable(w, v)
 		}); err != nil {
 			return err
+		}
+		for _, pl := range []struct {
+			prefix string
+			make   func(*Variant) (*plot.Plot, error)
+		}{{"rates-", RatePlot}, {"queues-", QueuePlot}} {
+			p, err := pl.make(v)
+			if err != nil {
+				return fmt.Errorf("results: %s plot of %s: %w", pl.prefix, v.Name, err)
+			}
+			if err := writeFile(dir, pl.prefix+name+".png", func(w io.Writer) error { return writePlot(w, p) }); err != nil {
+				return err
+			}
 		}
 	}
 	return writeFile(dir, FileSummary, func(w io.Writer) error {

@@ -344,8 +344,17 @@ func TestWriteDir(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	require.ElementsMatch(t, []string{"results.json", "flows.csv", "summary.md", "rates.csv", "queues.csv",
-		"table-rocev2-pfc.txt", "table-rocev2-lossy.txt", "table-rocev2-lossy-2.txt"}, names)
+	require.ElementsMatch(t, []string{"results.json", "flows.csv", "summary.md", "rates.csv", "queues.csv", "fct-cdf.png",
+		"table-rocev2-pfc.txt", "table-rocev2-lossy.txt", "table-rocev2-lossy-2.txt",
+		"rates-rocev2-pfc.png", "rates-rocev2-lossy.png", "rates-rocev2-lossy-2.png",
+		"queues-rocev2-pfc.png", "queues-rocev2-lossy.png", "queues-rocev2-lossy-2.png"}, names)
+	for _, name := range names {
+		if filepath.Ext(name) == ".png" {
+			data, err := os.ReadFile(filepath.Join(dir, name))
+			require.NoError(t, err)
+			require.Equal(t, "\x89PNG", string(data[:4]), "%s is a PNG", name)
+		}
+	}
 
 	f, err := os.Open(filepath.Join(dir, FileJSON))
 	require.NoError(t, err)

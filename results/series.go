@@ -32,10 +32,11 @@ type QueueSample struct {
 	Bytes    int64
 }
 
-// File names of the time series in an --out directory.
+// File names of the time series and plots in an --out directory.
 const (
-	FileRates  = "rates.csv"
-	FileQueues = "queues.csv"
+	FileRates   = "rates.csv"
+	FileQueues  = "queues.csv"
+	FilePlotFCT = "fct-cdf.png"
 )
 
 func writeRatesCSV(w io.Writer, d *Document) error {
