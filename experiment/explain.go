@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/fabricsim/fabricsim/scenarios"
+	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
 )
 
@@ -73,9 +74,39 @@ func (f *fabric) describe(b *strings.Builder) {
 	if unroutable > 0 {
 		fmt.Fprintf(b, "  %d flows cannot be routed and will be reported as unroutable.\n", unroutable)
 	}
-	r := sc.Transports.RoCEv2
-	fmt.Fprintf(b, "  RoCE v2: MTU %d, congestion control %s, %s recovery, retransmit timeout %v, retry limit %d.\n",
-		r.MTU, r.CC, r.Recovery, r.RetransmitTimeout, r.RetryLimit)
+	if p := &sc.Switch.PFC; p.Enabled {
+		fmt.Fprintf(b, "  PFC: lossless classes %v; XOFF %v, XON %v, headroom %v, response time %v; deadlock detection %v, watchdog %v.\n",
+			p.Priorities, p.Xoff, p.Xon, p.Headroom, p.ResponseTime, offIfZero(p.DeadlockDetection), offIfZero(p.Watchdog))
+		for _, sw := range f.switches {
+			if len(sw.Ports) > 0 && len(p.Priorities) > 0 {
+				in := sw.Ports[0].Ingress[p.Priorities[0]]
+				fmt.Fprintf(b, "    e.g. %s port 1: XOFF %dB, XON %dB, headroom %dB.\n", sw.Name, in.Xoff, in.Xon, in.Headroom)
+				break
+			}
+		}
+	}
+	if e := &sc.Switch.ECN; e.Enabled {
+		fmt.Fprintf(b, "  ECN: marking from Kmin %dB to Kmax %dB, Pmax %g.\n", e.Kmin, e.Kmax, e.Pmax)
+	}
+	used := map[string]bool{}
+	for _, fl := range f.reg.Flows {
+		used[fl.Transport] = true
+	}
+	for _, t := range []struct {
+		name string
+		cfg  scenarios.RoCEConfig
+	}{{"rocev2", sc.Transports.RoCEv2}, {"rocev1", sc.Transports.RoCEv1}} {
+		if !used[t.name] {
+			continue
+		}
+		r := t.cfg
+		cc := r.CC
+		if cc == "dcqcn" {
+			cc = "DCQCN (" + r.DCQCNMode + " parameters)"
+		}
+		fmt.Fprintf(b, "  %s: MTU %d, congestion control %s, %s recovery, retransmit timeout %v, retry limit %d.\n",
+			t.name, r.MTU, cc, r.Recovery, r.RetransmitTimeout, r.RetryLimit)
+	}
 	if len(sc.Faults) > 0 {
 		fmt.Fprintf(b, "  Faults: %d scheduled.\n", len(sc.Faults))
 	}
@@ -133,4 +164,11 @@ func Check(file *scenarios.File) (warnings []string, err error) {
 		warnings = append(warnings, w)
 	}
 	return warnings, nil
+}
+
+func offIfZero(t sim.Time) string {
+	if t == 0 {
+		return "off"
+	}
+	return t.String()
 }
