@@ -24,6 +24,21 @@ func (f *fabric) roceConfig(transport string) transports.RoCEConfig {
 	return rc
 }
 
+// iwarpConfig is the connection configuration of the iwarp transport.
+func (f *fabric) iwarpConfig() transports.IWARPConfig {
+	c := f.sc.Transports.IWARP
+	ic := transports.IWARPConfig{MTU: c.MTU, Markers: c.Markers, Timestamps: c.Timestamps, SACK: c.SACK,
+		InitCwnd: c.InitCwnd, MinRTO: c.MinRTO, InitialRTO: c.RTOInit, MaxRTO: c.MaxRTO, Retries: c.Retries,
+		DelayedAck: c.DelayedAck, ReceiveWindow: c.ReceiveWindow, NICDelay: c.NICDelay, Handshake: c.Handshake}
+	switch c.ECN {
+	case "classic":
+		ic.ECN = transports.ECNClassic
+	case "dctcp":
+		ic.ECN = transports.ECNDCTCP
+	}
+	return ic
+}
+
 // addFlows registers every flow, decides which can be routed, computes each one's ideal FCT
 // and schedules the starts.
 func (f *fabric) addFlows() error {
@@ -32,28 +47,41 @@ func (f *fabric) addFlows() error {
 		return err
 	}
 	configs := map[string]transports.RoCEConfig{"rocev1": f.roceConfig("rocev1"), "rocev2": f.roceConfig("rocev2")}
-	warnedCC := false
+	ic := f.iwarpConfig()
+	warnedCC, warnedECN := false, false
 	loops := 0
 	for _, fl := range flows {
 		i := f.reg.Add(fl)
-		rc, ok := configs[fl.Transport]
-		if !ok {
-			return fmt.Errorf("flow %d: transport %q is not supported yet", fl.ID, fl.Transport)
-		}
-		if rc.DCQCN != nil && !warnedCC && !f.ecnAnywhere() {
-			warnedCC = true
-			f.warnf("transports.rocev2.cc is dcqcn but no switch marks ECN (switch.ecn.enabled: false): DCQCN will never slow a flow")
-		}
 		src, dst := f.nics[fl.Src], f.nics[fl.Dst]
 		s, d := &f.nw.Nodes[fl.Src], &f.nw.Nodes[fl.Dst]
 		cross := !s.Subnet.Contains(d.IP) || s.Subnet != d.Subnet
-		f.reg.StartRoCE(i, src, dst, cross, rc)
-		if rc.Version == 1 && cross {
-			f.reg.MarkUnroutable(i, f.roceV1Unroutable(fl))
-			f.ideal = append(f.ideal, 0)
-			continue
+		iwarp := fl.Transport == "iwarp"
+		var rc transports.RoCEConfig
+		if iwarp {
+			if ic.ECN != transports.ECNOff && !warnedECN && !f.ecnAnywhere() {
+				warnedECN = true
+				f.warnf("transports.iwarp.ecn is %s but no switch marks ECN (switch.ecn.enabled: false): only losses will slow iWARP flows", f.sc.Transports.IWARP.ECN)
+			}
+			// iWARP is TCP/IP: it crosses routers like RoCE v2.
+			f.reg.StartIWARP(i, src, dst, cross, ic)
+		} else {
+			var ok bool
+			rc, ok = configs[fl.Transport]
+			if !ok {
+				return fmt.Errorf("flow %d: transport %q is not supported yet", fl.ID, fl.Transport)
+			}
+			if rc.DCQCN != nil && !warnedCC && !f.ecnAnywhere() {
+				warnedCC = true
+				f.warnf("transports.rocev2.cc is dcqcn but no switch marks ECN (switch.ecn.enabled: false): DCQCN will never slow a flow")
+			}
+			f.reg.StartRoCE(i, src, dst, cross, rc)
+			if rc.Version == 1 && cross {
+				f.reg.MarkUnroutable(i, f.roceV1Unroutable(fl))
+				f.ideal = append(f.ideal, 0)
+				continue
+			}
 		}
-		hops, loop, err := f.routes.Path(fl.Src, fl.Dst, f.reg.Hash(i), 4*len(f.nw.Nodes)+256)
+		hops, loop, err := f.routes.Path(fl.Src, fl.Dst, f.reg.Hash(i), f.pathLimit())
 		switch {
 		case err != nil:
 			f.reg.MarkUnroutable(i, err.Error())
@@ -64,13 +92,20 @@ func (f *fabric) addFlows() error {
 			f.ideal = append(f.ideal, 0)
 			continue
 		}
-		f.ideal = append(f.ideal, f.idealFCT(fl, hops, rc))
+		if iwarp {
+			f.ideal = append(f.ideal, f.iwarpIdealFCT(fl, i, hops, ic))
+		} else {
+			f.ideal = append(f.ideal, f.idealFCT(fl, hops, rc))
+		}
 	}
 	if loops > 0 {
 		f.warnings = append(f.warnings, fmt.Sprintf("%d flow(s) follow a routing loop; their packets end when the IP TTL runs out", loops))
 	}
 	return nil
 }
+
+// pathLimit bounds a path walk: longer means a routing loop.
+func (f *fabric) pathLimit() int { return 4*len(f.nw.Nodes) + 256 }
 
 // roceV1Unroutable says why a RoCE v1 flow between subnets cannot run: it would need a router,
 // and RoCE v1 frames carry no IP header for a router to route by.
@@ -88,63 +123,112 @@ func (f *fabric) roceV1Unroutable(fl *transports.Flow) string {
 // idealFCT is the flow's completion time alone on the empty fabric, along its path: each
 // packet is serialized at every hop after it has fully arrived (store and forward), behind
 // the previous packet, then propagates; the source is paced at the flow's rate if it has one.
-// The recurrence leave_i(k) = max(arrive_i(k), leave_i(k-1)) + tx_i(k) is exact for this
-// model. Middle packets are all alike, so once one of them advances every hop by the same
-// period, every later one does too (by induction on the recurrence): the run of middle
-// packets is then skipped in one step, which makes the cost independent of the flow size.
+// See pipeline.
 func (f *fabric) idealFCT(fl *transports.Flow, hops []topology.Hop, rc transports.RoCEConfig) sim.Time {
-	mtu := rc.MTU
-	type hop struct {
-		rate    sim.Rate
-		delay   sim.Time
-		latency sim.Time // forwarding latency of the node the hop leaves from
+	mtu := int64(rc.MTU)
+	npkts := (fl.Size + mtu - 1) / mtu
+	if npkts == 0 {
+		npkts = 1
 	}
-	hs := make([]hop, len(hops))
+	middle := roceWireBytes(rc.Version, mtu, false)
+	wire := func(k int64) int64 {
+		switch {
+		case k == 0:
+			return roceWireBytes(rc.Version, min(mtu, fl.Size), true)
+		case k == npkts-1:
+			return roceWireBytes(rc.Version, fl.Size-k*mtu, false)
+		}
+		return middle
+	}
+	return pipeline(f.pathHops(hops), 0, npkts, fl.Rate, 1, wire)
+}
+
+// iwarpIdealFCT is an iWARP flow's completion time alone on the empty fabric: with a
+// handshake, the SYN, the SYN-ACK (on the reverse path), the ACK and MPA Request back to back,
+// and the MPA Reply, each handed to TCP the NIC's delay after it arrives; then the FPDUs
+// through the store-and-forward pipeline at line rate (or the flow's pace), and the NIC's
+// delay for the last. It does not model slow start: a flow that the congestion window holds
+// back shows it as a slowdown above 1, the cost of TCP on an empty fabric.
+func (f *fabric) iwarpIdealFCT(fl *transports.Flow, i int32, hops []topology.Hop, ic transports.IWARPConfig) sim.Time {
+	fr := transports.NewIWARPFrames(ic, fl.Size)
+	fwd := f.pathHops(hops)
+	var t sim.Time
+	if ic.Handshake {
+		ackHash, _ := f.reg.AckHash(i)
+		back, loop, err := f.routes.Path(fl.Dst, fl.Src, ackHash, f.pathLimit())
+		if err != nil || loop {
+			return 0
+		}
+		rev := f.pathHops(back)
+		hs := fr.Handshake()
+		one := func(w int64) func(int64) int64 { return func(int64) int64 { return w } }
+		t = pipeline(fwd, t, 1, 0, -1, one(hs[0])) + ic.NICDelay
+		t = pipeline(rev, t, 1, 0, -1, one(hs[1])) + ic.NICDelay
+		t = pipeline(fwd, t, 2, 0, -1, func(k int64) int64 { return hs[2+k] }) + ic.NICDelay
+		t = pipeline(rev, t, 1, 0, -1, one(hs[4])) + ic.NICDelay
+	}
+	uniform := int64(0) // every segment but the last is alike...
+	if ic.Markers {
+		uniform = -1 // ...unless markers make their lengths vary
+	}
+	return pipeline(fwd, t, fr.Segments(), fl.Rate, uniform, fr.SegmentWire) + ic.NICDelay
+}
+
+// pathHop is one link of a path: its rate and delay, and the forwarding latency of the node
+// it leaves from.
+type pathHop struct {
+	rate    sim.Rate
+	delay   sim.Time
+	latency sim.Time
+}
+
+func (f *fabric) pathHops(hops []topology.Hop) []pathHop {
+	hs := make([]pathHop, len(hops))
 	for i, h := range hops {
 		l := f.nw.Links[f.nw.Nodes[h.Node].Ports[h.Port].Link]
-		hs[i] = hop{rate: l.Params.Rate, delay: l.Params.Delay}
+		hs[i] = pathHop{rate: l.Params.Rate, delay: l.Params.Delay}
 		if i > 0 {
 			hs[i].latency = f.switchLatency(h.Node)
 		}
 	}
-	npkts := (fl.Size + int64(mtu) - 1) / int64(mtu)
-	if npkts == 0 {
-		npkts = 1
-	}
+	return hs
+}
+
+// pipeline is when the last bit of the last of n packets reaches the end of path hs, the
+// first leaving the source at t0: each packet is serialized at every hop after it has fully
+// arrived (store and forward), behind the previous packet, then propagates; the source is
+// paced at rate pace if it is > 0. wire(k) is packet k's wire bytes. The recurrence
+// leave_i(k) = max(arrive_i(k), leave_i(k-1)) + tx_i(k) is exact for this model. Packets
+// uniformFrom..n-2 are all alike (uniformFrom < 0: no such run), so once one of them advances
+// every hop by the same period, every later one does too (by induction on the recurrence):
+// the run is then skipped in one step, which makes the cost independent of the flow size.
+func pipeline(hs []pathHop, t0 sim.Time, n int64, pace sim.Rate, uniformFrom int64, wire func(int64) int64) sim.Time {
 	leave := make([]sim.Time, len(hs))
 	prev := make([]sim.Time, len(hs))
-	var paced, arrive sim.Time
-	step := func(wire int64) {
+	paced, arrive := t0, t0
+	for k := int64(0); k < n; k++ {
+		w := wire(k)
 		copy(prev, leave)
 		t := max(paced, leave[0])
 		for i := range hs {
 			if i > 0 {
 				t = max(arrive+hs[i].latency, leave[i])
 			}
-			leave[i] = t + hs[i].rate.TxTime(wire)
+			leave[i] = t + hs[i].rate.TxTime(w)
 			arrive = leave[i] + hs[i].delay
 		}
-		if fl.Rate > 0 {
-			paced = leave[0] - hs[0].rate.TxTime(wire) + fl.Rate.TxTime(wire)
+		if pace > 0 {
+			paced = leave[0] - hs[0].rate.TxTime(w) + pace.TxTime(w)
 		}
-	}
-	middle := roceWireBytes(rc.Version, int64(mtu), false)
-	for k := int64(0); k < npkts; k++ {
-		switch {
-		case k == 0:
-			step(roceWireBytes(rc.Version, min(int64(mtu), fl.Size), true))
-		case k == npkts-1:
-			step(roceWireBytes(rc.Version, fl.Size-k*int64(mtu), false))
-		default:
-			step(middle)
-			if period, steady := uniformAdvance(prev, leave); steady && k < npkts-2 {
-				skip := sim.Time(npkts - 2 - k) // middle packets left, each one period later
+		if uniformFrom >= 0 && k >= uniformFrom && k > 0 && k < n-2 {
+			if period, steady := uniformAdvance(prev, leave); steady {
+				skip := sim.Time(n - 2 - k) // packets of the run left, each one period later
 				for i := range leave {
 					leave[i] += skip * period
 				}
 				arrive += skip * period
 				paced += skip * period
-				k = npkts - 2
+				k = n - 2
 			}
 		}
 	}

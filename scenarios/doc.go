@@ -82,8 +82,33 @@
 //	transports.rocev2.retry_limit 7 (IB retry_cnt has 3 bits: 0..7)
 //	transports.rocev2.ack_interval 16 packets per coalesced ACK; a message's last packet is
 //	                              always ACKed
-//	transports.iwarp              mtu 1500, cc newreno, min_rto 1ms, init_cwnd 10 (RFC 6928),
-//	                              nic_delay 1us (iWARP is not supported yet)
+//	transports.iwarp.mtu          1500 (an IPv4 MTU, 576..9216); MSS = mtu - 40, - 12 more with
+//	                              timestamps; one FPDU per segment
+//	transports.iwarp.cc           newreno: slow start (byte counting, L = 2), congestion
+//	                              avoidance, fast retransmit and fast recovery
+//	transports.iwarp.sack         true: SACK blocks (RFC 2018) and SACK recovery (RFC 6675);
+//	                              false: NewReno (RFC 6582)
+//	transports.iwarp.min_rto      1ms (RFC 6298's 1 s, scaled by 1/1000)
+//	transports.iwarp.rto_init     min_rto (RFC 6298: the initial RTO is 1 s too)
+//	transports.iwarp.max_rto      60 x min_rto (RFC 6298: a ceiling of at least 60 s)
+//	transports.iwarp.retries      15 RTOs in a row without progress, then the flow fails
+//	                              (Linux tcp_retries2)
+//	transports.iwarp.init_cwnd    10 segments (RFC 6928)
+//	transports.iwarp.delayed_ack  40us: an ACK every second segment, a lone one after 40us
+//	                              (Linux's 40 ms minimum, scaled like min_rto); 0 = every
+//	                              segment; out-of-order, gap-filling and a message's last
+//	                              segment are acknowledged at once
+//	transports.iwarp.ecn          none (or classic: RFC 3168, halve once per window; dctcp:
+//	                              RFC 8257, g = 1/16)
+//	transports.iwarp.markers      false (MPA markers: 4 bytes per 512 of TCP sequence space)
+//	transports.iwarp.timestamps   false (TCP timestamps: 12 bytes per segment, RTT per ACK)
+//	transports.iwarp.receive_window 4MB (window scaling; large enough not to limit one flow)
+//	transports.iwarp.nic_delay    1us: each received segment reaches TCP this much later
+//	                              (offload processing, pipelined: latency, not a rate cap)
+//	transports.iwarp.handshake    false: a flow starts on an established connection, as a
+//	                              RoCE flow on a connected queue pair; true: SYN, SYN-ACK,
+//	                              ACK, MPA Request and Reply first, counted in the FCT and in
+//	                              the ideal FCT
 //	link delay, loss              0, 0
 //	flow start, rate              0, 0 (0 = unpaced)
 //	flow priority                 the sending host's hosts.priority (incast, permutation: the
@@ -104,10 +129,11 @@
 // > 0, its delay >= 0, its loss in [0,1]. A route sits on a layer-3 switch and points to a
 // neighbour. Traffic runs between existing, different hosts, with size > 0, priority 0..7.
 // A fault names an existing link and sets exactly one of state, loss and drop_every.
+// iWARP: mtu 576..9216, min_rto > 0, rto_init >= min_rto, max_rto >= both, retries 1..255,
+// init_cwnd 1..1000, nic_delay and delayed_ack >= 0, receive_window 2 x mtu .. 1GiB.
 //
 // Features of later issues are parsed and then rejected at their position as "not supported
-// yet", never silently ignored: the iwarp transport and its transports block, and poisson
-// traffic.
+// yet", never silently ignored: poisson traffic.
 //
 // # Library
 //

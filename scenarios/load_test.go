@@ -430,9 +430,6 @@ func TestNotSupportedYet(t *testing.T) {
 		path, msg string
 	}{
 		{"rocev1 dcqcn", []string{"transports.rocev1={cc: dcqcn}"}, "transports.rocev1.cc", "RoCE v1 frames carry no IP header"},
-		{"iwarp flow", []string{"traffic.0.flow.transport=iwarp"}, "traffic.0.flow.transport", "iWARP is not supported yet"},
-		{"iwarp variant", []string{"variants=[{name: x, transport: iwarp}]"}, "variants.0.transport", "iWARP is not supported yet"},
-		{"iwarp block", []string{"transports.iwarp={min_rto: 1ms}"}, "transports.iwarp", "iWARP is not supported yet"},
 		{"poisson", []string{"traffic.0={poisson: {hosts: all, load: 0.5, workload: websearch, count: 10, transport: rocev2}}"}, "traffic.0.poisson", "poisson traffic is not supported yet"},
 	}
 	for _, c := range cases {

@@ -153,11 +153,21 @@ type rawDCQCN struct {
 }
 
 type rawIWARP struct {
-	MTU      *int      `yaml:"mtu"`
-	CC       *string   `yaml:"cc"`
-	MinRTO   *Duration `yaml:"min_rto"`
-	InitCwnd *int      `yaml:"init_cwnd"`
-	NICDelay *Duration `yaml:"nic_delay"`
+	MTU           *int      `yaml:"mtu"`
+	CC            *string   `yaml:"cc"`
+	MinRTO        *Duration `yaml:"min_rto"`
+	RTOInit       *Duration `yaml:"rto_init"`
+	MaxRTO        *Duration `yaml:"max_rto"`
+	Retries       *int      `yaml:"retries"`
+	InitCwnd      *int      `yaml:"init_cwnd"`
+	NICDelay      *Duration `yaml:"nic_delay"`
+	Markers       *bool     `yaml:"markers"`
+	Timestamps    *bool     `yaml:"timestamps"`
+	SACK          *bool     `yaml:"sack"`
+	DelayedAck    *Duration `yaml:"delayed_ack"`
+	ECN           *string   `yaml:"ecn"`
+	ReceiveWindow *Size     `yaml:"receive_window"`
+	Handshake     *bool     `yaml:"handshake"`
 }
 
 type rawTraffic struct {

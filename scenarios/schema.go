@@ -158,8 +158,8 @@ type HostConfig struct {
 // Transports holds the settings of each transport.
 type Transports struct {
 	RoCEv2 RoCEConfig
-	RoCEv1 RoCEConfig  // defaults as for RoCEv2; cc must be none (no IP header, no ECN)
-	IWARP  IWARPConfig // not supported yet
+	RoCEv1 RoCEConfig // defaults as for RoCEv2; cc must be none (no IP header, no ECN)
+	IWARP  IWARPConfig
 }
 
 // RoCEConfig configures a RoCE (v1 or v2) reliable-connection endpoint.
@@ -174,13 +174,26 @@ type RoCEConfig struct {
 	DCQCNMode         string     // paper (default) or nvidia: the defaults DCQCN starts from
 }
 
-// IWARPConfig configures an iWARP (TCP) endpoint. iWARP is not supported yet.
+// IWARPConfig configures an iWARP endpoint: RDMAP/DDP/MPA over TCP (transports.IWARPConfig).
 type IWARPConfig struct {
-	MTU      int      // IP MTU, default 1500
-	CC       string   // newreno (default)
-	MinRTO   sim.Time // default 1ms
-	InitCwnd int      // segments, default 10 (RFC 6928)
-	NICDelay sim.Time // extra NIC processing per packet, default 1us
+	MTU        int      // IPv4 MTU, 576..9216, default 1500; MSS = MTU - 40 (- 12 with timestamps)
+	CC         string   // newreno (default): slow start, congestion avoidance, fast recovery
+	MinRTO     sim.Time // RTO floor, default 1ms (RFC 6298's 1 s scaled to the datacenter)
+	RTOInit    sim.Time // RTO before any RTT sample, default min_rto (RFC 6298: both 1 s)
+	MaxRTO     sim.Time // back-off ceiling, default 60 x min_rto (RFC 6298: at least 60 s)
+	Retries    int      // RTOs in a row without progress before the flow fails, default 15 (Linux tcp_retries2)
+	InitCwnd   int      // segments, default 10 (RFC 6928)
+	NICDelay   sim.Time // extra NIC processing per received segment, default 1us
+	Markers    bool     // MPA markers every 512 bytes, default false
+	Timestamps bool     // TCP timestamps option on every segment, default false
+	SACK       bool     // selective ACKs and SACK recovery (RFC 2018, 6675), default true; false: NewReno
+	DelayedAck sim.Time // ACK every 2nd segment, a lone one after this; default 40us; 0 = ACK every segment
+	ECN        string   // none (default), classic (RFC 3168) or dctcp (RFC 8257)
+	// ReceiveWindow is the receiver's window in bytes, default 4MB.
+	ReceiveWindow int64
+	// Handshake runs SYN, SYN-ACK, ACK and the MPA Request/Reply at each flow's start, default
+	// false: a flow starts on an established connection, as a RoCE flow on a connected QP.
+	Handshake bool
 }
 
 // Traffic is one item of the traffic list; Kind says which pointer is set.

@@ -37,6 +37,15 @@ const (
 	defaultMinRTO      = sim.Millisecond
 	defaultInitCwnd    = 10
 	defaultNICDelay    = sim.Microsecond
+	// defaultDelayedAck is Linux's 40 ms delayed-ACK minimum scaled by 1/1000, as min_rto's
+	// 1 ms is RFC 6298's 1 s (RFC 1122 4.2.3.2 allows up to 500 ms; RFC 5681 4.2 asks for an
+	// ACK at least every second full-sized segment, which the receiver also does).
+	defaultDelayedAck = 40 * sim.Microsecond
+	defaultRetries    = 15 // Linux net.ipv4.tcp_retries2
+	defaultRcvWindow  = 4_000_000
+	minIWARPMTU       = 576     // RFC 791: every IPv4 host takes 576-byte datagrams
+	maxIWARPMTU       = 9216    // the largest jumbo frame datacenter switches carry
+	maxRcvWindow      = 1 << 30 // RFC 7323: window scale 14
 )
 
 // The allowed values of the enumerated fields, in the order messages list them.
@@ -48,6 +57,7 @@ var (
 	hyperNames     = []string{"linear", "constant"}
 	recoveryNames  = []string{"go-back-n", "go-back-0"}
 	iwarpCCNames   = []string{"newreno"}
+	iwarpECNNames  = []string{"none", "classic", "dctcp"}
 	routingNames   = []string{"l3", "l2"}
 	stateNames     = []string{"down", "up"}
 	nodeTypes      = []string{"host", "switch"}
@@ -365,10 +375,7 @@ func (r *resolver) transports(raw *rawTransports) Transports {
 	t := Transports{
 		RoCEv2: defaultRoCE(),
 		RoCEv1: defaultRoCE(),
-		IWARP: IWARPConfig{
-			MTU: defaultIWARPMTU, CC: "newreno", MinRTO: defaultMinRTO,
-			InitCwnd: defaultInitCwnd, NICDelay: defaultNICDelay,
-		},
+		IWARP:  defaultIWARP(),
 	}
 	if raw == nil {
 		return t
@@ -382,10 +389,96 @@ func (r *resolver) transports(raw *rawTransports) Transports {
 			r.errf("transports.rocev1.cc", "RoCE v1 frames carry no IP header, so no ECN field: DCQCN cannot run over them; use cc: none")
 		}
 	}
-	if r.ix.has("transports.iwarp") {
-		r.errf("transports.iwarp", "iWARP is not supported yet; remove transports.iwarp")
+	if raw.IWARP != nil {
+		r.iwarp(&t.IWARP, raw.IWARP, "transports.iwarp")
 	}
 	return t
+}
+
+func defaultIWARP() IWARPConfig {
+	return IWARPConfig{
+		MTU: defaultIWARPMTU, CC: "newreno", MinRTO: defaultMinRTO, RTOInit: defaultMinRTO,
+		MaxRTO: 60 * defaultMinRTO, Retries: defaultRetries, InitCwnd: defaultInitCwnd,
+		NICDelay: defaultNICDelay, SACK: true, DelayedAck: defaultDelayedAck, ECN: "none",
+		ReceiveWindow: defaultRcvWindow,
+	}
+}
+
+// iwarp resolves the transports.iwarp block. rto_init and max_rto follow min_rto unless given.
+func (r *resolver) iwarp(c *IWARPConfig, raw *rawIWARP, path string) {
+	if raw.MTU != nil {
+		c.MTU = *raw.MTU
+		if c.MTU < minIWARPMTU || c.MTU > maxIWARPMTU {
+			r.errf(path+".mtu", "an iWARP MTU is an IPv4 MTU from %d to %d bytes, e.g. 1500 or 9000; got %d", minIWARPMTU, maxIWARPMTU, c.MTU)
+		}
+	}
+	if raw.CC != nil {
+		c.CC = *raw.CC
+		r.oneOf(path+".cc", "congestion control", c.CC, iwarpCCNames)
+	}
+	if raw.ECN != nil {
+		c.ECN = *raw.ECN
+		r.oneOf(path+".ecn", "ECN mode", c.ECN, iwarpECNNames)
+	}
+	for _, d := range []struct {
+		name string
+		raw  *Duration
+		dst  *sim.Time
+		zero bool // 0 allowed
+	}{
+		{"min_rto", raw.MinRTO, &c.MinRTO, false},
+		{"nic_delay", raw.NICDelay, &c.NICDelay, true},
+		{"delayed_ack", raw.DelayedAck, &c.DelayedAck, true},
+	} {
+		if d.raw == nil {
+			continue
+		}
+		*d.dst = sim.Time(*d.raw)
+		if *d.dst < 0 || (*d.dst == 0 && !d.zero) {
+			r.errf(path+"."+d.name, "%s must be > 0, e.g. 1ms", d.name)
+		}
+	}
+	c.RTOInit, c.MaxRTO = c.MinRTO, 60*c.MinRTO
+	if raw.RTOInit != nil {
+		c.RTOInit = sim.Time(*raw.RTOInit)
+		if c.RTOInit < c.MinRTO {
+			r.errf(path+".rto_init", "rto_init (%v) must not be below min_rto (%v)", c.RTOInit, c.MinRTO)
+		}
+	}
+	if raw.MaxRTO != nil {
+		c.MaxRTO = sim.Time(*raw.MaxRTO)
+		if c.MaxRTO < max(c.MinRTO, c.RTOInit) {
+			r.errf(path+".max_rto", "max_rto (%v) must not be below min_rto or rto_init (%v)", c.MaxRTO, max(c.MinRTO, c.RTOInit))
+		}
+	} else {
+		c.MaxRTO = max(c.MaxRTO, c.RTOInit)
+	}
+	if raw.Retries != nil {
+		c.Retries = *raw.Retries
+		if c.Retries < 1 || c.Retries > 255 {
+			r.errf(path+".retries", "retries is the number of timeouts in a row before TCP gives up, 1..255; got %d", c.Retries)
+		}
+	}
+	if raw.InitCwnd != nil {
+		c.InitCwnd = *raw.InitCwnd
+		if c.InitCwnd < 1 || c.InitCwnd > 1000 {
+			r.errf(path+".init_cwnd", "init_cwnd is in segments, 1..1000 (RFC 6928: 10); got %d", c.InitCwnd)
+		}
+	}
+	for _, b := range []struct {
+		raw *bool
+		dst *bool
+	}{{raw.Markers, &c.Markers}, {raw.Timestamps, &c.Timestamps}, {raw.SACK, &c.SACK}, {raw.Handshake, &c.Handshake}} {
+		if b.raw != nil {
+			*b.dst = *b.raw
+		}
+	}
+	if raw.ReceiveWindow != nil {
+		c.ReceiveWindow = int64(*raw.ReceiveWindow)
+		if c.ReceiveWindow < 2*int64(c.MTU) || c.ReceiveWindow > maxRcvWindow {
+			r.errf(path+".receive_window", "receive_window is from 2 x mtu (%d bytes) to 1GiB (RFC 7323 window scale 14); got %d bytes", 2*c.MTU, c.ReceiveWindow)
+		}
+	}
 }
 
 func (r *resolver) roce(c *RoCEConfig, raw *rawRoCE, path string) {
@@ -494,13 +587,7 @@ func (r *resolver) dcqcn(c *RoCEConfig, raw *rawDCQCN, path string) {
 
 // transport checks a transport name written at path.
 func (r *resolver) transport(path, t string) {
-	if !r.oneOf(path, "transport", t, transportNames) {
-		return
-	}
-	switch t {
-	case "iwarp":
-		r.errf(path, "iWARP is not supported yet; use rocev2")
-	}
+	r.oneOf(path, "transport", t, transportNames)
 }
 
 // ---- topology ----

@@ -59,3 +59,66 @@ const (
 	ECNECT0   = 2
 	ECNCE     = 3
 )
+
+// TCP (RFC 9293) and its options. Option lengths are as Linux lays them out, which pads
+// every option to a 32-bit boundary with NOPs: timestamps NOP NOP TS (RFC 7323 appendix A),
+// a SYN's MSS (kind 2, 4 bytes), NOP + window scale (kind 3, 3 bytes; RFC 7323) and NOP NOP
+// SACK-permitted (kind 4, 2 bytes; RFC 2018), which takes the timestamps' two NOPs when both
+// are present; SACK (kind 5): 2 bytes + 8 per block, padded to 4 (RFC 2018).
+const (
+	TCPHeader       = 20 // without options
+	TCPOptionsMax   = 40 // the data offset field allows 60 bytes of header
+	TCPTimestamps   = 12 // NOP, NOP, kind 8, length 10, TSval, TSecr
+	TCPOptMSS       = 4
+	TCPOptWScale    = 4 // NOP + kind 3, length 3, shift
+	TCPOptSACKPerm  = 4 // NOP, NOP, kind 4, length 2
+	TCPSACKBase     = 2 // kind 5, length
+	TCPSACKBlock    = 8 // left and right edge, 32 bits each
+	TCPMaxSACKs     = 4 // (40 - 2) / 8: blocks that fit without timestamps (3 with them)
+	TCPHeaderWithTS = TCPHeader + TCPTimestamps
+)
+
+// TCP control bits (RFC 9293 section 3.1; ECE and CWR from RFC 3168).
+const (
+	TCPFlagFIN = 0x01
+	TCPFlagSYN = 0x02
+	TCPFlagRST = 0x04
+	TCPFlagPSH = 0x08
+	TCPFlagACK = 0x10
+	TCPFlagURG = 0x20
+	TCPFlagECE = 0x40
+	TCPFlagCWR = 0x80
+)
+
+// MPA (RFC 5044), DDP (RFC 5041) and RDMAP (RFC 5040): the iWARP layers between TCP and the
+// payload; physics-references section 1.1 ([WS-iWARP]: Wireshark packet-iwarp-mpa.c and
+// packet-iwarp-ddp-rdmap.c).
+const (
+	MPAULPDULength    = 2   // FPDU header: ULPDU length
+	MPACRC            = 4   // CRC32c trailer of every FPDU
+	MPAAlignment      = 4   // an FPDU (length field + ULPDU + pad) is padded to a multiple of 4
+	MPAMarker         = 4   // 2 reserved + 2 FPDU pointer, when markers are negotiated
+	MPAMarkerInterval = 512 // a marker every 512 bytes of TCP sequence space, from the first FPDU
+	// MPAReqRepHeader is the MPA Request and Reply frames' fixed part: the 16-byte key
+	// ("MPA ID Req Frame" / "MPA ID Rep Frame"), the M/C/R flags byte, the revision byte and the
+	// 2-byte private data length. The private data follows.
+	MPAReqRepHeader   = 20
+	DDPTaggedHeader   = 14 // DDP control, RDMAP control, STag 4, tagged offset 8 (RDMA WRITE, READ Response)
+	DDPUntaggedHeader = 18 // DDP control, RDMAP control, reserved 4, QN 4, MSN 4, MO 4 (Send, READ Request)
+	// MPAFPDUOverhead is what MPA and a tagged DDP segment add to the payload of an FPDU
+	// whose length needs no padding, before markers.
+	MPAFPDUOverhead = MPAULPDULength + DDPTaggedHeader + MPACRC
+)
+
+// MPA frame kinds carried by a TCP segment (Packet.MPA).
+const (
+	MPANone    = iota // no MPA content: a pure ACK, a SYN
+	MPARequest        // the initiator's MPA Request frame (start-up phase)
+	MPAReply          // the responder's MPA Reply frame
+	MPAFPDU           // an FPDU of the full operation phase
+)
+
+// TCPPortIWARP is the destination port of fabricsim's iWARP connections. iWARP has no
+// well-known port (the application chooses it); this is the default of perftest's
+// ib_write_bw, the usual RDMA WRITE benchmark.
+const TCPPortIWARP = 18515

@@ -66,6 +66,31 @@ type Packet struct {
 	Syndrome uint8
 	MSN      uint32
 
+	// TCP (RFC 9293), when Protocol is IPProtoTCP; the ports are SrcPort and DstPort above.
+	Seq, AckNum uint32
+	TCPFlags    uint8 // TCPFlag* bits
+	// Timestamps says the segment carries the RFC 7323 timestamps option; TSVal and TSEcr are
+	// its values (fabricsim's timestamp clock ticks every nanosecond).
+	Timestamps   bool
+	TSVal, TSEcr uint32
+	// SACKPermitted, on a SYN, is the RFC 2018 option. A SYN also carries MSS and window
+	// scale options.
+	SACKPermitted bool
+	// SACKBlocks is the number of RFC 2018 SACK blocks in SACK (left edge, right edge).
+	SACKBlocks uint8
+	SACK       [TCPMaxSACKs][2]uint32
+
+	// MPA (RFC 5044) and DDP/RDMAP (RFC 5041, 5040) carried by the TCP segment. MPA is one of
+	// MPANone, MPARequest, MPAReply, MPAFPDU. An FPDU carries Payload bytes of DDP payload
+	// behind a tagged (RDMA WRITE) or untagged DDP header, MPAMarkers markers inside its TCP
+	// payload, and DDPLast on the last segment of a message. Request and reply frames carry
+	// MPAPrivate bytes of private data.
+	MPA        uint8
+	MPAMarkers uint8
+	MPAPrivate uint16
+	DDPTagged  bool
+	DDPLast    bool
+
 	// MAC Control PFC frame (IEEE 802.1Qbb), when EtherType is EtherTypeMACControl.
 	PauseEnable uint8                 // class-enable vector: bit c set = timer c is valid
 	PauseQuanta [NumPriorities]uint16 // pause time per class, in 512-bit-time quanta
@@ -85,11 +110,14 @@ func (p *Packet) Seal() {
 	switch p.EtherType {
 	case EtherTypeIPv4:
 		n += IPv4Header
-		if p.Protocol == IPProtoUDP {
+		switch p.Protocol {
+		case IPProtoUDP:
 			n += UDPHeader
 			if p.DstPort == UDPPortRoCEv2 {
 				n += p.ibTransportBytes()
 			}
+		case IPProtoTCP:
+			n += p.TCPHeaderBytes() + p.mpaBytes()
 		}
 	case EtherTypeRoCEv1:
 		n += GRHHeader + p.ibTransportBytes()
@@ -102,6 +130,48 @@ func (p *Packet) Seal() {
 	}
 	p.Frame = n
 }
+
+// TCPHeaderBytes is the TCP header with its options: 20 bytes, plus 12 for timestamps, plus
+// on a SYN the MSS and window-scale options and SACK-permitted (which shares the timestamps'
+// padding when both are present), plus on an ACK with SACK blocks 2 + 8 per block padded to a
+// multiple of 4 (see the TCP constants for the layout).
+func (p *Packet) TCPHeaderBytes() int32 {
+	n := int32(TCPHeader)
+	if p.Timestamps {
+		n += TCPTimestamps
+	}
+	if p.TCPFlags&TCPFlagSYN != 0 {
+		n += TCPOptMSS + TCPOptWScale
+		if p.SACKPermitted && !p.Timestamps {
+			n += TCPOptSACKPerm
+		}
+	}
+	if p.SACKBlocks > 0 {
+		n += pad4(TCPSACKBase + TCPSACKBlock*int32(p.SACKBlocks))
+	}
+	return n
+}
+
+// mpaBytes is what the iWARP layers add to the payload in the TCP segment: for an FPDU the
+// ULPDU length, the DDP header, the pad that aligns length field + ULPDU to 4 bytes, the
+// CRC32c and the markers; for an MPA Request or Reply the frame and its private data.
+func (p *Packet) mpaBytes() int32 {
+	switch p.MPA {
+	case MPAFPDU:
+		hdr := int32(DDPUntaggedHeader)
+		if p.DDPTagged {
+			hdr = DDPTaggedHeader
+		}
+		framed := pad4(MPAULPDULength + hdr + p.Payload)
+		return framed - p.Payload + MPACRC + MPAMarker*int32(p.MPAMarkers)
+	case MPARequest, MPAReply:
+		return MPAReqRepHeader + int32(p.MPAPrivate)
+	}
+	return 0
+}
+
+// pad4 rounds n up to a multiple of 4.
+func pad4(n int32) int32 { return (n + 3) &^ 3 }
 
 func (p *Packet) ibTransportBytes() int32 {
 	n := int32(BTHHeader + ICRC)
