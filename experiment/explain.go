@@ -107,6 +107,11 @@ func (f *fabric) describe(b *strings.Builder) {
 		fmt.Fprintf(b, "  %s: MTU %d, congestion control %s, %s recovery, retransmit timeout %v, retry limit %d.\n",
 			t.name, r.MTU, cc, r.Recovery, r.RetransmitTimeout, r.RetryLimit)
 	}
+	if used["iwarp"] {
+		w := sc.Transports.IWARP
+		fmt.Fprintf(b, "  iwarp: IP MTU %d, TCP %s with SACK %v, ECN %s, initial window %d segments, RTO min %v, NIC delay %v per packet, MPA markers %v, timestamps %v.\n",
+			w.MTU, w.CC, w.SACK, w.ECN, w.InitCwnd, w.MinRTO, w.NICDelay, w.Markers, w.Timestamps)
+	}
 	if len(sc.Faults) > 0 {
 		fmt.Fprintf(b, "  Faults: %d scheduled.\n", len(sc.Faults))
 	}

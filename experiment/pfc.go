@@ -8,6 +8,7 @@ import (
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/switchmodel"
 	"github.com/fabricsim/fabricsim/topology"
+	"github.com/fabricsim/fabricsim/transports"
 )
 
 // maxFrameWire is the largest frame any transport the scenario's traffic uses puts on the
@@ -19,6 +20,9 @@ func (f *fabric) maxFrameWire() int64 {
 		switch transport := trafficTransport(t); transport {
 		case "rocev1":
 			frame = max(frame, roceWireBytes(1, int64(f.sc.Transports.RoCEv1.MTU), true))
+		case "iwarp":
+			// A full TCP segment: the IP MTU plus Ethernet, FCS, preamble and IFG.
+			frame = max(frame, transports.NewIWARPFrames(f.iwarpConfig(), 1<<30).SegmentWire(0))
 		default:
 			frame = max(frame, roceWireBytes(2, int64(f.sc.Transports.RoCEv2.MTU), true))
 		}
