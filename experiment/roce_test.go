@@ -120,3 +120,58 @@ func TestGoBack0LivelocksWhereGoBackNProgresses(t *testing.T) {
 	t.Logf("go-back-N goodput %.2f Gb/s, closed form %.2f (W = %.1f); go-back-0 delivered %d bytes, link busy %.3f", goodput, want, w, fl.DeliveredBytes, linkUtilization(t, v, "h1", "sw"))
 	require.InEpsilon(t, want, goodput, 0.10, "go-back-N under 1/256 deterministic loss, W = %.1f", w)
 }
+
+const lossyForward = `
+version: 1
+name: gbn-loss
+seed: %d
+stop: 60s
+topology:
+  preset: star
+  params: {hosts: 2, link: {rate: 100Gbps, delay: 1us}}
+transports:
+  rocev2: {retransmit_timeout: %s}
+traffic:
+  - flow: {src: h1, dst: h2, size: %s, transport: rocev2}
+faults:
+  - {at: 0, link: [h1, sw], loss: %g}
+`
+
+// TestGoBackNUnderRandomLossMatchesRenewalReward checks RoCE v2's go-back-N against the
+// renewal-reward closed form of physics references 4.1, eta = (1-p)/(1 + p(W + pi R)): W
+// packets are resent per loss (the round trip in packet times), and a loss whose
+// retransmission is lost too (pi = p, losses on the data direction only) costs a whole
+// retransmit timeout, R packet times. Timeouts are rare events, so each case runs long
+// enough for the timeout term to be averaged over many of them, or is one where that term is
+// small; p = 1e-3 and 1e-2 with a 67.1 ms timeout are not here: the timeout term dominates
+// there, and averaging it over enough timeouts takes minutes of simulation.
+func TestGoBackNUnderRandomLossMatchesRenewalReward(t *testing.T) {
+	rate := 100 * sim.Gbps
+	tx := rate.TxTime(1024 + roceV2Overhead)
+	// The round trip, as in the drop_every test: the lost packet's successor crosses two
+	// hops, the NAK comes back over two.
+	rtt := 2*(tx+sim.Microsecond) + 2*(rate.TxTime(86)+sim.Microsecond)
+	w := float64(rtt) / float64(tx)
+	for _, c := range []struct {
+		p    float64
+		rto  sim.Time
+		size string
+	}{
+		{1e-4, 1048576 * sim.Nanosecond, "100MB"},
+		{1e-4, 67108864 * sim.Nanosecond, "100MB"},
+		{1e-3, 1048576 * sim.Nanosecond, "200MB"},
+		{1e-2, 1048576 * sim.Nanosecond, "800MB"}, // ~80 timeouts: the term's spread ~5%
+	} {
+		t.Run(fmt.Sprintf("p=%g,rto=%v", c.p, c.rto), func(t *testing.T) {
+			v := runOne(t, fmt.Sprintf(lossyForward, 1, c.rto, c.size, c.p), 0)
+			fl := v.PerFlow[0]
+			require.Equal(t, "completed", fl.Status)
+			r := float64(c.rto) / float64(tx)
+			eta := (1 - c.p) / (1 + c.p*(w+c.p*r))
+			want := 100 * 1024.0 / (1024 + roceV2Overhead) * eta
+			goodput := float64(fl.SizeBytes*8) / (*fl.FCTUS * 1e-6) / 1e9
+			t.Logf("goodput %.2f Gb/s, closed form %.2f (W %.1f, R %.0f)", goodput, want, w, r)
+			require.InEpsilon(t, want, goodput, 0.10)
+		})
+	}
+}
