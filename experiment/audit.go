@@ -37,6 +37,9 @@ func (f *fabric) audit() error {
 				}
 			}
 			where += sw.InTransit(k)
+			for _, pt := range sw.Ports {
+				where += pt.ControlCount(k)
+			}
 		}
 		for _, nic := range f.nics {
 			if nic != nil {

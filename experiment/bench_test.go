@@ -1,7 +1,9 @@
 package experiment
 
 import (
+	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/fabricsim/fabricsim/sim"
@@ -65,4 +67,46 @@ func packetHops(f *fabric) int64 {
 		n += pair[0].Packets + pair[1].Packets
 	}
 	return n
+}
+
+// BenchmarkGoBackNTimeoutDominated is the long run behind the two renewal-reward cases that
+// TestGoBackNUnderRandomLossMatchesRenewalReward leaves out: RoCE v2 go-back-N with a 67.1 ms
+// retransmit timeout at loss 1e-3 and 1e-2, where lost retransmissions, and so timeouts, set
+// the goodput. It reports the measured goodput over the closed form (physics references
+// 4.1); each case is sized for about 100 timeouts, so expect the ratio within about 10%.
+// It takes minutes: go test -run xxx -bench GoBackNTimeoutDominated -benchtime 1x ./experiment
+func BenchmarkGoBackNTimeoutDominated(b *testing.B) {
+	rate := 100 * sim.Gbps
+	tx := rate.TxTime(1024 + roceV2Overhead)
+	rtt := 2*(tx+sim.Microsecond) + 2*(rate.TxTime(86)+sim.Microsecond)
+	w := float64(rtt) / float64(tx)
+	rto := 67108864 * sim.Nanosecond
+	for _, c := range []struct {
+		name string
+		p    float64
+		size string
+	}{
+		{"p=1e-3", 1e-3, "100GB"}, // 1e8 packets x p x p = 100 timeouts
+		{"p=1e-2", 1e-2, "1GB"},   // 1e6 x 1e-4 = 100 timeouts
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			file := loadB(b, fmt.Sprintf(strings.Replace(lossyForward, "stop: 60s", "stop: 3600s", 1), 1, rto, c.size, c.p))
+			for i := 0; i < b.N; i++ {
+				v, err := Run(file.Scenario(0), nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				fl := v.PerFlow[0]
+				if fl.FCTUS == nil {
+					b.Fatalf("flow did not complete: %s", fl.Reason)
+				}
+				r := float64(rto) / float64(tx)
+				eta := (1 - c.p) / (1 + c.p*(w+c.p*r))
+				want := 100 * 1024.0 / (1024 + roceV2Overhead) * eta
+				goodput := float64(fl.SizeBytes*8) / (*fl.FCTUS * 1e-6) / 1e9
+				b.ReportMetric(goodput, "goodput_gbps")
+				b.ReportMetric(goodput/want, "measured/closed_form")
+			}
+		})
+	}
 }

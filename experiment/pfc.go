@@ -71,7 +71,12 @@ func (f *fabric) pfcConfig(n *topology.Node, c *scenarios.SwitchConfig) switchmo
 	for i, port := range n.Ports {
 		l := f.nw.Links[port.Link].Params
 		response := responseTime(p, l.Rate)
+		// Frames inside the switch's forwarding pipeline are not yet counted against XOFF:
+		// the headroom must also hold what arrives during that latency.
 		need := pfc.Headroom(l.Rate, l.Delay, frame, response)
+		if c.Latency > 0 {
+			need += l.Rate.BytesIn(c.Latency) + 1 // rounded up
+		}
 		cfg.Response = append(cfg.Response, response)
 		h := need
 		if !p.Headroom.Auto {
@@ -105,6 +110,11 @@ func (f *fabric) pfcConfig(n *topology.Node, c *scenarios.SwitchConfig) switchmo
 	}
 	for i := range cfg.Ports {
 		cfg.Ports[i].Xoff, cfg.Ports[i].Xon = xoff, xon
+		if xoff+cfg.Ports[i].Headroom < frame {
+			f.warnf("%s port %d: XOFF %dB + headroom %dB cannot hold one %dB frame: every lossless frame there will be dropped",
+				n.Name, i+1, xoff, cfg.Ports[i].Headroom, frame)
+			break
+		}
 	}
 	if total := xoff*shares + reserved; total > c.Buffer {
 		f.warnf("%s: XOFF + headroom of its %d lossless port-classes need %dB but the buffer is %dB: lossless frames may be dropped (as headroom drops) when the buffer is full",

@@ -7,7 +7,8 @@ import (
 )
 
 // sampler records the time series every interval: each running flow's rate limit and
-// delivered bytes, and each non-empty switch queue's depth.
+// delivered bytes, and the depth of each switch queue that has ever held a frame (zeros
+// included, so that a plot or a mean over the samples is right).
 type sampler struct {
 	f        *fabric
 	interval sim.Time
@@ -37,8 +38,8 @@ func (s *sampler) Handle(now sim.Time, _ int, _ any) {
 	for _, sw := range f.switches {
 		for _, pt := range sw.Ports {
 			for c := range pt.Queues {
-				if b := pt.Queues[c].Bytes; b > 0 {
-					s.series.Queues = append(s.series.Queues, results.QueueSample{TimeUS: t, Node: sw.Name, Port: pt.Index + 1, Priority: c, Bytes: b})
+				if q := &pt.Queues[c]; q.Depth.Used {
+					s.series.Queues = append(s.series.Queues, results.QueueSample{TimeUS: t, Node: sw.Name, Port: pt.Index + 1, Priority: c, Bytes: q.Bytes})
 				}
 			}
 		}

@@ -7,8 +7,9 @@ import (
 )
 
 // Series is a variant's time series, sampled every sample_interval: each running flow's rate
-// limit and delivered bytes, and the depth of each switch queue that holds anything. It is
-// written with --out (rates.csv, queues.csv), not into the results document.
+// limit and delivered bytes, and the depth of each switch queue that has held anything by
+// then (empty ones as 0). It is written with --out (rates.csv, queues.csv), not into the
+// results document.
 type Series struct {
 	Rates  []RateSample
 	Queues []QueueSample
@@ -23,7 +24,7 @@ type RateSample struct {
 	DeliveredBytes int64
 }
 
-// QueueSample is one non-empty switch egress queue at one sampling time.
+// QueueSample is one switch egress queue at one sampling time.
 type QueueSample struct {
 	TimeUS   float64
 	Node     string

@@ -59,7 +59,8 @@
 //	switch.pfc.deadlock_detection 1ms (0 = off)
 //	switch.ecn.enabled            false
 //	switch.ecn.kmin, kmax, pmax   5KB, 200KB, 0.01 (DCQCN, SIGCOMM'15): RED-style marking on
-//	                              egress, at dequeue, of ECN-capable (RoCE v2 data) frames
+//	                              egress, at dequeue, of ECN-capable frames (RoCE v2 data;
+//	                              iWARP data when transports.iwarp.ecn is classic or dctcp)
 //	hosts.priority                3
 //	hosts.ttl                     64 (the usual initial IP TTL)
 //	hosts.cnp_priority            6 (NVIDIA CNP_802P_PRIO; DSCP 48)

@@ -31,6 +31,7 @@ const (
 	defaultAckInterval = 16
 	defaultKmin        = 5_000
 	maxFlowSize        = 1_000_000_000_000 // 1TB: under 2^32 packets even at the smallest path MTU, 256
+	maxSamples         = 100_000           // time-series samples per run: bounds memory
 	defaultKmax        = 200_000
 	defaultPmax        = 0.01
 	defaultIWARPMTU    = 1500
@@ -187,8 +188,12 @@ func (r *resolver) scenario(raw *rawFile) *Scenario {
 	sc.SampleInterval = max(sc.Stop/500, sim.Nanosecond)
 	if raw.Sample != nil {
 		sc.SampleInterval = sim.Time(*raw.Sample)
-		if sc.SampleInterval <= 0 {
+		switch {
+		case sc.SampleInterval <= 0:
 			r.errf("sample_interval", "sample_interval must be > 0, e.g. sample_interval: 10us")
+		case sc.Stop/sc.SampleInterval > maxSamples:
+			r.errf("sample_interval", "sample_interval %v takes more than %d samples over stop %v; use at least %v",
+				sc.SampleInterval, maxSamples, sc.Stop, sc.Stop/maxSamples)
 		}
 	}
 	sc.Switch = r.switchConfig(defaultSwitch(), raw.Switch, "switch")
@@ -312,6 +317,9 @@ func (r *resolver) pfc(c *PFCConfig, raw *rawPFC, path string) {
 	}
 	if raw.Deadlock != nil {
 		c.DeadlockDetection = sim.Time(*raw.Deadlock)
+		if c.DeadlockDetection != 0 && c.DeadlockDetection < sim.Microsecond {
+			r.errf(path+".deadlock_detection", "deadlock_detection is 0 (off) or at least 1us (a look every that long at every queue), got %v", c.DeadlockDetection)
+		}
 	}
 }
 

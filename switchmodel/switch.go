@@ -142,11 +142,14 @@ type Port struct {
 	Served    [NumPriorities]int64
 	refreshOn [NumPriorities]bool // a refresh timer is pending for the class
 	watchOn   [NumPriorities]bool // a watchdog check is pending for the class
-	response  sim.Time
-	queued    int  // packets in all queues
-	rr        int  // DWRR: the queue being visited
-	credited  bool // DWRR: the visited queue got its quantum this visit
-	deficit   [NumPriorities]int64
+	// storm marks a class the watchdog caught paused too long: until its pause ends it drops
+	// what is queued and what arrives, and does not wait on the pause.
+	storm    [NumPriorities]bool
+	response sim.Time
+	queued   int  // packets in all queues
+	rr       int  // DWRR: the queue being visited
+	credited bool // DWRR: the visited queue got its quantum this visit
+	deficit  [NumPriorities]int64
 }
 
 // New builds switch id of nw with its ports unconnected; attach a wire to each with SetWire.
@@ -281,6 +284,10 @@ func (sw *Switch) failover(t topology.Table, p *topology.Packet, out int) int {
 }
 
 func (sw *Switch) enqueue(now sim.Time, pt *Port, p *topology.Packet) {
+	if pt.storm[p.Priority] {
+		sw.drop(p, DropWatchdog)
+		return
+	}
 	size := int64(p.Frame)
 	q := &pt.Queues[p.Priority]
 	free := sw.cfg.BufferBytes - sw.BufferUsed
@@ -402,11 +409,22 @@ func (pt *Port) sendPause(now sim.Time, c int, quanta uint16) {
 		pt.PausesSent[c]++
 		if !pt.refreshOn[c] {
 			pt.refreshOn[c] = true
-			pt.sw.eng.At(now+pfc.PauseDuration(quanta, pt.Wire.Params.Rate)/2, pt.sw, portOp(evRefresh, pt.Index, c), nil)
+			pt.sw.eng.At(now+pt.refreshInterval(quanta), pt.sw, portOp(evRefresh, pt.Index, c), nil)
 		}
 	}
 	pt.kick(now)
 }
+
+// refreshInterval is how soon a PAUSE of quanta is refreshed while its condition lasts: at
+// half the pause time, but never sooner than a few PFC frame times, so that tiny quanta
+// cannot fill the link with pause frames.
+func (pt *Port) refreshInterval(quanta uint16) sim.Time {
+	rate := pt.Wire.Params.Rate
+	return max(pfc.PauseDuration(quanta, rate)/2, 4*rate.TxTime(pfc.FrameWireBytes))
+}
+
+// ControlCount is the number of PFC frames of kind k waiting to go out (for audits).
+func (pt *Port) ControlCount(k topology.Kind) int64 { return pt.control.Count(k) }
 
 // receivePause applies a PFC frame that arrived on this port to its sending side.
 func (pt *Port) receivePause(now sim.Time, p *topology.Packet) {
@@ -430,6 +448,7 @@ func (pt *Port) receivePause(now sim.Time, p *topology.Packet) {
 func (pt *Port) watchdog(now sim.Time, c int) {
 	since := pt.Pause.PausedSince(now, c)
 	if since == sim.Never {
+		pt.storm[c] = false // the pause is over: the class is restored
 		return
 	}
 	if due := since + pt.sw.cfg.PFC.Watchdog; now < due {
@@ -437,12 +456,32 @@ func (pt *Port) watchdog(now sim.Time, c int) {
 		pt.sw.eng.At(due, pt.sw, portOp(evWatch, pt.Index, c), nil)
 		return
 	}
-	for pt.Queues[c].Len > 0 {
-		p := pt.dequeue(now, c)
-		pt.sw.drop(p, DropWatchdog)
-	}
+	// A pause storm: drop what the queue holds, and (in enqueue) what arrives for it, until
+	// the pause ends, as switch PFC watchdogs do in their drop mode. The check comes back at
+	// the end of the pause to restore the class.
+	pt.storm[c] = true
+	pt.flush(now, c)
 	pt.watchOn[c] = true
-	pt.sw.eng.At(now+pt.sw.cfg.PFC.Watchdog, pt.sw, portOp(evWatch, pt.Index, c), nil)
+	pt.sw.eng.At(max(pt.Pause.Until(c), now+1), pt.sw, portOp(evWatch, pt.Index, c), nil)
+}
+
+// flush drops every frame of queue c as a watchdog drop, releasing its buffer and ingress
+// accounting (which may resume the upstream senders).
+func (pt *Port) flush(now sim.Time, c int) {
+	sw := pt.sw
+	for pt.Queues[c].Len > 0 {
+		p := pt.Queues[c].Pop(now)
+		pt.queued--
+		size := int64(p.Frame)
+		sw.BufferUsed -= size
+		if sw.lossless[c] {
+			in := sw.Ports[p.InPort]
+			if in.Ingress[c].Release(size) == pfc.Resume {
+				in.sendPause(now, c, 0)
+			}
+		}
+		sw.drop(p, DropWatchdog)
+	}
 }
 
 func (pt *Port) nextStrict(now sim.Time) int {
