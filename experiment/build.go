@@ -164,6 +164,7 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 		receivers[i] = nic
 	}
 	f.wires = make([][2]*topology.Wire, len(nw.Links))
+	jitterWarned := false
 	for li, l := range nw.Links {
 		for dir, ends := range [2][2]topology.End{{l.A, l.B}, {l.B, l.A}} {
 			from, to := ends[0], ends[1]
@@ -174,6 +175,17 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 			if nic := f.nics[from.Node]; nic != nil {
 				nic.Wire = w
 				nic.Response = responseTime(&sc.Switch.PFC, l.Params.Rate)
+				hc := sc.Hosts
+				if nc := nodeCfg[nw.Nodes[from.Node].Name]; nc != nil && nc.Hosts != nil {
+					hc = *nc.Hosts
+				}
+				if hc.Jitter > 0 {
+					if got := w.SetJitter(hc.Jitter); got < hc.Jitter && !jitterWarned {
+						jitterWarned = true
+						f.warnf("hosts.jitter %v is more than one minimum frame time at %v; it is capped at %v so a host's frames stay in order",
+							hc.Jitter, l.Params.Rate, got)
+					}
+				}
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fabricsim/fabricsim/results"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
 )
@@ -205,4 +206,26 @@ func TestPacketBooksBalanceWhenStoppedMidFlight(t *testing.T) {
 	}
 	require.Positive(t, inNet, "packets are in flight at stop")
 	require.Positive(t, f.pool.Taken[topology.KindAck], "control packets are counted too")
+}
+
+func TestJitterBreaksLockStepAtDropTail(t *testing.T) {
+	// Four identical senders start together into one drop-tail queue. In lock step, the
+	// same sender's frame always takes the slot a departure frees, so one flow finishes far
+	// ahead of the others: a phase effect (Floyd and Jacobson, 1992), not physics. A few ns
+	// of random delay per frame (hosts.jitter) make the senders symmetric again, and
+	// symmetric senders finish together.
+	spread := func(v *results.Variant) float64 {
+		lo, hi := *v.PerFlow[0].FCTUS, *v.PerFlow[0].FCTUS
+		for _, f := range v.PerFlow {
+			lo, hi = min(lo, *f.FCTUS), max(hi, *f.FCTUS)
+		}
+		return hi / lo
+	}
+	lockstep := runOne(t, incast, 0)
+	jittered := runOne(t, incast, 0, "hosts.jitter=5ns")
+	require.EqualValues(t, 4, lockstep.Flows.Completed)
+	require.EqualValues(t, 4, jittered.Flows.Completed)
+	t.Logf("FCT max/min: %.2f in lock step, %.2f with jitter", spread(lockstep), spread(jittered))
+	require.Greater(t, spread(lockstep), 2.0)
+	require.Less(t, spread(jittered), 1.5)
 }

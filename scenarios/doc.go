@@ -64,6 +64,8 @@
 //	hosts.priority                3
 //	hosts.ttl                     64 (the usual initial IP TTL)
 //	hosts.cnp_priority            6 (NVIDIA CNP_802P_PRIO; DSCP 48)
+//	hosts.jitter                  0: a random delay in [0, jitter) per frame a host sends,
+//	                              at most one minimum frame time at the host's link rate
 //	transports.rocev2.mtu         1024 (allowed: the IB path MTUs 256, 512, 1024, 2048, 4096)
 //	transports.rocev2.cc          none (or dcqcn)
 //	transports.rocev2.dcqcn.mode  paper: g 1/256, alpha_init 1, alpha_period 55us,

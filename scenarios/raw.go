@@ -114,9 +114,10 @@ type rawECN struct {
 }
 
 type rawHosts struct {
-	Priority    *int `yaml:"priority"`
-	TTL         *int `yaml:"ttl"`
-	CNPPriority *int `yaml:"cnp_priority"`
+	Priority    *int      `yaml:"priority"`
+	TTL         *int      `yaml:"ttl"`
+	CNPPriority *int      `yaml:"cnp_priority"`
+	Jitter      *Duration `yaml:"jitter"`
 }
 
 type rawTransports struct {

@@ -153,6 +153,11 @@ type HostConfig struct {
 	// CNPPriority is the traffic class of the CNPs a host sends; default 6 (NVIDIA's
 	// CNP_802P_PRIO; CNP_DSCP 48).
 	CNPPriority int
+	// Jitter, when positive, delays each frame a host sends by a random time in [0, Jitter)
+	// on its way to the switch (at most one minimum frame time, so a host's frames stay in
+	// order). It breaks the lock-step phase effects of identical senders at drop-tail
+	// queues (Floyd and Jacobson, 1992); default 0.
+	Jitter sim.Time
 }
 
 // Transports holds the settings of each transport.

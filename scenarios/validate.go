@@ -370,6 +370,12 @@ func (r *resolver) hostConfig(base HostConfig, raw *rawHosts, path string) HostC
 		c.CNPPriority = *raw.CNPPriority
 		r.priority(path+".cnp_priority", c.CNPPriority)
 	}
+	if raw.Jitter != nil {
+		c.Jitter = sim.Time(*raw.Jitter)
+		if c.Jitter < 0 || c.Jitter > sim.Microsecond {
+			r.errf(path+".jitter", "jitter is 0..1us (a random extra delay per frame, kept below one minimum frame time), got %v", c.Jitter)
+		}
+	}
 	return c
 }
 

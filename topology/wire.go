@@ -33,7 +33,9 @@ type Wire struct {
 	epoch     uint32 // bumped when the link goes down: frames in flight then are lost
 	dropEvery int64  // deterministic loss of every n-th data frame (a fault), 0 = off
 	dataSeen  int64
-	head      *Packet // frames in flight, oldest first
+	jitter    sim.Time // random extra delay per frame, below one minimum frame time
+	lastAt    sim.Time // the latest arrival scheduled: frames never overtake each other
+	head      *Packet  // frames in flight, oldest first
 	tail      *Packet
 
 	// Packets and Bytes count frames put on the wire (every kind), BusyTime their
@@ -77,6 +79,14 @@ func (w *Wire) SetLoss(p float64) { w.Params.Loss = p }
 // SetDropEvery makes the wire lose every n-th data frame it carries (n = 0 turns it off).
 func (w *Wire) SetDropEvery(n int64) { w.dropEvery, w.dataSeen = n, 0 }
 
+// SetJitter makes each frame arrive up to j later, at random (from the wire's own stream).
+// j is capped at one minimum frame time at the wire's rate, so frames keep their order; the
+// cap is returned.
+func (w *Wire) SetJitter(j sim.Time) sim.Time {
+	w.jitter = min(j, w.Params.Rate.TxTime(MinFrame+WireOverhead))
+	return w.jitter
+}
+
 // TxTime is the serialization time of p on this wire.
 func (w *Wire) TxTime(p *Packet) sim.Time {
 	if w.psPerByte > 0 {
@@ -109,6 +119,10 @@ func (w *Wire) Send(now sim.Time, p *Packet) (done sim.Time) {
 		p.dropped = w.rng.Float64() < w.Params.Loss
 	}
 	p.arriveAt = now + tx + w.Params.Delay
+	if w.jitter > 0 {
+		p.arriveAt = max(p.arriveAt+sim.Time(w.rng.Int64N(int64(w.jitter))), w.lastAt)
+		w.lastAt = p.arriveAt
+	}
 	p.next = nil
 	if w.tail == nil {
 		w.head = p

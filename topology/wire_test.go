@@ -290,3 +290,45 @@ func TestWireInFlightByKind(t *testing.T) {
 	require.Equal(t, [NumKinds]int64{}, w.InFlight)
 	require.Len(t, s.got, 12)
 }
+
+func TestWireJitterKeepsOrderAndBounds(t *testing.T) {
+	eng := sim.NewEngine()
+	pool := &Pool{}
+	p := LinkParams{Rate: 100 * sim.Gbps, Delay: sim.Microsecond}
+	w := NewWire(eng, pool, 0, 1, 0, 0, p, sim.Stream(1, "jitter"))
+	rec := &arrivals{}
+	w.Attach(rec)
+	// The cap is one minimum frame on the wire: 84 bytes at 100 Gb/s = 6.72 ns.
+	require.Equal(t, sim.Time(6720), w.SetJitter(sim.Microsecond))
+	var sent []sim.Time
+	now := sim.Time(0)
+	for i := 0; i < 1000; i++ {
+		pk := pool.Get(KindData)
+		pk.Payload = int32(i % 3 * 500) // 64- to 1042-byte frames
+		pk.PSN = uint32(i)
+		pk.Seal()
+		sent = append(sent, now)
+		now = w.Send(now, pk)
+	}
+	eng.Run(sim.Never)
+	require.Len(t, rec.at, 1000)
+	for i, at := range rec.at {
+		require.Equal(t, uint32(i), rec.psn[i], "frames keep their order")
+		base := sent[i] + w.TxTime(&Packet{Frame: int32(rec.frame[i])}) + p.Delay
+		require.GreaterOrEqual(t, at, base)
+		require.Less(t, at, base+6720, "at most the jitter late")
+		if i > 0 {
+			require.GreaterOrEqual(t, at, rec.at[i-1])
+		}
+	}
+}
+
+type arrivals struct {
+	at    []sim.Time
+	psn   []uint32
+	frame []int32
+}
+
+func (a *arrivals) Receive(now sim.Time, p *Packet, _ int) {
+	a.at, a.psn, a.frame = append(a.at, now), append(a.psn, p.PSN), append(a.frame, p.Frame)
+}
