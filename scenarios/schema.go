@@ -138,8 +138,8 @@ type PFCConfig struct {
 	DeadlockDetection sim.Time
 }
 
-// ECNConfig configures RED-style ECN marking on egress queues. ECN is not supported yet:
-// Enabled is always false in a valid scenario.
+// ECNConfig configures RED-style ECN marking on egress queues, at dequeue, of ECN-capable
+// frames: no mark up to Kmin, probability rising linearly to Pmax at Kmax, always above.
 type ECNConfig struct {
 	Enabled    bool    // default false
 	Kmin, Kmax int64   // bytes; defaults 5KB and 200KB (the DCQCN paper's settings)
@@ -170,8 +170,8 @@ type Transports struct {
 // RoCEConfig configures a RoCE (v1 or v2) reliable-connection endpoint.
 type RoCEConfig struct {
 	MTU               int        // path MTU: 256, 512, 1024 (default), 2048 or 4096
-	CC                string     // congestion control: none (default); dcqcn not supported yet
-	Recovery          string     // go-back-n (default); go-back-0 not supported yet
+	CC                string     // congestion control: none (default) or dcqcn (RoCE v2 only)
+	Recovery          string     // go-back-n (default) or go-back-0 (the whole message again)
 	RetransmitTimeout sim.Time   // default 1.048576ms = 4.096us x 2^8 (IB local ACK timeout 8)
 	RetryLimit        int        // 0..7 (IB retry_cnt is 3 bits), default 7
 	AckInterval       int        // packets per coalesced ACK, default 16; a message's last packet is always ACKed
