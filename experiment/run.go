@@ -21,10 +21,17 @@ const Version = "fabricsim 0.1.0"
 // Progress, when not nil, is told how far each variant has got: simulated time over stop.
 type Progress func(variant int, done float64)
 
+// Capture asks for packet captures: the links named in Links ("NODE:PORT" or "A-B") are
+// written, each variant's to its own pcap file in Dir.
+type Capture struct {
+	Links []string
+	Dir   string
+}
+
 // RunFile runs the chosen variants of a loaded scenario file (all when only is empty), in
 // parallel, at most workers at a time, and returns the results document with the variants in
 // file order.
-func RunFile(f *scenarios.File, only []string, workers int, progress Progress) (*results.Document, error) {
+func RunFile(f *scenarios.File, only []string, workers int, progress Progress, capture Capture) (*results.Document, error) {
 	infos := f.Variants()
 	var chosen []int
 	for i, v := range infos {
@@ -62,7 +69,7 @@ func RunFile(f *scenarios.File, only []string, workers int, progress Progress) (
 			if progress != nil {
 				report = func(d float64) { progress(k, d) }
 			}
-			v, err := runRecovered(f.Scenario(i), report)
+			v, err := runRecovered(f.Scenario(i), report, capture)
 			if err != nil {
 				errs[k] = fmt.Errorf("variant %q: %w", infos[i].Name, err)
 				return
@@ -100,13 +107,13 @@ func contains(list []string, s string) bool {
 
 // runRecovered is Run, with a panic (a simulator bug) turned into an error, so that one
 // variant's failure is reported rather than crashing the process from its goroutine.
-func runRecovered(sc *scenarios.Scenario, progress func(float64)) (v *results.Variant, err error) {
+func runRecovered(sc *scenarios.Scenario, progress func(float64), capture Capture) (v *results.Variant, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			v, err = nil, fmt.Errorf("internal error (please report it with the scenario): %v", r)
 		}
 	}()
-	return Run(sc, progress)
+	return RunCapture(sc, progress, capture)
 }
 
 // progressSlices is how many pieces a run is cut into to report progress.
@@ -114,10 +121,26 @@ const progressSlices = 50
 
 // Run simulates one resolved scenario and returns its results.
 func Run(sc *scenarios.Scenario, progress func(float64)) (*results.Variant, error) {
+	return RunCapture(sc, progress, Capture{})
+}
+
+// RunCapture is Run with packet captures.
+func RunCapture(sc *scenarios.Scenario, progress func(float64), capture Capture) (v *results.Variant, err error) {
 	start := time.Now()
 	f, err := build(sc)
 	if err != nil {
 		return nil, err
+	}
+	if len(capture.Links) > 0 {
+		closeAll, err := f.capture(capture.Links, capture.Dir)
+		defer func() {
+			if cerr := closeAll(); err == nil && cerr != nil {
+				v, err = nil, cerr
+			}
+		}()
+		if err != nil {
+			return nil, err
+		}
 	}
 	// The run goes in slices only to report progress: an engine run to t1 then to t2 handles
 	// the same events in the same order as one run to t2, so results do not depend on it.
@@ -143,7 +166,7 @@ func Run(sc *scenarios.Scenario, progress func(float64)) (*results.Variant, erro
 	if err := f.audit(); err != nil {
 		return nil, fmt.Errorf("internal error: %w", err)
 	}
-	v := f.collect()
+	v = f.collect()
 	v.WallSeconds = time.Since(start).Seconds()
 	return v, nil
 }

@@ -6,6 +6,11 @@ import (
 	"github.com/fabricsim/fabricsim/sim"
 )
 
+// Tap observes the frames put on a wire.
+type Tap interface {
+	Frame(at sim.Time, w *Wire, p *Packet)
+}
+
 // Receiver takes the frames a wire delivers to a node's port.
 type Receiver interface {
 	Receive(now sim.Time, p *Packet, port int)
@@ -34,6 +39,9 @@ type Wire struct {
 	dropEvery int64  // deterministic loss of every n-th data frame (a fault), 0 = off
 	dataSeen  int64
 	jitter    sim.Time // random extra delay per frame, below one minimum frame time
+	// Tap, when set, sees every frame the wire carries as its transmission starts (a
+	// packet capture); nil costs one comparison per frame.
+	Tap Tap
 	lastAt    sim.Time // the latest arrival scheduled: frames never overtake each other
 	head      *Packet  // frames in flight, oldest first
 	tail      *Packet
@@ -100,6 +108,9 @@ func (w *Wire) TxTime(p *Packet) sim.Time {
 // it is lost.
 func (w *Wire) Send(now sim.Time, p *Packet) (done sim.Time) {
 	tx := w.TxTime(p)
+	if w.Tap != nil {
+		w.Tap.Frame(now, w, p)
+	}
 	w.Packets++
 	w.Bytes += p.WireBytes()
 	w.BusyTime += tx

@@ -141,9 +141,7 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 			default:
 				return usagef("--format %q: allowed: table, markdown, csv, json", format)
 			}
-			if len(pcaps) > 0 {
-				return usagef("--pcap: packet capture is not supported yet")
-			}
+
 			if settings.IsSet("seed") {
 				sets = append([]string{fmt.Sprintf("seed=%d", settings.GetUint64("seed"))}, sets...)
 			}
@@ -156,6 +154,15 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 			if _, err := experiment.Check(f); err != nil {
 				return usagef("%s: %v", scenario, err)
 			}
+			capture := experiment.Capture{Links: pcaps, Dir: settings.GetString("out")}
+			if len(pcaps) > 0 {
+				if capture.Dir == "" {
+					return usagef("--pcap writes its files into the --out directory: give -o DIR too")
+				}
+				if err := experiment.CheckCaptures(f, pcaps); err != nil {
+					return usagef("%v", err)
+				}
+			}
 			workers := settings.GetInt("workers")
 			if workers < 1 {
 				workers = runtime.GOMAXPROCS(0)
@@ -165,7 +172,7 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 				shown = len(variants)
 			}
 			bar := newProgress(stderr, shown, settings.GetBool("quiet"))
-			doc, err := experiment.RunFile(f, variants, workers, bar.report)
+			doc, err := experiment.RunFile(f, variants, workers, bar.report, capture)
 			bar.finish()
 			if err != nil {
 				var ve *experiment.VariantError
@@ -197,7 +204,7 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 	fl.Uint64("seed", 1, "override the scenario's seed")
 	fl.StringArrayVar(&sets, "set", nil, "override one scenario field, `PATH=VALUE` (repeatable), e.g. switch.buffer=4MB")
 	fl.StringArrayVar(&variants, "variant", nil, "run only the variant `NAME` (repeatable)")
-	fl.StringArrayVar(&pcaps, "pcap", nil, "capture a link's packets (NODE:PORT or A-B); not supported yet")
+	fl.StringArrayVar(&pcaps, "pcap", nil, "write the packets crossing a link (`NODE:PORT` or A-B) to a pcap file in the --out directory (repeatable)")
 	fl.BoolP("quiet", "q", false, "no progress bar")
 	fl.Int("workers", 0, "variants run at once (default: the number of CPUs)")
 	// Run settings come from the flags, or from FABRICSIM_* environment variables.

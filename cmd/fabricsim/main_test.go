@@ -180,3 +180,44 @@ func TestBundledScenarios(t *testing.T) {
 	require.Equal(t, 0, status, stderr)
 	require.GreaterOrEqual(t, len(strings.Split(stdout, "\n")), 3)
 }
+
+func TestPcapWritesEveryFrameOfTheLink(t *testing.T) {
+	path := writeFile(t, "small.yaml", small)
+	dir := t.TempDir()
+	status, _, stderr := fabricsim(t, "run", path, "-q", "-o", dir, "--variant", "a", "--pcap", "h1-sw", "--pcap", "sw:3")
+	require.Equal(t, 0, status, stderr)
+	data, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	require.NoError(t, err)
+	var doc struct {
+		Variants []struct {
+			Links []struct {
+				From, To string
+				Packets  int64
+			} `json:"links"`
+		} `json:"variants"`
+	}
+	require.NoError(t, json.Unmarshal(data, &doc))
+	want := map[string]int64{}
+	for _, l := range doc.Variants[0].Links {
+		want[l.From+"-"+l.To] = l.Packets
+	}
+	for file, links := range map[string][]string{"a-h1-sw.pcap": {"h1-sw", "sw-h1"}, "a-sw-port3.pcap": {"h3-sw", "sw-h3"}} {
+		pcap, err := os.ReadFile(filepath.Join(dir, file))
+		require.NoError(t, err, file)
+		records := int64(0)
+		for off := 24; off < len(pcap); records++ {
+			n := int(pcap[off+8]) | int(pcap[off+9])<<8 | int(pcap[off+10])<<16 | int(pcap[off+11])<<24
+			off += 16 + n
+		}
+		require.Equal(t, want[links[0]]+want[links[1]], records, "%s holds every frame of both directions", file)
+	}
+	for _, args := range [][]string{
+		{"run", path, "-q", "--pcap", "h1-sw"},                // no -o
+		{"run", path, "-q", "-o", dir, "--pcap", "h1-h2"},     // not a link
+		{"run", path, "-q", "-o", dir, "--pcap", "sw:9"},      // no such port
+		{"run", path, "-q", "-o", dir, "--pcap", "nowhere:1"}, // no such node
+	} {
+		status, _, stderr := fabricsim(t, args...)
+		require.Equal(t, 2, status, "%v: %s", args, stderr)
+	}
+}
