@@ -41,10 +41,10 @@ type Wire struct {
 	jitter    sim.Time // random extra delay per frame, below one minimum frame time
 	// Tap, when set, sees every frame the wire carries as its transmission starts (a
 	// packet capture); nil costs one comparison per frame.
-	Tap Tap
-	lastAt    sim.Time // the latest arrival scheduled: frames never overtake each other
-	head      *Packet  // frames in flight, oldest first
-	tail      *Packet
+	Tap    Tap
+	lastAt sim.Time // the latest arrival scheduled: frames never overtake each other
+	head   *Packet  // frames in flight, oldest first
+	tail   *Packet
 
 	// Packets and Bytes count frames put on the wire (every kind), BusyTime their
 	// serialization time.
