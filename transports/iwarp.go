@@ -161,7 +161,7 @@ func (r *Registry) StartIWARP(i int32, src, dst *NIC, cross bool, cfg IWARPConfi
 	}
 	// The scoreboard holds every segment the receive window lets be outstanding.
 	minSeg := max(c.lay.full, 1)
-	s := &IWARPSender{tcpConn: c, deadline: sim.Never, timerAt: sim.Never,
+	s := &IWARPSender{tcpConn: c, deadline: sim.Never,
 		sb:       newScoreboard(cfg.ReceiveWindow/minSeg + 2),
 		cwnd:     float64(cfg.InitCwnd),
 		ssthresh: float64(1 << 40), // "arbitrarily high" (RFC 5681 section 3.1)
@@ -169,7 +169,7 @@ func (r *Registry) StartIWARP(i int32, src, dst *NIC, cross bool, cfg IWARPConfi
 		maxCwnd:  float64(max(cfg.ReceiveWindow/minSeg, int64(cfg.InitCwnd), 2)),
 		alpha:    1, // RFC 8257 section 3.3
 	}
-	rcv := &IWARPReceiver{tcpConn: c, ackDeadline: sim.Never, ackTimerAt: sim.Never}
+	rcv := &IWARPReceiver{tcpConn: c, ackDeadline: sim.Never}
 	r.senders[i] = s
 	r.receivers[i] = rcv
 	r.eng.At(f.Start, s, tcpOpStart, nil)
@@ -241,7 +241,7 @@ type IWARPSender struct {
 	rtt      rttEstimator
 	rto      sim.Time // current RTO, back-off included
 	deadline sim.Time // the timer fires then; Never when stopped
-	timerAt  sim.Time // time of the pending timer event, Never if none
+	timer    alarm    // the retransmit timer's event
 	timeouts int      // consecutive timeouts without progress
 	timing   bool
 	timedSeg int64
@@ -307,7 +307,7 @@ func (s *IWARPSender) Handle(now sim.Time, op int, _ any) {
 		}
 		s.establish(now)
 	case tcpOpTimer:
-		s.timerAt = sim.Never
+		s.timer.fired()
 		if s.over || s.deadline == sim.Never {
 			return
 		}
@@ -556,13 +556,7 @@ func (s *IWARPSender) emit(now sim.Time) *topology.Packet {
 }
 
 // armAt makes sure a timer event is pending no later than t.
-func (s *IWARPSender) armAt(t sim.Time) {
-	if s.timerAt <= t {
-		return
-	}
-	s.timerAt = t
-	s.reg.eng.At(t, s, tcpOpTimer, nil)
-}
+func (s *IWARPSender) armAt(t sim.Time) { s.timer.armAt(s.reg.eng, s, tcpOpTimer, t) }
 
 // onAck takes an ACK of the established connection: the cumulative ACK and SACK blocks
 // update the scoreboard, then congestion control reacts (RFC 5681, 6675, 3168, 8257).
@@ -829,7 +823,7 @@ type IWARPReceiver struct {
 	pending     int   // in-order segments not yet acknowledged
 	lastAck     int64 // the segment index the latest ACK named (RFC 7323 Last.ACK.sent)
 	ackDeadline sim.Time
-	ackTimerAt  sim.Time
+	ackTimer    alarm
 	eceState    bool // classic: echo ECE until CWR; DCTCP: the CE state of the last segment
 	tsRecent    uint32
 	rx          delayLine
@@ -847,7 +841,7 @@ func (r *IWARPReceiver) Handle(now sim.Time, op int, _ any) {
 			r.reg.eng.At(due, r, tcpOpRx, nil)
 		}
 	case tcpOpDelAck:
-		r.ackTimerAt = sim.Never
+		r.ackTimer.fired()
 		if r.ackDeadline == sim.Never {
 			return
 		}
@@ -859,13 +853,7 @@ func (r *IWARPReceiver) Handle(now sim.Time, op int, _ any) {
 	}
 }
 
-func (r *IWARPReceiver) armAck(t sim.Time) {
-	if r.ackTimerAt <= t {
-		return
-	}
-	r.ackTimerAt = t
-	r.reg.eng.At(t, r, tcpOpDelAck, nil)
-}
+func (r *IWARPReceiver) armAck(t sim.Time) { r.ackTimer.armAt(r.reg.eng, r, tcpOpDelAck, t) }
 
 func (r *IWARPReceiver) onData(now sim.Time, p *topology.Packet) {
 	if r.cfg.NICDelay == 0 {

@@ -101,15 +101,15 @@ type RoCESender struct {
 	maxSent  uint32    // one past the highest PSN ever sent
 	sched    schedSlot // its place on the NIC's schedule
 	deadline sim.Time
-	timerAt  sim.Time // time of the pending timer event, Never if none
-	timeouts int      // consecutive timeouts without progress
+	timer    alarm // the retransmit timer's event
+	timeouts int   // consecutive timeouts without progress
 	over     bool
 
 	// DCQCN reaction point, nil without congestion control, with its timers: the rate
 	// increase timer (lazy, like the retransmit timer) and a deferred rate cut.
 	cc         *ecn.ReactionPoint
 	ccDeadline sim.Time
-	ccTimerAt  sim.Time
+	ccTimer    alarm
 	cutAt      sim.Time
 }
 
@@ -154,7 +154,7 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 		q.dataHash = topology.FlowHash(src.IP, dst.IP, topology.IPProtoUDP, q.sport, topology.UDPPortRoCEv2)
 		q.ackHash = topology.FlowHash(dst.IP, src.IP, topology.IPProtoUDP, q.sport, topology.UDPPortRoCEv2)
 	}
-	s := &RoCESender{qp: q, nic: src, deadline: sim.Never, timerAt: sim.Never, ccDeadline: sim.Never, ccTimerAt: sim.Never, cutAt: sim.Never}
+	s := &RoCESender{qp: q, nic: src, deadline: sim.Never, ccDeadline: sim.Never, cutAt: sim.Never}
 	rcv := &RoCEReceiver{qp: q, nic: dst}
 	if cfg.DCQCN != nil {
 		s.cc = ecn.NewReactionPoint(*cfg.DCQCN, src.Wire.Params.Rate)
@@ -172,7 +172,7 @@ func (s *RoCESender) Handle(now sim.Time, op int, _ any) {
 	case opStart:
 		s.nic.activate(now, s)
 	case opTimer:
-		s.timerAt = sim.Never
+		s.timer.fired()
 		if s.over || s.deadline == sim.Never {
 			return
 		}
@@ -182,7 +182,7 @@ func (s *RoCESender) Handle(now sim.Time, op int, _ any) {
 		}
 		s.timeout(now)
 	case opCCTimer:
-		s.ccTimerAt = sim.Never
+		s.ccTimer.fired()
 		if s.ccDeadline == sim.Never {
 			return
 		}
@@ -204,13 +204,7 @@ func (s *RoCESender) Handle(now sim.Time, op int, _ any) {
 }
 
 // armCC makes sure a rate-timer event is pending no later than t.
-func (s *RoCESender) armCC(t sim.Time) {
-	if s.ccTimerAt <= t {
-		return
-	}
-	s.ccTimerAt = t
-	s.reg.eng.At(t, s, opCCTimer, nil)
-}
+func (s *RoCESender) armCC(t sim.Time) { s.ccTimer.armAt(s.reg.eng, s, opCCTimer, t) }
 
 // onCNP is the reaction point's congestion notification: cut the rate (now, or at the end of
 // the decrease period) and restart the rate-increase timer.
@@ -287,13 +281,7 @@ func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 }
 
 // armAt makes sure a timer event is pending no later than t.
-func (s *RoCESender) armAt(t sim.Time) {
-	if s.timerAt <= t {
-		return
-	}
-	s.timerAt = t
-	s.reg.eng.At(t, s, opTimer, nil)
-}
+func (s *RoCESender) armAt(t sim.Time) { s.timer.armAt(s.reg.eng, s, opTimer, t) }
 
 func (s *RoCESender) onAck(now sim.Time, p *topology.Packet) {
 	if s.over {
