@@ -434,24 +434,11 @@ func (r *resolver) iwarp(c *IWARPConfig, raw *rawIWARP, path string) {
 		c.ECN = *raw.ECN
 		r.oneOf(path+".ecn", "ECN mode", c.ECN, iwarpECNNames)
 	}
-	for _, d := range []struct {
-		name string
-		raw  *Duration
-		dst  *sim.Time
-		zero bool // 0 allowed
-	}{
+	r.durations(path, "1ms", []durationField{
 		{"min_rto", raw.MinRTO, &c.MinRTO, false},
 		{"nic_delay", raw.NICDelay, &c.NICDelay, true},
 		{"delayed_ack", raw.DelayedAck, &c.DelayedAck, true},
-	} {
-		if d.raw == nil {
-			continue
-		}
-		*d.dst = sim.Time(*d.raw)
-		if *d.dst < 0 || (*d.dst == 0 && !d.zero) {
-			r.errf(path+"."+d.name, "%s must be > 0, e.g. 1ms", d.name)
-		}
-	}
+	})
 	c.RTOInit, c.MaxRTO = c.MinRTO, 60*c.MinRTO
 	if raw.RTOInit != nil {
 		c.RTOInit = sim.Time(*raw.RTOInit)
@@ -533,6 +520,32 @@ func (r *resolver) roce(c *RoCEConfig, raw *rawRoCE, path string) {
 	}
 }
 
+// durationField is a duration field of a block: its name, its value as written (nil if
+// absent), where it goes, and whether 0 is allowed.
+type durationField struct {
+	name string
+	raw  *Duration
+	dst  *sim.Time
+	zero bool
+}
+
+// durations resolves the duration fields given under path: each must be > 0 (or >= 0 where
+// 0 is allowed); example is a typical value for the message.
+func (r *resolver) durations(path, example string, fields []durationField) {
+	for _, d := range fields {
+		if d.raw == nil {
+			continue
+		}
+		*d.dst = sim.Time(*d.raw)
+		switch {
+		case *d.dst < 0 && d.zero:
+			r.errf(path+"."+d.name, "%s must be >= 0, e.g. %s", d.name, example)
+		case *d.dst < 0 || (*d.dst == 0 && !d.zero):
+			r.errf(path+"."+d.name, "%s must be > 0, e.g. %s", d.name, example)
+		}
+	}
+}
+
 // dcqcn resolves a dcqcn block: the mode's defaults, then each field given.
 func (r *resolver) dcqcn(c *RoCEConfig, raw *rawDCQCN, path string) {
 	if raw.Mode != nil {
@@ -554,25 +567,12 @@ func (r *resolver) dcqcn(c *RoCEConfig, raw *rawDCQCN, path string) {
 		p.AlphaInit = *raw.AlphaInit
 		r.probability(path+".alpha_init", "alpha_init", p.AlphaInit)
 	}
-	for _, d := range []struct {
-		name string
-		raw  *Duration
-		dst  *sim.Time
-		zero bool // 0 allowed
-	}{
+	r.durations(path, "55us", []durationField{
 		{"alpha_period", raw.AlphaPeriod, &p.AlphaPeriod, false},
 		{"rate_timer", raw.RateTimer, &p.RateTimer, false},
 		{"decrease_period", raw.DecreasePeriod, &p.DecreasePeriod, true},
 		{"cnp_interval", raw.CNPInterval, &p.CNPInterval, true},
-	} {
-		if d.raw == nil {
-			continue
-		}
-		*d.dst = sim.Time(*d.raw)
-		if *d.dst < 0 || (*d.dst == 0 && !d.zero) {
-			r.errf(path+"."+d.name, "%s must be > 0, e.g. 55us", d.name)
-		}
-	}
+	})
 	if raw.ByteCounter != nil {
 		p.ByteCounter = int64(*raw.ByteCounter) // 0 turns the byte counter off
 	}
