@@ -32,6 +32,8 @@ type fabric struct {
 	// deadlocks is the PFC deadlock detector, nil when PFC or detection is off.
 	deadlocks *switchmodel.DeadlockDetector
 	sampler   *sampler
+	// nodeCfg holds the explicit nodes that carry their own switch or host block, by name.
+	nodeCfg map[string]*scenarios.Node
 }
 
 // buildNetwork makes the topology of a scenario, from its preset or its explicit nodes.
@@ -132,18 +134,15 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 	f.reg = transports.NewRegistry(f.eng, f.pool)
 	f.reg.Done = f.eng.Stop
 
-	nodeCfg := map[string]*scenarios.Node{}
+	f.nodeCfg = map[string]*scenarios.Node{}
 	for i := range sc.Topology.Nodes {
-		nodeCfg[sc.Topology.Nodes[i].Name] = &sc.Topology.Nodes[i]
+		f.nodeCfg[sc.Topology.Nodes[i].Name] = &sc.Topology.Nodes[i]
 	}
 	receivers := make([]topology.Receiver, len(nw.Nodes))
 	for i := range nw.Nodes {
 		n := &nw.Nodes[i]
 		if n.Type == topology.Switch {
-			c := &sc.Switch
-			if nc := nodeCfg[n.Name]; nc != nil && nc.Switch != nil {
-				c = nc.Switch
-			}
+			c := f.switchConfigOf(n)
 			cfg := switchConfig(c)
 			cfg.PFC = f.pfcConfig(n, c)
 			cfg.Rand = sim.Stream(sc.Seed, "switch:"+n.Name)
@@ -155,10 +154,7 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 		if len(n.Ports) != 1 {
 			return nil, fmt.Errorf("host %s has %d links; a host has exactly one NIC port", n.Name, len(n.Ports))
 		}
-		hc := sc.Hosts
-		if nc := nodeCfg[n.Name]; nc != nil && nc.Hosts != nil {
-			hc = *nc.Hosts
-		}
+		hc := f.hostConfigOf(n)
 		nic := transports.NewNIC(f.reg, nw, n.ID, uint8(hc.TTL))
 		f.nics[i] = nic
 		receivers[i] = nic
@@ -175,10 +171,7 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 			if nic := f.nics[from.Node]; nic != nil {
 				nic.Wire = w
 				nic.Response = responseTime(&sc.Switch.PFC, l.Params.Rate)
-				hc := sc.Hosts
-				if nc := nodeCfg[nw.Nodes[from.Node].Name]; nc != nil && nc.Hosts != nil {
-					hc = *nc.Hosts
-				}
+				hc := f.hostConfigOf(&nw.Nodes[from.Node])
 				if hc.Jitter > 0 {
 					if got := w.SetJitter(hc.Jitter); got < hc.Jitter && !jitterWarned {
 						jitterWarned = true

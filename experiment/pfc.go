@@ -51,6 +51,42 @@ func responseTime(c *scenarios.PFCConfig, r sim.Rate) sim.Time {
 	return c.ResponseTime.Time
 }
 
+// switchConfigOf is the switch block that applies to switch n: its own, or the global one.
+func (f *fabric) switchConfigOf(n *topology.Node) *scenarios.SwitchConfig {
+	if nc := f.nodeCfg[n.Name]; nc != nil && nc.Switch != nil {
+		return nc.Switch
+	}
+	return &f.sc.Switch
+}
+
+// hostConfigOf is the host block that applies to host n: its own, or the global one.
+func (f *fabric) hostConfigOf(n *topology.Node) scenarios.HostConfig {
+	if nc := f.nodeCfg[n.Name]; nc != nil && nc.Hosts != nil {
+		return *nc.Hosts
+	}
+	return f.sc.Hosts
+}
+
+// headroomNeed is the headroom a lossless class needs on port i of switch n, whose block
+// is c, term by term: the link's rate and delay, the largest frame, the response time of the
+// sender upstream (a NIC takes the global PFC block's, a switch its own), the switch's own
+// forwarding latency, and the jitter of a host upstream.
+func (f *fabric) headroomNeed(n *topology.Node, i int, c *scenarios.SwitchConfig, frame int64) pfc.HeadroomTerms {
+	port := n.Ports[i]
+	l := f.nw.Links[port.Link].Params
+	peer := &f.nw.Nodes[port.Peer]
+	link := pfc.HeadroomLink{Rate: l.Rate, Delay: l.Delay, MaxFrameWire: frame, Latency: c.Latency,
+		Classes: len(c.PFC.Priorities)}
+	if peer.Type == topology.Switch {
+		link.Response = responseTime(&f.switchConfigOf(peer).PFC, l.Rate)
+	} else {
+		link.Response = responseTime(&f.sc.Switch.PFC, l.Rate)
+		// The wire caps a host's jitter at one minimum frame time (topology.Wire.SetJitter).
+		link.Jitter = min(f.hostConfigOf(peer).Jitter, l.Rate.TxTime(topology.MinFrame+topology.WireOverhead))
+	}
+	return pfc.Headroom(link)
+}
+
 // pfcConfig sizes PFC on switch n: per port, the headroom its link needs (or the configured
 // one), and XOFF/XON from what the buffer has left once every lossless port-class has its
 // headroom, shared equally (or the configured ones). It records a warning when the sizes
@@ -67,23 +103,18 @@ func (f *fabric) pfcConfig(n *topology.Node, c *scenarios.SwitchConfig) switchmo
 	classes := int64(len(p.Priorities))
 	frame := f.maxFrameWire()
 	var reserved int64
-	short, worst, worstNeed := 0, -1, int64(0) // ports whose configured headroom is below the need
+	short, worst := 0, -1 // ports whose configured headroom is below the need
+	var worstNeed pfc.HeadroomTerms
 	for i, port := range n.Ports {
 		l := f.nw.Links[port.Link].Params
-		response := responseTime(p, l.Rate)
-		// Frames inside the switch's forwarding pipeline are not yet counted against XOFF:
-		// the headroom must also hold what arrives during that latency.
-		need := pfc.Headroom(l.Rate, l.Delay, frame, response)
-		if c.Latency > 0 {
-			need += l.Rate.BytesIn(c.Latency) + 1 // rounded up
-		}
-		cfg.Response = append(cfg.Response, response)
-		h := need
+		need := f.headroomNeed(n, i, c, frame)
+		cfg.Response = append(cfg.Response, responseTime(p, l.Rate))
+		h := need.Total()
 		if !p.Headroom.Auto {
 			h = p.Headroom.Bytes
-			if h < need {
+			if h < need.Total() {
 				short++
-				if need > worstNeed {
+				if need.Total() > worstNeed.Total() {
 					worst, worstNeed = i, need
 				}
 			}
@@ -94,9 +125,8 @@ func (f *fabric) pfcConfig(n *topology.Node, c *scenarios.SwitchConfig) switchmo
 	if short > 0 {
 		port := n.Ports[worst]
 		l := f.nw.Links[port.Link].Params
-		f.warnf("%s: headroom %dB is below the need on %d of its %d ports (port %d to %s needs %dB: %v, %v delay, %dB frames, response %v): expect headroom drops",
-			n.Name, p.Headroom.Bytes, short, len(n.Ports), worst+1, f.nw.Nodes[port.Peer].Name, worstNeed,
-			l.Rate, l.Delay, frame, responseTime(p, l.Rate))
+		f.warnf("%s: headroom %dB is below the need on %d of its %d ports (port %d to %s, %v, %v delay, needs %v): expect headroom drops",
+			n.Name, p.Headroom.Bytes, short, len(n.Ports), worst+1, f.nw.Nodes[port.Peer].Name, l.Rate, l.Delay, worstNeed)
 	}
 	shares := int64(len(n.Ports)) * classes
 	xoff := (c.Buffer - reserved) / max(shares, 1)

@@ -257,16 +257,20 @@ func bytesAt(r sim.Rate, t sim.Time) int64 {
 	return (num + den - 1) / den
 }
 
-// headroom22 is the section 2.2 formula: H = MTU_R + MTU_S + 84 B + C x (2d + t_resp), with
-// MTU the largest frame on the wire.
-func headroom22(c sim.Rate, d sim.Time, mtu int64, resp sim.Time) int64 {
-	return 2*mtu + 64 + topology.PreambleSFD + topology.InterFrameGap + bytesAt(c, 2*d+resp)
+// headroomWorst is the worst case of what arrives after XOFF is crossed: the section 2.2
+// sum (the frame on the reverse wire, the PAUSE, both cable trips, the response, the frame
+// the sender finishes: MTU_R + 84 B + C x (2d + t_resp) + MTU_S) plus the frame that
+// crossed XOFF, admitted whole, and one more PFC frame per other lossless class, which may
+// be queued ahead of the PAUSE.
+func headroomWorst(c sim.Rate, d sim.Time, mtu int64, resp sim.Time, classes int) int64 {
+	const pauseWire = 64 + topology.PreambleSFD + topology.InterFrameGap
+	return 3*mtu + pauseWire*int64(classes) + bytesAt(c, 2*d+resp)
 }
 
 // The IEEE 802.3 annex 31B response bound at 100 Gb/s: 394 quanta of 512 bit times.
 var ieee100GResponse = sim.Time(394*512) * (sim.Second / sim.Time(100*sim.Gbps))
 
-func TestHeadroomAutoIsTheSection22Formula(t *testing.T) {
+func TestHeadroomAutoIsTheWorstCase(t *testing.T) {
 	c := 100 * sim.Gbps
 	d := 500 * sim.Nanosecond // 100 m of fibre at 5 ns/m
 	// IP MTU 1500 with 802.1Q: 1500 + 14 + 4 + 4 + 8 + 12 = 1542 bytes on the wire.
@@ -274,10 +278,13 @@ func TestHeadroomAutoIsTheSection22Formula(t *testing.T) {
 	require.EqualValues(t, 1542, mtu1500)
 	require.EqualValues(t, 25216, bytesAt(c, ieee100GResponse), "394 quanta at 100G")
 	for _, resp := range []sim.Time{0, ieee100GResponse, pfc.PauseDuration(60, c), 1500 * sim.Nanosecond} {
-		require.Equal(t, headroom22(c, d, mtu1500, resp), pfc.Headroom(c, d, mtu1500, resp), "response %v", resp)
+		got := pfc.Headroom(pfc.HeadroomLink{Rate: c, Delay: d, MaxFrameWire: mtu1500, Response: resp, Classes: 1})
+		require.Equal(t, headroomWorst(c, d, mtu1500, resp, 1), got.Total(), "response %v", resp)
 	}
-	require.EqualValues(t, 15668, headroom22(c, d, mtu1500, 0), "section 2.3, ideal simulator")
-	require.EqualValues(t, 40884, headroom22(c, d, mtu1500, ieee100GResponse), "section 2.3, IEEE response")
+	// Section 2.3's ideal-simulator row (15,668 B) and IEEE-response row (40,884 B), each with
+	// the frame that crosses XOFF (1,542 B) on top.
+	require.EqualValues(t, 15668+1542, headroomWorst(c, d, mtu1500, 0, 1), "section 2.3, ideal simulator")
+	require.EqualValues(t, 40884+1542, headroomWorst(c, d, mtu1500, ieee100GResponse, 1), "section 2.3, IEEE response")
 
 	// In a fabric: every port of the switch gets the formula's headroom for its own link, with
 	// the simulator's largest frame (a full RoCE v2 WRITE First) and the configured response.
@@ -318,7 +325,7 @@ traffic:
 		}{"a": {c, d}, "b": {40 * sim.Gbps, 2 * sim.Microsecond}}
 		for _, pt := range sw.Ports {
 			l := links[f.nw.Nodes[pt.Wire.To].Name]
-			want := headroom22(l.r, l.d, largestWire, tc.resp(l.r))
+			want := headroomWorst(l.r, l.d, largestWire, tc.resp(l.r), 2)
 			for _, class := range []int{3, 4} {
 				require.Equal(t, want, pt.Ingress[class].Headroom, "%s: port to %s, class %d", tc.set, f.nw.Nodes[pt.Wire.To].Name, class)
 			}
@@ -372,7 +379,7 @@ func TestPFCOvershootStaysWithinSection22Bounds(t *testing.T) {
 		t.Run(tc.set, func(t *testing.T) {
 			v := runOne(t, overshootScenario(n), 0, tc.set)
 			require.Zero(t, v.Drops.Total, "%+v", v.Drops.ByReason)
-			h := headroom22(c, d, largestWire, tc.resp)
+			h := headroomWorst(c, d, largestWire, tc.resp, 1)
 			// Section 2.3: when the sender streams back to back, at least C x (2d + t_resp)
 			// + 84 B arrive after XOFF is crossed; less one frame for packet granularity and
 			// for the ingress draining meanwhile (at 10/8 Gb/s here, under 1% of it).
@@ -399,7 +406,7 @@ func TestHeadroomBelowNeedDropsAsHeadroomAndWarns(t *testing.T) {
 	// flight after the PAUSE overflow it.
 	const set = "switch.pfc.headroom=4KB"
 	text := overshootScenario(8)
-	need := headroom22(100*sim.Gbps, 500*sim.Nanosecond, largestWire, ieee100GResponse)
+	need := headroomWorst(100*sim.Gbps, 500*sim.Nanosecond, largestWire, ieee100GResponse, 1)
 	require.Greater(t, need, int64(4000))
 	warnings, err := Check(load(t, text, set))
 	require.NoError(t, err)

@@ -6,6 +6,8 @@
 package pfc
 
 import (
+	"fmt"
+
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
 )
@@ -57,17 +59,90 @@ func ResponseTime(r sim.Rate) sim.Time {
 	return PauseDuration(last.Quanta, r)
 }
 
-// Headroom is the buffer a lossless (ingress port, priority) needs above XOFF so that nothing
-// is lost after it sends PAUSE (physics references 2.2): the frame the receiver is already
-// sending when it decides (PAUSE cannot pre-empt it), the PAUSE frame itself, the PAUSE's
-// trip to the sender, the sender's response time, the frame the sender has started, and the
-// bits already on the wire coming back:
-//
-//	H = MTU_R + 84 B + C·d + C·t_resp + MTU_S + C·d
-//
-// where maxFrameWire is the largest frame on the wire, preamble and IFG included.
-func Headroom(r sim.Rate, delay sim.Time, maxFrameWire int64, response sim.Time) int64 {
-	return 2*maxFrameWire + FrameWireBytes + bytesIn(r, 2*delay) + bytesIn(r, response)
+// HeadroomLink is what the headroom of one lossless (ingress port, priority) depends on.
+type HeadroomLink struct {
+	// Rate and Delay are the link's rate and one-way propagation delay.
+	Rate  sim.Rate
+	Delay sim.Time
+	// MaxFrameWire is the largest frame either end may send, preamble and IFG included.
+	MaxFrameWire int64
+	// Response is how long the upstream sender takes to stop after a PAUSE arrives.
+	Response sim.Time
+	// Latency is the receiving switch's forwarding latency: frames inside its pipeline are
+	// not yet counted against XOFF.
+	Latency sim.Time
+	// Jitter is the most a frame from the upstream sender may arrive late (a host's
+	// hosts.jitter, capped at one minimum frame time), so frames may bunch by that much.
+	Jitter sim.Time
+	// Classes is the number of lossless classes: a PAUSE may queue behind one PFC frame of
+	// each other lossless class.
+	Classes int
+}
+
+// HeadroomTerms is the worst case of the bytes that can still arrive at a lossless
+// (ingress port, priority) once its count has first gone above XOFF, term by term. The
+// sequence is IEEE 802.1Qbb's (its annex on buffer requirements) as Cisco Press, "Congestion
+// Management in Ethernet Storage Networks", ch. 7, figure 7-2 itemises it: D-Max-Frame-Len,
+// D-Pause, D-Cable, D-Resp, D-Max-No-Drop-Frame-Len, D-Cable (D-Intf, the PHY and MAC
+// latency of real hardware, is zero in this model). To those the simulator's own admission
+// adds the frame that crosses XOFF: a switch counts a frame whole when its last bit arrives,
+// so the count may already be one frame above XOFF when the PAUSE is decided; SONiC's
+// Mellanox headroom calculation (sonic-swss cfgmgr/buffer_headroom_mellanox.lua) adds one
+// lossless MTU for the same reason.
+type HeadroomTerms struct {
+	// Trigger: the frame that took the count above XOFF, admitted whole.
+	Trigger int64
+	// Reverse: the frame the receiver has just started on the reverse direction; the
+	// PAUSE cannot pre-empt it (D-Max-Frame-Len).
+	Reverse int64
+	// Pause: the 84-byte PAUSE itself (D-Pause), plus one PFC frame of each other lossless
+	// class that may be queued ahead of it.
+	Pause int64
+	// Cable: the rate times the delay of both trips, the PAUSE going up and the last bits
+	// coming down (2 x D-Cable).
+	Cable int64
+	// Response: the rate times the sender's response time (D-Resp).
+	Response int64
+	// Sender: the frame the sender has started when it stops; it cannot be aborted
+	// (D-Max-No-Drop-Frame-Len).
+	Sender int64
+	// Latency: the rate times the forwarding latency of the receiving switch.
+	Latency int64
+	// Jitter: the rate times the sender's jitter.
+	Jitter int64
+}
+
+// Headroom is the worst case of what arrives after XOFF on l, term by term (see
+// HeadroomTerms). Times are converted to bytes at the link rate, rounded up.
+func Headroom(l HeadroomLink) HeadroomTerms {
+	return HeadroomTerms{
+		Trigger:  l.MaxFrameWire,
+		Reverse:  l.MaxFrameWire,
+		Pause:    FrameWireBytes * int64(max(l.Classes, 1)),
+		Cable:    bytesIn(l.Rate, 2*l.Delay),
+		Response: bytesIn(l.Rate, l.Response),
+		Sender:   l.MaxFrameWire,
+		Latency:  bytesIn(l.Rate, l.Latency),
+		Jitter:   bytesIn(l.Rate, l.Jitter),
+	}
+}
+
+// Total is the headroom: the sum of the terms.
+func (h HeadroomTerms) Total() int64 {
+	return h.Trigger + h.Reverse + h.Pause + h.Cable + h.Response + h.Sender + h.Latency + h.Jitter
+}
+
+// String is the arithmetic, for warnings and explanations.
+func (h HeadroomTerms) String() string {
+	s := fmt.Sprintf("%dB = %dB frame crossing XOFF + %dB frame on the reverse wire + %dB PAUSE + %dB cable both ways + %dB response + %dB frame the sender finishes",
+		h.Total(), h.Trigger, h.Reverse, h.Pause, h.Cable, h.Response, h.Sender)
+	if h.Latency > 0 {
+		s += fmt.Sprintf(" + %dB forwarding latency", h.Latency)
+	}
+	if h.Jitter > 0 {
+		s += fmt.Sprintf(" + %dB jitter", h.Jitter)
+	}
+	return s
 }
 
 // bytesIn is what rate r carries in time t, rounded up: headroom must not fall short.

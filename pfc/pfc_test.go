@@ -25,20 +25,32 @@ func TestResponseTime(t *testing.T) {
 	require.Equal(t, PauseDuration(905, 800*sim.Gbps), ResponseTime(800*sim.Gbps))
 }
 
-func TestHeadroomMatchesSection22(t *testing.T) {
+func TestHeadroomTermByTerm(t *testing.T) {
 	// 100 Gb/s, 100 m of cable (500 ns each way), 802.1Q frames of IP MTU 1500 (1542 bytes on
-	// the wire): MTU_R + 84 + 2 x C x d + C x t_resp + MTU_S.
+	// the wire), one lossless class, an ideal sender (no response time): the frame crossing
+	// XOFF + MTU_R + 84 + 2 x C x d + MTU_S.
 	const mtu = 1500 + 14 + 4 + 4 + 8 + 12
 	c := 100 * sim.Gbps
 	d := 500 * sim.Nanosecond
 	inFlight := int64(100e9 / 8 * 500e-9) // 6,250 bytes each way
 	require.EqualValues(t, 6250, inFlight)
-	require.Equal(t, int64(mtu+84+2*inFlight+mtu), Headroom(c, d, mtu, 0))
-	require.EqualValues(t, 15668, Headroom(c, d, mtu, 0), "the ideal-simulator row of the section 2.3 table")
-	// With a 60-quanta response (3,840 bytes at 100 Gb/s): 19,508 bytes.
-	require.EqualValues(t, 19508, Headroom(c, d, mtu, PauseDuration(60, c)))
-	// With the IEEE 100G response, 394 quanta (25,216 bytes): 40,884 bytes.
-	require.EqualValues(t, 40884, Headroom(c, d, mtu, ResponseTime(c)))
+	h := Headroom(HeadroomLink{Rate: c, Delay: d, MaxFrameWire: mtu, Classes: 1})
+	require.Equal(t, HeadroomTerms{Trigger: mtu, Reverse: mtu, Pause: 84, Cable: 2 * inFlight, Sender: mtu}, h)
+	require.EqualValues(t, 15668+mtu, h.Total(), "the ideal-simulator row of the worked example, plus the crossing frame")
+	// With a 60-quanta response (3,840 bytes at 100 Gb/s).
+	require.EqualValues(t, 19508+mtu, Headroom(HeadroomLink{Rate: c, Delay: d, MaxFrameWire: mtu, Response: PauseDuration(60, c)}).Total())
+	// With the IEEE 100G response, 394 quanta (25,216 bytes).
+	require.EqualValues(t, 40884+mtu, Headroom(HeadroomLink{Rate: c, Delay: d, MaxFrameWire: mtu, Response: ResponseTime(c)}).Total())
+	// Two lossless classes: one more PAUSE may be queued ahead. A 300 ns forwarding latency
+	// holds 3,750 bytes; 6.72 ns of jitter, one minimum frame time, 84.
+	h = Headroom(HeadroomLink{Rate: c, Delay: d, MaxFrameWire: mtu, Classes: 2, Latency: 300 * sim.Nanosecond, Jitter: 6720})
+	require.EqualValues(t, 168, h.Pause)
+	require.EqualValues(t, 3750, h.Latency)
+	require.EqualValues(t, 84, h.Jitter)
+	require.EqualValues(t, 15668+mtu+84+3750+84, h.Total())
+	require.Contains(t, h.String(), "3750B forwarding latency")
+	// Rounded up: 1 ps at 100 Gb/s is a fraction of a byte, and headroom must not fall short.
+	require.EqualValues(t, 1, Headroom(HeadroomLink{Rate: c, Response: 1}).Response)
 }
 
 func TestIngressPausesAboveXoffResumesAtXon(t *testing.T) {

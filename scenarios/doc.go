@@ -50,8 +50,11 @@
 //	switch.pfc.priorities         [3] (the class of hosts.priority)
 //	switch.pfc.xoff, xon          auto: the buffer left after every lossless port-class's
 //	                              headroom, shared equally by them; xon = xoff - 2 x largest frame
-//	switch.pfc.headroom           auto: 2 x (delay x rate) + 2 x largest frame + 84 B PFC frame
-//	                              + rate x response time (physics-references 2.2)
+//	switch.pfc.headroom           auto: the worst case after XOFF is crossed: 3 x largest frame
+//	                              (the one crossing XOFF, one on the reverse wire, the one the
+//	                              sender finishes) + 84 B per lossless class (the PAUSE and those
+//	                              queued ahead of it) + rate x (2 x delay + response time +
+//	                              forwarding latency + host jitter); see pfc.HeadroomTerms
 //	switch.pfc.response_time      auto: IEEE 802.3 annex 31B bound for the link speed
 //	                              (60/80/118/394/905 quanta at 10/25/40/100/400G)
 //	switch.pfc.quanta             65535 (refreshed at half the pause time)

@@ -126,7 +126,7 @@ type PFCConfig struct {
 	Enabled    bool       // default false
 	Priorities []int      // the lossless classes, default [3]
 	Xoff, Xon  SizeOrAuto // per ingress port and priority; default auto
-	Headroom   SizeOrAuto // default auto: 2 x (delay x rate) + 2 x largest frame + PFC frame + rate x response
+	Headroom   SizeOrAuto // default auto: the worst case of pfc.HeadroomTerms
 	Watchdog   sim.Time   // > 0: a queue paused this long without a break is flushed (watchdog drops); default 0 (off)
 	// ResponseTime is how long a port takes to stop sending after a PAUSE arrives; auto
 	// (default) is the IEEE 802.3 annex 31B bound for the link's speed (394 quanta at 100G).
