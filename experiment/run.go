@@ -193,7 +193,8 @@ func (f *fabric) collect() *results.Variant {
 		r := results.Flow{ID: fl.ID, Src: f.nw.Nodes[fl.Src].Name, Dst: f.nw.Nodes[fl.Dst].Name,
 			Transport: fl.Transport, Priority: int(fl.Priority), SizeBytes: fl.Size,
 			StartUS: fl.Start.Microseconds(), Status: fl.Status.String(), Reason: fl.Reason,
-			RetransmittedPackets: fl.Retransmitted, DeliveredBytes: fl.Delivered}
+			RetransmittedPackets: fl.Retransmitted, DeliveredBytes: fl.Delivered,
+			Timeouts: fl.Timeouts, NAKs: fl.NAKs, CNPs: f.reg.CNPs(int32(i))}
 		used[fl.Transport] = true
 		switch fl.Status {
 		case transports.Completed:

@@ -52,6 +52,10 @@ type Variant struct {
 	// PFCPorts lists, per port and lossless class where PFC acted, what it did: an addition
 	// to SPEC section 3, empty when PFC is off.
 	PFCPorts []PFCPort `json:"pfc_ports"`
+	// Timeouts and NAKs sum the flows' retransmit timer expiries and RoCE sequence NAKs
+	// (additions to SPEC section 3; the variant's CNPs are ecn.cnps).
+	Timeouts int64 `json:"timeouts"`
+	NAKs     int64 `json:"naks"`
 	// Warnings explain, in words, anything a reader should not miss (e.g. a headroom drop on
 	// a lossless class). Not part of SPEC section 3's fixed keys; omitted when empty.
 	Warnings []string `json:"warnings,omitempty"`
@@ -183,6 +187,12 @@ type Flow struct {
 	RetransmittedPackets int64    `json:"retransmitted_packets"`
 	DeliveredBytes       int64    `json:"delivered_bytes"`
 	Reason               string   `json:"reason"`
+	// Timeouts counts the sender's retransmit timer expiries, NAKs the sequence NAKs the
+	// RoCE responder sent, CNPs the congestion notifications the receiver sent (additions to
+	// SPEC section 3).
+	Timeouts int64 `json:"timeouts"`
+	NAKs     int64 `json:"naks"`
+	CNPs     int64 `json:"cnps"`
 }
 
 // Finish records that f completed at finishUS: it sets FinishUS, FCTUS = finishUS - StartUS

@@ -30,6 +30,7 @@ func sampleDoc() *Document {
 		},
 	}
 	lossy.PerFlow[0].RetransmittedPackets = 5
+	lossy.PerFlow[0].Timeouts, lossy.PerFlow[0].NAKs, lossy.PerFlow[0].CNPs = 2, 3, 4
 	d := &Document{Scenario: "incast-pfc", Seed: 1, Version: "fabricsim 0.1.0",
 		Variants: []Variant{lossless, lossy}}
 	for i := range d.Variants {

@@ -10,6 +10,7 @@ import (
 var flowsHeader = []string{
 	"id", "src", "dst", "transport", "priority", "size_bytes", "start_us", "finish_us",
 	"fct_us", "slowdown", "status", "retransmitted_packets", "delivered_bytes", "reason",
+	"timeouts", "naks", "cnps",
 }
 
 // flowRecord is f as CSV cells: numbers at full precision, null times as empty cells.
@@ -29,6 +30,9 @@ func flowRecord(f *Flow) []string {
 		integer(f.RetransmittedPackets),
 		integer(f.DeliveredBytes),
 		f.Reason,
+		integer(f.Timeouts),
+		integer(f.NAKs),
+		integer(f.CNPs),
 	}
 }
 

@@ -82,7 +82,7 @@ func TestWriteJSONHasEverySpecKey(t *testing.T) {
 	for i, rv := range rawDoc.Variants {
 		got := objectKeys(t, rv)
 		// The spec's keys in its order, then the additions (SPEC: fields may be added).
-		want := append(append([]string(nil), specVariantKeys...), "pfc_ports")
+		want := append(append([]string(nil), specVariantKeys...), "pfc_ports", "timeouts", "naks")
 		if len(d.Variants[i].Warnings) > 0 {
 			want = append(want, "warnings")
 		}
@@ -90,7 +90,10 @@ func TestWriteJSONHasEverySpecKey(t *testing.T) {
 	}
 
 	pfc := variants[0].(map[string]any) // has one of every list item
-	for key, want := range specNestedKeys {
+	// SPEC section 4's additions to the nested objects.
+	additions := map[string][]string{"per_flow": {"timeouts", "naks", "cnps"}}
+	for key, spec := range specNestedKeys {
+		want := append(append([]string(nil), spec...), additions[key]...)
 		switch val := pfc[key].(type) {
 		case map[string]any:
 			require.ElementsMatch(t, want, keys(val), key)
@@ -117,7 +120,7 @@ func TestWriteJSONHasEverySpecKey(t *testing.T) {
 	require.Len(t, flows, 3)
 	for i, f := range flows {
 		f := f.(map[string]any)
-		require.ElementsMatch(t, specNestedKeys["per_flow"], keys(f), "flow %d", i)
+		require.ElementsMatch(t, append(append([]string(nil), specNestedKeys["per_flow"]...), additions["per_flow"]...), keys(f), "flow %d", i)
 		for _, k := range []string{"finish_us", "fct_us", "slowdown"} {
 			if f["status"] == StatusCompleted {
 				require.IsType(t, float64(0), f[k], "flow %d %s", i, k)
@@ -224,7 +227,7 @@ func TestWriteTableFormats(t *testing.T) {
 				}
 				if tc.rows > 0 {
 					require.Equal(t, []string{"RoCEv2 lossy", "rocev2", "1/3", "500.00", "500.00",
-						"500.00", "40.00", "17", "5", "0", "0.00", "0", "0", "0"}, recs[2])
+						"500.00", "40.00", "17", "5", "2", "0", "0.00", "0", "0", "0"}, recs[2])
 				}
 			case FormatTable:
 				var rows int
@@ -309,11 +312,12 @@ func TestWriteFlowsCSV(t *testing.T) {
 	recs, err := csv.NewReader(&b).ReadAll()
 	require.NoError(t, err)
 	require.Len(t, recs, 1+3)
-	require.Equal(t, specNestedKeys["per_flow"], recs[0], "columns are the per_flow keys")
+	require.Equal(t, append(append([]string(nil), specNestedKeys["per_flow"]...), "timeouts", "naks", "cnps"), recs[0],
+		"columns are the per_flow keys, then the additions")
 	require.Equal(t, []string{"1", "h1", "h2", "rocev2", "3", "4000000", "0", "500", "500", "1.6",
-		"completed", "5", "4000000", ""}, recs[1])
+		"completed", "5", "4000000", "", "2", "3", "4"}, recs[1])
 	require.Equal(t, []string{"2", "h3", "h4", "rocev2", "3", "4000000", "0", "", "", "",
-		"incomplete", "0", "1000000", "not done at stop"}, recs[2])
+		"incomplete", "0", "1000000", "not done at stop", "0", "0", "0"}, recs[2])
 }
 
 func TestWriteVariantTable(t *testing.T) {
@@ -411,6 +415,6 @@ func ExampleWriteTable() {
 	Summarize(&v)
 	_ = WriteTable(os.Stdout, &Document{Variants: []Variant{v}}, FormatCSV)
 	// Output:
-	// variant,transport,flows,fct_p50_us,fct_p99_us,fct_max_us,goodput_gbps,drops,retx_pkts,pause_frames,paused_us,ecn_marks,cnps,deadlocks
-	// RoCEv2 + PFC,rocev2,1/1,100.00,100.00,100.00,1.00,0,0,3,2.50,0,0,0
+	// variant,transport,flows,fct_p50_us,fct_p99_us,fct_max_us,goodput_gbps,drops,retx_pkts,timeouts,pause_frames,paused_us,ecn_marks,cnps,deadlocks
+	// RoCEv2 + PFC,rocev2,1/1,100.00,100.00,100.00,1.00,0,0,0,3,2.50,0,0,0
 }

@@ -24,7 +24,7 @@ import (
 //   - GoodputGbps: the sum of delivered_bytes in bits over the time from the first flow's
 //     start to the last flow's finish, or to the end of the run (SimTimeUS) when any flow is
 //     unfinished (has no finish time, whatever its status), in Gbit/s;
-//   - RetransmittedPackets: the sum over flows;
+//   - RetransmittedPackets, Timeouts, NAKs: the sums over flows;
 //   - Drops.Total: Drops.ByReason.Sum().
 //
 // Quantiles follow the definition above. Every summary is 0, never NaN, when it has nothing
@@ -32,7 +32,7 @@ import (
 // records change; it recomputes everything it fills.
 func Summarize(v *Variant) {
 	v.Flows = FlowCounts{Total: int64(len(v.PerFlow))}
-	v.RetransmittedPackets = 0
+	v.RetransmittedPackets, v.Timeouts, v.NAKs = 0, 0, 0
 	var fcts, slowdowns []float64
 	var deliveredBits float64
 	first, last := math.Inf(1), math.Inf(-1)
@@ -50,6 +50,8 @@ func Summarize(v *Variant) {
 			v.Flows.Failed++
 		}
 		v.RetransmittedPackets += f.RetransmittedPackets
+		v.Timeouts += f.Timeouts
+		v.NAKs += f.NAKs
 		deliveredBits += float64(f.DeliveredBytes) * 8
 		first = math.Min(first, f.StartUS)
 		if f.FinishUS == nil {

@@ -22,14 +22,14 @@ const (
 // summaryHeader is the comparison table's header; units are in the names.
 var summaryHeader = []string{
 	"variant", "transport", "flows", "fct_p50_us", "fct_p99_us", "fct_max_us", "goodput_gbps",
-	"drops", "retx_pkts", "pause_frames", "paused_us", "ecn_marks", "cnps", "deadlocks",
+	"drops", "retx_pkts", "timeouts", "pause_frames", "paused_us", "ecn_marks", "cnps", "deadlocks",
 }
 
 // summaryAlign aligns text left and numbers right.
 var summaryAlign = []tw.Align{
 	tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight,
 	tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight,
-	tw.AlignRight, tw.AlignRight,
+	tw.AlignRight, tw.AlignRight, tw.AlignRight,
 }
 
 // summaryRow is v's row of the comparison table: times and rates with two decimals, counts
@@ -45,6 +45,7 @@ func summaryRow(v *Variant) []string {
 		fixed(v.GoodputGbps),
 		integer(v.Drops.Total),
 		integer(v.RetransmittedPackets),
+		integer(v.Timeouts),
 		integer(v.PFC.PauseFrames),
 		fixed(v.PFC.PausedTimeUS),
 		integer(v.ECN.MarkedPackets),
@@ -66,7 +67,7 @@ func optFixed(f *float64) string {
 // WriteTable writes the comparison of d's variants, one row per variant, in format: "table"
 // (an ASCII box table), "markdown" or "csv", all with the same header (variant, transport,
 // flows as completed/total, fct_p50_us, fct_p99_us, fct_max_us, goodput_gbps, drops,
-// retx_pkts, pause_frames, paused_us, ecn_marks, deadlocks). Under a table or Markdown table
+// retx_pkts, timeouts, pause_frames, paused_us, ecn_marks, cnps, deadlocks). Under a table or Markdown table
 // it writes the notes a reader should not miss, one a line: warnings, flows that did not
 // complete, deadlocks (see Notes). It renders the summaries as they are; call Summarize on
 // each variant first.

@@ -52,6 +52,11 @@ type Flow struct {
 	Delivered int64    // payload bytes delivered in order to the receiver
 	// Retransmitted counts data packets sent again.
 	Retransmitted int64
+	// Timeouts counts the sender's retransmit timer expiries (RoCE's local ACK timeout,
+	// TCP's RTO, handshake included), the one that exhausts the retry limit included.
+	Timeouts int64
+	// NAKs counts the sequence-error NAKs the RoCE responder sent (one per gap, IBA C9-114).
+	NAKs int64
 }
 
 // Registry is the set of flows of one run and the NICs they run on. Frames name their flow

@@ -744,6 +744,7 @@ func (s *IWARPSender) timeout(now sim.Time) {
 	}
 	s.timeouts++
 	s.stats.Timeouts++
+	s.flow.Timeouts++
 	if s.timeouts > s.cfg.Retries {
 		s.fail()
 		return

@@ -328,6 +328,7 @@ func (s *RoCESender) timeout(now sim.Time) {
 		return
 	}
 	s.timeouts++
+	s.flow.Timeouts++
 	if s.timeouts > s.cfg.RetryLimit {
 		s.over = true
 		s.deadline = sim.Never
@@ -379,6 +380,7 @@ func (r *RoCEReceiver) onData(now sim.Time, p *topology.Packet) {
 			if r.cfg.GoBack0 {
 				r.ePSN, r.flow.Delivered = 0, 0
 			}
+			r.flow.NAKs++
 			r.ack(now, topology.SyndromeNAKSequence, r.ePSN)
 		}
 	default:
