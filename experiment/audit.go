@@ -46,6 +46,7 @@ func (f *fabric) audit() error {
 				for q := range nic.Control {
 					where += nic.Control[q].Count(k)
 				}
+				where += nic.PFCOut.Count(k)
 			}
 		}
 		for _, pair := range f.wires {

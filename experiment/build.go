@@ -205,62 +205,6 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 	return f, nil
 }
 
-// faults applies the scenario's faults at their times.
-type faults struct {
-	f    *fabric
-	list []scenarios.Fault
-	link []int
-}
-
-func (f *fabric) scheduleFaults() error {
-	fs := &faults{f: f, list: f.sc.Faults}
-	for _, ft := range f.sc.Faults {
-		a, ok1 := f.nw.Lookup(ft.Link[0])
-		b, ok2 := f.nw.Lookup(ft.Link[1])
-		if !ok1 || !ok2 {
-			return fmt.Errorf("fault at %v: unknown node in link %v", ft.At, ft.Link)
-		}
-		li, ok := f.nw.LinkBetween(a, b)
-		if !ok {
-			return fmt.Errorf("fault at %v: no link between %s and %s", ft.At, ft.Link[0], ft.Link[1])
-		}
-		fs.link = append(fs.link, li)
-	}
-	for i, ft := range f.sc.Faults {
-		f.eng.At(ft.At, fs, i, nil)
-	}
-	return nil
-}
-
-// Handle implements sim.Handler: fault i is due.
-func (fs *faults) Handle(now sim.Time, i int, _ any) {
-	ft := fs.list[i]
-	pair := fs.f.wires[fs.link[i]]
-	l := fs.f.nw.Links[fs.link[i]]
-	// loss and drop_every act from the first named node to the second only.
-	forward := pair[0]
-	if fs.f.nw.Nodes[l.A.Node].Name != ft.Link[0] {
-		forward = pair[1]
-	}
-	switch {
-	case ft.State == "down":
-		pair[0].SetUp(false)
-		pair[1].SetUp(false)
-	case ft.State == "up":
-		pair[0].SetUp(true)
-		pair[1].SetUp(true)
-		for _, end := range [2]topology.End{l.A, l.B} {
-			if nic := fs.f.nics[end.Node]; nic != nil {
-				nic.Resume(now) // it held its frames while the link was down
-			}
-		}
-	case ft.Loss != nil:
-		forward.SetLoss(*ft.Loss)
-	default: // drop_every; 0 stops it
-		forward.SetDropEvery(int64(ft.DropEvery))
-	}
-}
-
 // expandTraffic turns the traffic items into flows, in order.
 func (f *fabric) expandTraffic() ([]*transports.Flow, error) {
 	var flows []*transports.Flow

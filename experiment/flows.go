@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/switchmodel"
 	"github.com/fabricsim/fabricsim/topology"
 	"github.com/fabricsim/fabricsim/transports"
 )
@@ -247,12 +248,20 @@ func uniformAdvance(prev, cur []sim.Time) (sim.Time, bool) {
 }
 
 func (f *fabric) switchLatency(n topology.NodeID) sim.Time {
-	for _, sw := range f.switches {
-		if sw.ID == n {
-			return sw.Latency()
-		}
+	if sw := f.switchByID(n); sw != nil {
+		return sw.Latency()
 	}
 	return 0
+}
+
+// switchByID is the switch of node n, or nil when n is a host.
+func (f *fabric) switchByID(n topology.NodeID) *switchmodel.Switch {
+	for _, sw := range f.switches {
+		if sw.ID == n {
+			return sw
+		}
+	}
+	return nil
 }
 
 // roceWireBytes is the wire size of a RoCE WRITE packet with this payload, built the way the

@@ -249,10 +249,14 @@ func (f *fabric) collect() *results.Variant {
 		by.Unroutable += nic.Misdelivered
 		for prio := range nic.Control {
 			f.addQueue(v, nic.ID, 0, prio, &nic.Control[prio], now)
-			if paused := nic.Pause.PausedTime(prio, now); paused > 0 {
-				v.PFC.PausedTimeUS += paused.Microseconds()
+			paused := nic.Pause.PausedTime(prio, now)
+			v.PFC.PausedTimeUS += paused.Microseconds()
+			v.PFC.PauseFrames += nic.PausesSent[prio]
+			v.PFC.ResumeFrames += nic.ResumesSent[prio]
+			if paused > 0 || nic.PausesSent[prio]+nic.ResumesSent[prio] > 0 {
 				v.PFCPorts = append(v.PFCPorts, results.PFCPort{Node: nic.Name, Port: 1,
-					Peer: f.nw.Nodes[nic.Wire.To].Name, Priority: prio, PausedUS: paused.Microseconds()})
+					Peer: f.nw.Nodes[nic.Wire.To].Name, Priority: prio, PausesSent: nic.PausesSent[prio],
+					ResumesSent: nic.ResumesSent[prio], PausedUS: paused.Microseconds()})
 			}
 		}
 	}

@@ -120,6 +120,9 @@
 //	flow priority                 the sending host's hosts.priority (incast, permutation: the
 //	                              global hosts.priority)
 //	fault at                      0
+//	fault until                   the end of the run (pfc_storm only)
+//	pfc_storm.priority            the host's hosts.priority
+//	pause.port, pause.priority    1 (a host's only port; required for a switch), hosts.priority
 //	topology.params.routing       l3 (leafspine, fattree)
 //	node layer                    2 (switches)
 //	permutation.hosts             all
@@ -134,7 +137,10 @@
 // different known nodes; parallel links between the same pair are allowed. A link's rate is
 // > 0, its delay >= 0, its loss in [0,1]. A route sits on a layer-3 switch and points to a
 // neighbour. Traffic runs between existing, different hosts, with size > 0, priority 0..7.
-// A fault names an existing link and sets exactly one of state, loss and drop_every.
+// A fault sets exactly one of state, loss, drop_every (each on an existing link), pfc_storm
+// (a host's NIC floods PAUSE on a class from at until until, which must be after at) and
+// pause (one PFC frame from node's port, quanta 0..65535, required); a PFC fault on a class
+// that is not lossless is a warning, since switches ignore PFC frames for it.
 // iWARP: mtu 576..9216, min_rto > 0, rto_init >= min_rto, max_rto >= both, retries 1..255,
 // init_cwnd 1..1000, nic_delay and delayed_ack >= 0, receive_window 2 x mtu .. 1GiB.
 //

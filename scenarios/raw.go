@@ -220,11 +220,26 @@ type rawPoisson struct {
 }
 
 type rawFault struct {
-	At        *Duration `yaml:"at"`
-	Link      []string  `yaml:"link"`
-	State     *string   `yaml:"state"`
-	Loss      *float64  `yaml:"loss"`
-	DropEvery *int      `yaml:"drop_every"`
+	At        *Duration    `yaml:"at"`
+	Until     *Duration    `yaml:"until"`
+	Link      []string     `yaml:"link"`
+	State     *string      `yaml:"state"`
+	Loss      *float64     `yaml:"loss"`
+	DropEvery *int         `yaml:"drop_every"`
+	PFCStorm  *rawPFCStorm `yaml:"pfc_storm"`
+	Pause     *rawPause    `yaml:"pause"`
+}
+
+type rawPFCStorm struct {
+	Node     string `yaml:"node"`
+	Priority *int   `yaml:"priority"`
+}
+
+type rawPause struct {
+	Node     string `yaml:"node"`
+	Port     *int   `yaml:"port"`
+	Priority *int   `yaml:"priority"`
+	Quanta   *int   `yaml:"quanta"`
 }
 
 // rawTypes maps the type names the yaml library prints ("scenarios.rawSwitch") to the types,
@@ -236,7 +251,7 @@ var rawTypes = func() map[string]reflect.Type {
 		rawFile{}, rawVariant{}, rawTopology{}, rawParams{}, rawLinkSpec{}, rawNode{},
 		rawLink{}, rawRoute{}, rawSwitch{}, rawPFC{}, rawECN{}, rawHosts{}, rawTransports{},
 		rawRoCE{}, rawDCQCN{}, rawIWARP{}, rawTraffic{}, rawFlow{}, rawIncast{}, rawPermutation{},
-		rawPoisson{}, rawFault{},
+		rawPoisson{}, rawFault{}, rawPFCStorm{}, rawPause{},
 	} {
 		t := reflect.TypeOf(v)
 		m[t.String()] = t

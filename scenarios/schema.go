@@ -251,7 +251,30 @@ type Fault struct {
 	State     string    // "", "up" or "down" (both directions)
 	Loss      *float64  // random loss from Link[0] to Link[1], in [0,1]
 	DropEvery int       // > 0: drop every n-th data packet from Link[0] to Link[1]
-	Pos       Pos
+	// PFCStorm, when set, makes a host's NIC send PAUSE on a class from At until Until.
+	PFCStorm *PFCStorm
+	// Until ends a PFC storm; 0 means it lasts to the end of the run.
+	Until sim.Time
+	// Pause, when set, makes a node send one PFC frame at At.
+	Pause *PauseFault
+	Pos   Pos
+}
+
+// PFCStorm is a broken NIC's pause storm: host Node sends PAUSE frames of the largest
+// quanta (0xFFFF) on class Priority, refreshed at half the pause time, from the fault's At
+// until its Until; when it stops, the last pause runs out (it sends no resume).
+type PFCStorm struct {
+	Node     string // a host
+	Priority int    // 0..7, default the host's hosts.priority
+}
+
+// PauseFault is one PFC frame that node Node sends out of its port Port (from 1; a host has
+// port 1) pausing class Priority for Quanta quanta of 512 bit times (0 resumes it).
+type PauseFault struct {
+	Node     string
+	Port     int // default 1
+	Priority int // default hosts.priority
+	Quanta   int // 0..65535, required
 }
 
 // VariantInfo names one variant of a file and its transport ("" when it names none).

@@ -398,6 +398,16 @@ func (pt *Port) wakeAtPauseEnd(now sim.Time) {
 // resumes it. While the class stays paused, a refresh goes out at half the pause time, so the
 // sender never resumes by expiry.
 func (pt *Port) sendPause(now sim.Time, c int, quanta uint16) {
+	if quanta > 0 && !pt.refreshOn[c] {
+		pt.refreshOn[c] = true
+		pt.sw.eng.At(now+pt.refreshInterval(quanta), pt.sw, portOp(evRefresh, pt.Index, c), nil)
+	}
+	pt.InjectPause(now, c, quanta)
+}
+
+// InjectPause queues one PFC frame for class c on this port, outside the PFC accounting (a
+// fault: nothing refreshes or resumes it); quanta 0 resumes the class.
+func (pt *Port) InjectPause(now sim.Time, c int, quanta uint16) {
 	p := pt.sw.pool.Get(topology.KindPause)
 	pfc.FillFrame(p, c, quanta)
 	p.Src, p.Dst = pt.sw.ID, pt.Wire.To
@@ -407,10 +417,6 @@ func (pt *Port) sendPause(now sim.Time, c int, quanta uint16) {
 		pt.ResumesSent[c]++
 	} else {
 		pt.PausesSent[c]++
-		if !pt.refreshOn[c] {
-			pt.refreshOn[c] = true
-			pt.sw.eng.At(now+pt.refreshInterval(quanta), pt.sw, portOp(evRefresh, pt.Index, c), nil)
-		}
 	}
 	pt.kick(now)
 }
@@ -426,10 +432,11 @@ func (pt *Port) refreshInterval(quanta uint16) sim.Time {
 // ControlCount is the number of PFC frames of kind k waiting to go out (for audits).
 func (pt *Port) ControlCount(k topology.Kind) int64 { return pt.control.Count(k) }
 
-// receivePause applies a PFC frame that arrived on this port to its sending side.
+// receivePause applies a PFC frame that arrived on this port to its sending side. Classes
+// without PFC ignore it: IEEE 802.1Qbb enables PFC per priority.
 func (pt *Port) receivePause(now sim.Time, p *topology.Packet) {
 	for c := 0; c < NumPriorities; c++ {
-		if p.PauseEnable&(1<<c) == 0 {
+		if p.PauseEnable&(1<<c) == 0 || !pt.sw.lossless[c] {
 			continue
 		}
 		pt.Pause.Receive(now, c, p.PauseQuanta[c], pt.Wire.Params.Rate, pt.response)

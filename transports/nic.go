@@ -9,8 +9,9 @@ import (
 // NIC is a host's network interface: one port, the endpoints of the host's flows, and a
 // transmit scheduler. Control frames (ACK, NAK) go first; then requesters with data are
 // served by strict priority and round robin within a priority, each within its pacing rate.
-// A class the switch has paused (PFC) sends nothing until the pause ends. The NIC itself
-// never sends PAUSE: it takes what arrives at line rate.
+// A class the switch has paused (PFC) sends nothing until the pause ends. A working NIC
+// never sends PAUSE: it takes what arrives at line rate. A broken one may (a fault): PFC
+// frames it is made to send go out ahead of everything, and are never paused themselves.
 type NIC struct {
 	ID   topology.NodeID
 	Name string
@@ -24,6 +25,11 @@ type NIC struct {
 	// Misdelivered counts frames that arrived for another host (a static route that points
 	// at a host, say): the NIC discards them, and they count as unroutable drops.
 	Misdelivered int64
+	// PFCOut holds the PFC frames waiting to go out (faults only); PausesSent and
+	// ResumesSent count those sent, by class.
+	PFCOut                  topology.Queue
+	PausesSent, ResumesSent [8]int64
+	stormUntil              [8]sim.Time // a pause storm on the class lasts until then
 
 	reg      *Registry
 	eng      *sim.Engine
@@ -40,6 +46,7 @@ type NIC struct {
 const (
 	nicTxDone = iota
 	nicWake
+	nicStorm // | class<<2: the next PAUSE of a storm on that class
 )
 
 // NewNIC returns the NIC of host id.
@@ -75,7 +82,7 @@ func (n *NIC) Receive(now sim.Time, p *topology.Packet, _ int) {
 
 // Handle implements sim.Handler.
 func (n *NIC) Handle(now sim.Time, op int, _ any) {
-	switch op {
+	switch op & 3 {
 	case nicTxDone:
 		n.busy = false
 	case nicWake:
@@ -83,8 +90,47 @@ func (n *NIC) Handle(now sim.Time, op int, _ any) {
 			return // superseded by an earlier wake-up
 		}
 		n.wakeAt = sim.Never
+	case nicStorm:
+		n.stormTick(now, op>>2)
+		return
 	}
 	n.kick(now)
+}
+
+// SendPause makes the NIC send one PFC frame pausing class c for quanta (0 resumes it), as
+// a faulty NIC may: it goes out at the next frame boundary, ahead of all data.
+func (n *NIC) SendPause(now sim.Time, c int, quanta uint16) {
+	p := n.reg.pool.Get(topology.KindPause)
+	pfc.FillFrame(p, c, quanta)
+	p.Src, p.Dst = n.ID, n.Wire.To
+	p.SentAt = now
+	n.PFCOut.Push(now, p)
+	if quanta == 0 {
+		n.ResumesSent[c]++
+	} else {
+		n.PausesSent[c]++
+	}
+	n.kick(now)
+}
+
+// Storm makes the NIC flood its switch with PAUSE frames on class c from now until until, as
+// a broken NIC does: frames of the largest quanta, each refreshed at half its pause time (as
+// switches refresh theirs). When the storm ends no resume is sent: the last pause runs out.
+func (n *NIC) Storm(now sim.Time, c int, until sim.Time) {
+	n.stormUntil[c] = until
+	n.stormTick(now, c)
+}
+
+func (n *NIC) stormTick(now sim.Time, c int) {
+	if now >= n.stormUntil[c] {
+		return
+	}
+	n.SendPause(now, c, pfc.MaxQuanta)
+	rate := n.Wire.Params.Rate
+	next := now + max(pfc.PauseDuration(pfc.MaxQuanta, rate)/2, 4*rate.TxTime(pfc.FrameWireBytes))
+	if next < n.stormUntil[c] {
+		n.eng.At(next, n, nicStorm|c<<2, nil)
+	}
 }
 
 // sendControl queues a control frame.
@@ -114,6 +160,9 @@ func (n *NIC) kick(now sim.Time) {
 }
 
 func (n *NIC) nextFrame(now sim.Time) *topology.Packet {
+	if n.PFCOut.Len > 0 {
+		return n.PFCOut.Pop(now)
+	}
 	earliest := sim.Never
 	if n.ctrlLen > 0 {
 		for i := 7; i >= 0; i-- {
