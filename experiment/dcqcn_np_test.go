@@ -28,9 +28,9 @@ func dumbbellDelayScenario(n int, stop, d sim.Time, dcqcn string) string {
 }
 
 // queueStats samples the bottleneck queue (swl toward swr, the lossless class) every dt over
-// [t0, t1] and returns the samples' mean and coefficient of variation (std/mean), with the
-// fabric for further checks.
-func queueStats(t testing.TB, text string, t0, t1, dt sim.Time) (mean, cv float64, f *fabric) {
+// [t0, t1] and returns the samples' mean, coefficient of variation (std/mean) and the
+// fraction of samples that found it empty, with the fabric for further checks.
+func queueStats(t testing.TB, text string, t0, t1, dt sim.Time) (mean, cv, empty float64, f *fabric) {
 	f = buildTB(t, text)
 	pt, _ := loopPort(t, f, "swl", "swr")
 	q := &pt.Queues[pfcClass]
@@ -40,16 +40,19 @@ func queueStats(t testing.TB, text string, t0, t1, dt sim.Time) (mean, cv float6
 	for now := t0; now <= t1; now += dt {
 		f.eng.Run(now)
 		x := float64(q.Bytes)
+		if x == 0 {
+			empty++
+		}
 		s += x
 		s2 += x * x
 		k++
 	}
-	mean = s / float64(k)
+	mean, empty = s/float64(k), empty/float64(k)
 	std := math.Sqrt(max(s2/float64(k)-mean*mean, 0))
 	if mean > 0 {
 		cv = std / mean
 	}
-	return mean, cv, f
+	return mean, cv, empty, f
 }
 
 // buildTB builds variant 0 of an inline scenario, for tests and benchmarks.
@@ -187,15 +190,18 @@ func BenchmarkDCQCNStability(b *testing.B) {
 	// stable for N = 2). The bottleneck queue is sampled every 10 us over the second half of
 	// a 400 ms run; its mean and coefficient of variation are reported.
 	stop := 400 * sim.Millisecond
+	report := func(what string, n int, tau sim.Time, dcqcn string) {
+		text := dumbbellDelayScenario(n, stop, tau/5, dcqcn)
+		mean, cv, empty, f := queueStats(b, text, stop/2, stop, 10*sim.Microsecond)
+		v := f.collect()
+		b.Logf("%-30s feedback %3.0f us N=%2d: queue mean %6.1f KB, CV %.2f, empty %4.1f%% of samples; goodput %.2f Gb/s; %d marks, %d CNPs, %d pauses",
+			what, tau.Seconds()*1e6, n, mean/1e3, cv, 100*empty, v.GoodputGbps, v.ECN.MarkedPackets, v.ECN.CNPs, v.PFC.PauseFrames)
+	}
 	for range b.N {
 		for _, np := range []string{"paper", "immediate-only"} {
 			for _, tau := range []sim.Time{4 * sim.Microsecond, 85 * sim.Microsecond} {
 				for _, n := range []int{2, 10} {
-					text := dumbbellDelayScenario(n, stop, tau/5, "np: "+np)
-					mean, cv, f := queueStats(b, text, stop/2, stop, 10*sim.Microsecond)
-					v := f.collect()
-					b.Logf("np %-14s feedback %3.0f us N=%2d: queue mean %6.1f KB, CV %.2f; goodput %.2f Gb/s; %d marks, %d CNPs, %d pauses",
-						np, tau.Seconds()*1e6, n, mean/1e3, cv, v.GoodputGbps, v.ECN.MarkedPackets, v.ECN.CNPs, v.PFC.PauseFrames)
+					report("np "+np, n, tau, "np: "+np)
 				}
 			}
 		}

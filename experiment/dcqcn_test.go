@@ -282,12 +282,15 @@ func TestDCQCNFixedPointRatesAndQueue(t *testing.T) {
 			// those marks, fewer CNPs at the same p need a higher p: the queue sat 23-29%
 			// above q*.)
 			//
-			// N = 10 is not held to q*: Theorem 1's fixed point says where a stable loop
-			// settles, and at N = 10 this loop oscillates. A mark now waits up to tau = 50 us
-			// for its window's end, a delay the fluid model does not have (its only loop
-			// delay is tau*, a few us here), and the paper's own stability analysis shows
-			// N = 10 losing stability as the loop delay grows (BenchmarkDCQCNStability
-			// measures the queue's coefficient of variation). The rates still settle at C/N.
+			// N = 10 is not held to q*: Theorem 1's fixed point is where a stable loop
+			// settles, and under the paper's rule this loop does not settle at N = 10. Its
+			// queue swings between empty and beyond Kmax (coefficient of variation about 1,
+			// against 0.24 with immediate-only: BenchmarkDCQCNStability), so its time-mean
+			// (about half of q*) says nothing about q*. A likely cause, not proven here: a
+			// mark inside a window now waits up to tau = 50 us for the window's end, a delay
+			// the fluid model does not have (its only loop delay is tau*, a few us here), and
+			// the paper's stability analysis has N = 10 losing stability as the loop delay
+			// grows. The rates still settle at C/N, and are checked above.
 			if n < 10 {
 				require.InEpsilon(t, qStar, qMean, 0.30, "time-mean queue vs q*")
 			}
