@@ -24,7 +24,7 @@ const (
 
 // Pacer is one CNP pacing domain: a flow's notification point (the paper: at most one CNP
 // every N for the flow) or every flow a NIC port receives (ConnectX MIN_TIME_BETWEEN_CNPS,
-// "minimum time between sending cnps from the port", mlx5 tools_open_layouts.h). It sends at
+// "minimum time between sending cnps from the port", mstflint tools_open_layouts.h). It sends at
 // most one CNP per Interval.
 //
 // Under NPPaper the flows whose marks find the pacer blocked wait in a queue, in the order
