@@ -6,8 +6,8 @@ import (
 	"github.com/fabricsim/fabricsim/sim"
 )
 
-// Params are the DCQCN reaction point's parameters, named as in the paper (and, in comments,
-// as NVIDIA's firmware names them). PaperParams and NVIDIAParams give the two default sets.
+// Params are the parameters of DCQCN's reaction and notification points, named as in the
+// paper (and, in comments, as NVIDIA's firmware names them). PaperParams and NVIDIAParams give the two default sets.
 type Params struct {
 	// G is the gain of the alpha estimate: alpha = (1-G) alpha + G on congestion.
 	G float64
@@ -38,8 +38,15 @@ type Params struct {
 	// only marks its alpha period, and alpha rises at the period's end (NVIDIA).
 	AlphaOnCNP bool
 	// CNPInterval (the paper's N, NVIDIA's MIN_TIME_BETWEEN_CNPS) is the notification point's
-	// minimum gap between two CNPs of a flow.
+	// minimum gap between two CNPs of a flow (or of a port, with PortPacing).
 	CNPInterval sim.Time
+	// NP is the notification point's rule for marks inside the CNP interval: NPPaper (the
+	// default in both modes) answers them at the window's end, NPImmediateOnly forgets them.
+	NP NPRule
+	// PortPacing paces CNPs per NIC port instead of per flow: every flow a host receives
+	// shares one pacer, at most one CNP per CNPInterval from the port (ConnectX
+	// MIN_TIME_BETWEEN_CNPS is "minimum time between sending cnps from the port").
+	PortPacing bool
 }
 
 // PaperParams are the DCQCN paper's defaults (SIGCOMM 2015, as collected in physics
@@ -60,13 +67,14 @@ func PaperParams() Params {
 // every 1 us (DCE_TCP_RTT), INITIAL_ALPHA_VALUE 1023/1023, a rate cut at most every 4 us
 // (RATE_REDUCE_MONITOR_PERIOD), rate timer 300 us (RPG_TIME_RESET), one fast-recovery stage
 // (RPG_THRESHOLD), AI 5 Mb/s and HAI 50 Mb/s per step, minimum rate 1 Mb/s, and 4 us between
-// CNPs (MIN_TIME_BETWEEN_CNPS; one mlxconfig dump says 2 us). The firmware increases by
-// timer only (physics references 7.4), so the byte counter is off.
+// CNPs (MIN_TIME_BETWEEN_CNPS; one mlxconfig dump says 2 us), paced per port as the
+// firmware's description of that setting says. The firmware increases by timer only
+// (physics references 7.4), so the byte counter is off.
 func NVIDIAParams() Params {
 	return Params{
 		G: 5.0 / 1024, AlphaInit: 1, AlphaPeriod: 1 * sim.Microsecond, RateTimer: 300 * sim.Microsecond,
 		F: 1, RAI: 5 * sim.Mbps, RHAI: 50 * sim.Mbps, MinRate: 1 * sim.Mbps,
-		DecreasePeriod: 4 * sim.Microsecond, CNPInterval: 4 * sim.Microsecond,
+		DecreasePeriod: 4 * sim.Microsecond, CNPInterval: 4 * sim.Microsecond, PortPacing: true,
 	}
 }
 

@@ -1,6 +1,7 @@
 package ecn
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -26,18 +27,194 @@ func TestMarkingCurve(t *testing.T) {
 	require.Equal(t, 1, draws)
 }
 
-func TestNotificationPointOneCNPPerInterval(t *testing.T) {
-	np := NotificationPoint{Interval: 50 * sim.Microsecond}
-	// Every packet marked, one arriving every 88.48 ns for 1 ms: one CNP per 50 us, the
-	// first at once.
-	sent := 0
-	for now := sim.Time(0); now < sim.Millisecond; now += 88480 {
-		if np.Marked(now) {
-			sent++
+// npDriver feeds marks to notification points and runs their pacers' window ends when they
+// ask, as the NIC does with its timer: the engine-free harness of the NP tests.
+type npDriver struct {
+	wake map[*Pacer]sim.Time
+	cnps []string // "flow@us" in order
+}
+
+func (d *npDriver) run(until sim.Time) {
+	for {
+		var next *Pacer
+		at := until
+		for p, w := range d.wake {
+			if w < at || (w == at && next == nil) {
+				next, at = p, w
+			}
+		}
+		if next == nil || at > until {
+			return
+		}
+		to, w := next.Expire(at)
+		d.wake[next] = w
+		if to != nil {
+			d.cnps = append(d.cnps, fmt.Sprintf("%d@%d", to.Flow, at/sim.Microsecond))
 		}
 	}
-	require.Equal(t, 20, sent, "1 ms / 50 us")
-	require.EqualValues(t, 20, np.CNPs)
+}
+
+func (d *npDriver) mark(np *NotificationPoint, now sim.Time) {
+	d.run(now - 1) // window ends due before now come first
+	cnp, w := np.Marked(now)
+	if cnp {
+		d.cnps = append(d.cnps, fmt.Sprintf("%d@%d", np.Flow, now/sim.Microsecond))
+	}
+	if w != sim.Never {
+		if d.wake == nil {
+			d.wake = map[*Pacer]sim.Time{}
+		}
+		d.wake[np.Pacer] = w
+	}
+}
+
+func TestNotificationPointPaperAnswersMarksInsideTheWindowAtItsEnd(t *testing.T) {
+	us := sim.Microsecond
+	np := NewNotificationPoint(1, 50*us, NPPaper)
+	// A first mark, no CNP in the last N: a CNP at once.
+	cnp, wake := np.Marked(0)
+	require.True(t, cnp)
+	require.Equal(t, sim.Never, wake)
+	// Marks inside [0, 50us): remembered, one CNP at the window's end; the same wake each time.
+	for _, at := range []sim.Time{10 * us, 20 * us, 49 * us} {
+		cnp, wake = np.Marked(at)
+		require.False(t, cnp)
+		require.Equal(t, 50*us, wake, "mark at %v waits for the window's end", at)
+		require.True(t, np.Pending())
+	}
+	to, wake := np.Pacer.Expire(40 * us) // early: nothing yet
+	require.Nil(t, to)
+	require.Equal(t, 50*us, wake)
+	to, wake = np.Pacer.Expire(50 * us)
+	require.Same(t, np, to, "the window's end answers the marks inside it")
+	require.Equal(t, sim.Never, wake, "no mark yet in the new window: no timer")
+	require.False(t, np.Pending())
+	// A mark in [50, 100us): answered at 100us.
+	cnp, wake = np.Marked(60 * us)
+	require.False(t, cnp)
+	require.Equal(t, 100*us, wake)
+	to, wake = np.Pacer.Expire(100 * us)
+	require.Same(t, np, to)
+	require.Equal(t, sim.Never, wake)
+	// No mark in [100, 150us): the window ends quietly, and the next mark (no CNP in the last
+	// N) is answered at once.
+	cnp, _ = np.Marked(170 * us)
+	require.True(t, cnp, "after a window without marks the next mark is answered at once")
+	cnp, wake = np.Marked(171 * us)
+	require.False(t, cnp)
+	require.Equal(t, 220*us, wake)
+	require.EqualValues(t, 4, np.CNPs)
+	require.EqualValues(t, 4, np.Pacer.CNPs)
+}
+
+func TestNotificationPointImmediateOnlyForgetsMarksInsideTheInterval(t *testing.T) {
+	us := sim.Microsecond
+	np := NewNotificationPoint(1, 50*us, NPImmediateOnly)
+	cnp, _ := np.Marked(0)
+	require.True(t, cnp)
+	for _, at := range []sim.Time{10 * us, 20 * us, 49 * us} {
+		cnp, wake := np.Marked(at)
+		require.False(t, cnp)
+		require.Equal(t, sim.Never, wake, "forgotten: no timer")
+		require.False(t, np.Pending())
+	}
+	to, wake := np.Pacer.Expire(50 * us)
+	require.Nil(t, to, "nothing was remembered")
+	require.Equal(t, sim.Never, wake)
+	cnp, _ = np.Marked(50 * us)
+	require.True(t, cnp, "N after the last CNP a mark is answered at once")
+	require.EqualValues(t, 2, np.CNPs)
+}
+
+func TestNotificationPointRulesOnPeriodicMarks(t *testing.T) {
+	// Marks every m = 30 us for 1 ms with N = 50 us. The paper's rule: a CNP at once at 0,
+	// then one at the end of every 50-us window, each of which holds a mark (m < N), up to
+	// the window holding the last mark: 1 + ceil(last/N) CNPs. Immediate-only: a CNP at the
+	// first mark at least N after the previous one, every ceil(N/m) marks: floor(last /
+	// (m ceil(N/m))) + 1 CNPs.
+	us := sim.Microsecond
+	n, m, span := 50*us, 30*us, sim.Millisecond
+	last := (span - 1) / m * m
+	wantPaper := 1 + int((last+n-1)/n)
+	if last%n == 0 {
+		wantPaper++ // a mark on a window's boundary opens the next window
+	}
+	step := m * ((n + m - 1) / m)
+	wantImmediate := int(last/step) + 1
+	for _, tc := range []struct {
+		rule NPRule
+		want int
+	}{{NPPaper, wantPaper}, {NPImmediateOnly, wantImmediate}} {
+		np := NewNotificationPoint(7, n, tc.rule)
+		var d npDriver
+		for at := sim.Time(0); at < span; at += m {
+			d.mark(np, at)
+		}
+		d.run(span + n)
+		require.Len(t, d.cnps, tc.want, "%v: %v", tc.rule, d.cnps)
+		require.EqualValues(t, tc.want, np.CNPs)
+	}
+	// Every packet marked (one every 88.48 ns): both rules give one CNP per N, the first at
+	// once: span/N (+1 for the window holding the last marks, under the paper's rule).
+	for _, tc := range []struct {
+		rule NPRule
+		want int
+	}{{NPPaper, int(span/n) + 1}, {NPImmediateOnly, int(span / n)}} {
+		np := NewNotificationPoint(7, n, tc.rule)
+		var d npDriver
+		for at := sim.Time(0); at < span; at += 88480 {
+			d.mark(np, at)
+		}
+		d.run(span + n)
+		require.Len(t, d.cnps, tc.want, "%v", tc.rule)
+	}
+}
+
+func TestPortPacerServesTheOldestPendingFlow(t *testing.T) {
+	us := sim.Microsecond
+	for _, rule := range []NPRule{NPPaper, NPImmediateOnly} {
+		port := &Pacer{Interval: 4 * us, Rule: rule}
+		a := &NotificationPoint{Pacer: port, Flow: 1}
+		b := &NotificationPoint{Pacer: port, Flow: 2}
+		c := &NotificationPoint{Pacer: port, Flow: 3}
+		var d npDriver
+		d.mark(a, 0)    // the port is free: A at once
+		d.mark(b, 1*us) // blocked: B waits (paper) or is forgotten
+		d.mark(c, 2*us) // C behind B
+		d.mark(a, 3*us) // A behind C
+		d.mark(b, 3500) // B already waits: no second place
+		d.run(20 * us)
+		if rule == NPPaper {
+			require.Equal(t, []string{"1@0", "2@4", "3@8", "1@12"}, d.cnps, "one CNP per interval from the port, oldest pending first")
+		} else {
+			require.Equal(t, []string{"1@0"}, d.cnps, "the flows that lost the race get nothing")
+		}
+		// At most one CNP per interval from the port.
+		require.LessOrEqual(t, port.CNPs, int64(20*us/port.Interval)+1)
+	}
+}
+
+func TestNotificationPointZeroIntervalAnswersEveryMark(t *testing.T) {
+	np := NewNotificationPoint(1, 0, NPPaper)
+	for at := sim.Time(0); at < 10; at++ {
+		cnp, wake := np.Marked(at / 2) // two marks at the same time too
+		require.True(t, cnp)
+		require.Equal(t, sim.Never, wake)
+	}
+}
+
+func TestNotificationPointAllocatesNothing(t *testing.T) {
+	port := &Pacer{Interval: 50 * sim.Microsecond}
+	a := &NotificationPoint{Pacer: port, Flow: 1}
+	b := &NotificationPoint{Pacer: port, Flow: 2}
+	now := sim.Time(0)
+	allocs := testing.AllocsPerRun(1000, func() {
+		now += 10 * sim.Microsecond
+		a.Marked(now)
+		b.Marked(now + 1)
+		port.Expire(now + 2)
+	})
+	require.Zero(t, allocs)
 }
 
 func TestReactionPointPaperSequence(t *testing.T) {

@@ -5,8 +5,6 @@
 // the NIC call in with the time and act on what comes back.
 package ecn
 
-import "github.com/fabricsim/fabricsim/sim"
-
 // Marker is the congestion point: RED-style marking of ECN-capable packets on an egress
 // queue, on the instantaneous queue length q (physics references 3.1): no mark at or below
 // Kmin, probability rising linearly to Pmax at Kmax, always above Kmax.
@@ -38,25 +36,4 @@ func (m Marker) Mark(q int64, draw func() float64) bool {
 		return true
 	}
 	return draw() < m.Probability(q)
-}
-
-// NotificationPoint is the receiver side of DCQCN for one flow: on a CE-marked packet it
-// asks for a CNP at once, unless it sent one less than Interval ago (at most one CNP per
-// Interval per flow).
-type NotificationPoint struct {
-	Interval sim.Time
-	last     sim.Time
-	sent     bool
-	// CNPs counts the CNPs asked for.
-	CNPs int64
-}
-
-// Marked reports whether a CE-marked packet arriving at now should trigger a CNP.
-func (np *NotificationPoint) Marked(now sim.Time) bool {
-	if np.sent && now-np.last < np.Interval {
-		return false
-	}
-	np.sent, np.last = true, now
-	np.CNPs++
-	return true
 }

@@ -275,13 +275,27 @@ func TestDCQCNFixedPointRatesAndQueue(t *testing.T) {
 				n, name, qMean/1e3, t0, t1, sampled/1e3, qStar/1e3, 100*(qMean/qStar-1), tc.tableQKB, 100*(qMean/(tc.tableQKB*1e3)-1),
 				v.ECN.MarkedPackets, v.ECN.CNPs)
 			// The bound: the time-mean queue within 30% of the fluid model's q*
-			// (computed for the simulator's own packet size). The packet-level queue sits
-			// above q* (about +23%, +29%, +13% for N = 2, 4, 10): the notification point sends
-			// a CNP on the first mark at least tau after the previous one (physics references
-			// 3.1) and forgets marks in between, while the fluid model counts a CNP in every
-			// tau in which some packet was marked (its a = 1 - (1-p)^(tau R)); fewer CNPs at
-			// the same p need a higher p, hence a longer queue.
-			require.InEpsilon(t, qStar, qMean, 0.30, "time-mean queue vs q*")
+			// (computed for the simulator's own packet size), for N = 2 and 4. The
+			// notification point follows SIGCOMM'15 (marks inside a CNP interval answered at
+			// its end), as the fluid model does: it counts a CNP in every tau in which some
+			// packet was marked, a = 1 - (1-p)^(tau R). (With immediate-only, which forgets
+			// those marks, fewer CNPs at the same p need a higher p: the queue sat 23-29%
+			// above q*.)
+			//
+			// N = 10 is not held to q*: Theorem 1's fixed point is where a stable loop
+			// settles, and under the paper's rule this loop does not settle at N = 10. Its
+			// queue swings between empty and beyond Kmax (coefficient of variation about 1,
+			// against 0.24 with immediate-only: BenchmarkDCQCNStability), so its time-mean
+			// (about half of q*) says nothing about q*. The likely cause: a mark inside a
+			// window now waits up to tau = 50 us (25 us on average) for the window's end, a
+			// delay the fluid model does not have (its only loop delay is tau*, a few us
+			// here), and the paper's stability analysis has N = 10 losing stability as the
+			// loop delay grows. Immediate-only with a 30 us loop shows the same queue (mean,
+			// CV, empty time) as the paper's rule with a 4 us one (BenchmarkDCQCNStability).
+			// The rates still settle at C/N, and are checked above.
+			if n < 10 {
+				require.InEpsilon(t, qStar, qMean, 0.30, "time-mean queue vs q*")
+			}
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fabricsim/fabricsim/ecn"
 	"github.com/fabricsim/fabricsim/scenarios"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
@@ -102,7 +103,7 @@ func (f *fabric) describe(b *strings.Builder) {
 		r := t.cfg
 		cc := r.CC
 		if cc == "dcqcn" {
-			cc = "DCQCN (" + r.DCQCNMode + " parameters)"
+			cc = "DCQCN (" + r.DCQCNMode + " parameters; " + npRule(r.DCQCN) + ")"
 		}
 		fmt.Fprintf(b, "  %s: MTU %d, congestion control %s, %s recovery, retransmit timeout %v, retry limit %d.\n",
 			t.name, r.MTU, cc, r.Recovery, r.RetransmitTimeout, r.RetryLimit)
@@ -118,6 +119,19 @@ func (f *fabric) describe(b *strings.Builder) {
 	for _, w := range f.warnings {
 		fmt.Fprintf(b, "  Note: %s.\n", w)
 	}
+}
+
+// npRule says how the DCQCN notification point answers CE marks.
+func npRule(p ecn.Params) string {
+	per := "per flow"
+	if p.PortPacing {
+		per = "per NIC port (all the flows a host receives share one pacer)"
+	}
+	n := p.CNPInterval
+	if p.NP == ecn.NPImmediateOnly {
+		return fmt.Sprintf("notification point immediate-only: a CNP for a mark if none went out in the last %v, marks in between forgotten; CNPs paced %s", n, per)
+	}
+	return fmt.Sprintf("notification point SIGCOMM'15 rule: a CNP at once for a mark if none went out in the last %v, then one at the end of every %v window that saw a mark; CNPs paced %s", n, n, per)
 }
 
 func onOff(b bool) string {

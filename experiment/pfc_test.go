@@ -588,7 +588,7 @@ faults:
 `
 
 // loopPort is router a's port towards router b, and its name.
-func loopPort(t *testing.T, f *fabric, a, b string) (*switchmodel.Port, string) {
+func loopPort(t testing.TB, f *fabric, a, b string) (*switchmodel.Port, string) {
 	t.Helper()
 	ida, _ := f.nw.Lookup(a)
 	idb, _ := f.nw.Lookup(b)

@@ -81,6 +81,18 @@
 //	                              (hyper constant), min_rate 1Mbps, decrease_period 4us,
 //	                              cnp_interval 4us, alpha_on_cnp false (ConnectX firmware)
 //	                              Every field may be set on its own over the mode's defaults.
+//	transports.rocev2.dcqcn.np    paper (both modes): a CE mark with no CNP in the last
+//	                              cnp_interval is answered at once; then one CNP at the end
+//	                              of each cnp_interval window in which a packet was marked
+//	                              (SIGCOMM'15 section 3). immediate-only: the first clause
+//	                              alone, marks inside the interval are forgotten
+//	transports.rocev2.dcqcn.cnp_pacing  flow in paper mode (one pacer per flow, the paper);
+//	                              port in nvidia mode (one pacer per receiving NIC port:
+//	                              ConnectX MIN_TIME_BETWEEN_CNPS is "from the port"). With
+//	                              port pacing and np paper, flows marked while the port is
+//	                              blocked wait, oldest mark first, one CNP per window end (a
+//	                              modelling choice: the vendor does not say which flow wins);
+//	                              with immediate-only their marks are forgotten
 //	transports.rocev2.recovery    go-back-n (or go-back-0: the whole message again, as old NICs did)
 //	transports.rocev1             as rocev2; cc none only (RoCE v1 has no IP header, no ECN)
 //	transports.rocev2.retransmit_timeout  1.048576ms = 4.096us x 2^8, the IB local ACK

@@ -218,6 +218,35 @@ traffic:
 	require.Equal(t, `pos.yaml:15:13: traffic.1.flow.size: size must be > 0, e.g. 1MB`, errs[3].Error())
 }
 
+func TestDCQCNNotificationPointFields(t *testing.T) {
+	// Bad values name the file, line and field, and what is allowed.
+	bad := starScenario + "transports:\n  rocev2:\n    cc: dcqcn\n    dcqcn: {np: sometimes, cnp_pacing: nic}\n"
+	_, errs, _ := Load("np.yaml", []byte(bad), nil)
+	require.Len(t, errs, 2, "%v", errs)
+	require.Equal(t, `np.yaml:14:17: transports.rocev2.dcqcn.np: unknown notification point rule "sometimes" (allowed: paper, immediate-only)`, errs[0].Error())
+	require.Equal(t, `np.yaml:14:40: transports.rocev2.dcqcn.cnp_pacing: unknown CNP pacing "nic" (allowed: flow, port)`, errs[1].Error())
+
+	// Defaults: the paper's rule in both modes; per-flow pacing in paper mode, per-port in
+	// nvidia mode; each settable over the mode's default.
+	for _, tc := range []struct {
+		sets []string
+		np   ecn.NPRule
+		port bool
+	}{
+		{nil, ecn.NPPaper, false},
+		{[]string{"transports.rocev2.dcqcn.mode=nvidia"}, ecn.NPPaper, true},
+		{[]string{"transports.rocev2.dcqcn={mode: nvidia, cnp_pacing: flow, np: immediate-only}"}, ecn.NPImmediateOnly, false},
+		{[]string{"transports.rocev2.dcqcn={mode: paper, cnp_pacing: port}"}, ecn.NPPaper, true},
+		{[]string{"transports.rocev2.dcqcn.np=immediate-only"}, ecn.NPImmediateOnly, false},
+	} {
+		f, errs, _ := loadYAML(t, starScenario, tc.sets...)
+		require.Empty(t, errs, "%v", tc.sets)
+		p := f.Scenario(0).Transports.RoCEv2.DCQCN
+		require.Equal(t, tc.np, p.NP, "%v", tc.sets)
+		require.Equal(t, tc.port, p.PortPacing, "%v", tc.sets)
+	}
+}
+
 func TestSyntaxAndShapeErrors(t *testing.T) {
 	cases := []struct {
 		name, text string
@@ -343,6 +372,10 @@ func TestRules(t *testing.T) {
 		{"rto typo", starScenario, []string{"transports.rocev2.retransmit_timout=1ms"}, "transports.rocev2.retransmit_timout", `did you mean "retransmit_timeout"?`},
 		{"unknown cc", starScenario, []string{"transports.rocev2.cc=cubic"}, "transports.rocev2.cc", `unknown congestion control "cubic" (allowed: none, dcqcn)`},
 		{"unknown recovery", starScenario, []string{"transports.rocev2.recovery=sack"}, "transports.rocev2.recovery", `unknown recovery "sack"`},
+		{"unknown np rule", starScenario, []string{"transports.rocev2.dcqcn.np=immediate"}, "transports.rocev2.dcqcn.np",
+			`unknown notification point rule "immediate" (did you mean "immediate-only"?) (allowed: paper, immediate-only)`},
+		{"unknown cnp pacing", starScenario, []string{"transports.rocev2.dcqcn.cnp_pacing=host"}, "transports.rocev2.dcqcn.cnp_pacing",
+			`unknown CNP pacing "host" (allowed: flow, port)`},
 		// traffic
 		{"unknown host", starScenario, []string{"traffic.0.flow.dst=h9"}, "traffic.0.flow.dst", `unknown host "h9" (this star has hosts h1..h4)`},
 		{"leading zero host", starScenario, []string{"traffic.0.flow.dst=h02"}, "traffic.0.flow.dst", `unknown host "h02"`},

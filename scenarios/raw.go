@@ -151,6 +151,8 @@ type rawDCQCN struct {
 	DecreasePeriod *Duration `yaml:"decrease_period"`
 	CNPInterval    *Duration `yaml:"cnp_interval"`
 	AlphaOnCNP     *bool     `yaml:"alpha_on_cnp"`
+	NP             *string   `yaml:"np"`
+	CNPPacing      *string   `yaml:"cnp_pacing"`
 }
 
 type rawIWARP struct {

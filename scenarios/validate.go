@@ -56,6 +56,8 @@ var (
 	ccNames        = []string{"none", "dcqcn"}
 	dcqcnModes     = []string{"paper", "nvidia"}
 	hyperNames     = []string{"linear", "constant"}
+	npRules        = []string{"paper", "immediate-only"}
+	cnpPacings     = []string{"flow", "port"}
 	recoveryNames  = []string{"go-back-n", "go-back-0"}
 	iwarpCCNames   = []string{"newreno"}
 	iwarpECNNames  = []string{"none", "classic", "dctcp"}
@@ -596,6 +598,15 @@ func (r *resolver) dcqcn(c *RoCEConfig, raw *rawDCQCN, path string) {
 	}
 	if raw.AlphaOnCNP != nil {
 		p.AlphaOnCNP = *raw.AlphaOnCNP
+	}
+	if raw.NP != nil && r.oneOf(path+".np", "notification point rule", *raw.NP, npRules) {
+		p.NP = ecn.NPPaper
+		if *raw.NP == "immediate-only" {
+			p.NP = ecn.NPImmediateOnly
+		}
+	}
+	if raw.CNPPacing != nil && r.oneOf(path+".cnp_pacing", "CNP pacing", *raw.CNPPacing, cnpPacings) {
+		p.PortPacing = *raw.CNPPacing == "port"
 	}
 }
 

@@ -1,6 +1,7 @@
 package transports
 
 import (
+	"github.com/fabricsim/fabricsim/ecn"
 	"github.com/fabricsim/fabricsim/pfc"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
@@ -41,6 +42,7 @@ type NIC struct {
 	IP       topology.IPv4
 	TTL      uint8
 	PeerPort int
+	cnp      *cnpPacer // the port's CNP pacer (DCQCN with per-port pacing), made on first use
 }
 
 const (
@@ -210,6 +212,16 @@ func (n *NIC) nextFrame(now sim.Time) *topology.Packet {
 		n.eng.At(earliest, n, nicWake, nil)
 	}
 	return nil
+}
+
+// portPacer is the NIC port's CNP pacer, shared by every flow it receives under DCQCN with
+// per-port pacing; the first such flow's interval and rule make it (every RoCE v2 flow has
+// the same DCQCN parameters).
+func (n *NIC) portPacer(p *ecn.Params) *cnpPacer {
+	if n.cnp == nil {
+		n.cnp = &cnpPacer{Pacer: ecn.Pacer{Interval: p.CNPInterval, Rule: p.NP}, reg: n.reg}
+	}
+	return n.cnp
 }
 
 // Resume restarts sending after the NIC's link has come back up.

@@ -124,6 +124,7 @@ type RoCEReceiver struct {
 	dupAcked bool
 	lastDup  uint32                 // PSN of the latest duplicate; one at or below it starts a new burst
 	np       *ecn.NotificationPoint // DCQCN, nil without congestion control
+	pacer    *cnpPacer              // np's pacer: the flow's own, or the NIC port's
 }
 
 const (
@@ -159,7 +160,12 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 	if cfg.DCQCN != nil {
 		s.cc = ecn.NewReactionPoint(*cfg.DCQCN, src.Wire.Params.Rate)
 		s.cc.Start(f.Start) // alpha decays from the flow's start, not from time 0
-		rcv.np = &ecn.NotificationPoint{Interval: cfg.DCQCN.CNPInterval}
+		if cfg.DCQCN.PortPacing {
+			rcv.pacer = dst.portPacer(cfg.DCQCN)
+		} else {
+			rcv.pacer = &cnpPacer{Pacer: ecn.Pacer{Interval: cfg.DCQCN.CNPInterval, Rule: cfg.DCQCN.NP}, reg: r}
+		}
+		rcv.np = &ecn.NotificationPoint{Pacer: &rcv.pacer.Pacer, Flow: i}
 	}
 	r.senders[i] = s
 	r.receivers[i] = rcv
@@ -350,8 +356,12 @@ func (s *RoCESender) timeout(now sim.Time) {
 }
 
 func (r *RoCEReceiver) onData(now sim.Time, p *topology.Packet) {
-	if r.np != nil && p.ECN == topology.ECNCE && r.np.Marked(now) {
-		r.cnp(now)
+	if r.np != nil && p.ECN == topology.ECNCE {
+		if cnp, wake := r.np.Marked(now); cnp {
+			r.cnp(now)
+		} else if wake != sim.Never {
+			r.pacer.arm(wake) // answered at the window's end (ecn.NPPaper)
+		}
 	}
 	if r.cfg.GoBack0 && p.PSN == 0 && r.ePSN > 0 && r.ePSN < r.npkts {
 		// The requester started the message over: so does the responder.
