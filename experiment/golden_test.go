@@ -1,0 +1,94 @@
+package experiment
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fabricsim/fabricsim/results"
+	"github.com/fabricsim/fabricsim/scenarios"
+)
+
+// update rewrites the golden results instead of comparing with them:
+// go test ./experiment -run TestGoldenResults -update
+var update = flag.Bool("update", false, "rewrite testdata/golden/*.json from this build")
+
+// goldenDocument runs bundled scenario name as `fabricsim run NAME --json` does and renders
+// its results document, with the wall time (the only part that is not deterministic) zeroed.
+func goldenDocument(t *testing.T, name string) []byte {
+	t.Helper()
+	data, ok := scenarios.BundledYAML(name)
+	require.True(t, ok)
+	f, problems, _ := scenarios.Load(name+".yaml", data, nil)
+	require.Empty(t, problems)
+	doc, err := RunFile(f, nil, 2, nil, Capture{})
+	require.NoError(t, err)
+	for i := range doc.Variants {
+		doc.Variants[i].WallSeconds = 0
+	}
+	var b bytes.Buffer
+	require.NoError(t, results.WriteJSON(&b, doc))
+	return b.Bytes()
+}
+
+// TestGoldenResults pins every bundled scenario's results document byte for byte, so that a
+// refactor that claims to change nothing is checked, and a change of behaviour shows where.
+// After a change that is meant to move results, rerun with -update and say why in the commit.
+func TestGoldenResults(t *testing.T) {
+	for _, s := range scenarios.Bundled() {
+		t.Run(s.Name, func(t *testing.T) {
+			got := goldenDocument(t, s.Name)
+			path := filepath.Join("testdata", "golden", s.Name+".json")
+			if *update {
+				require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+				require.NoError(t, os.WriteFile(path, got, 0o644))
+				return
+			}
+			want, err := os.ReadFile(path)
+			require.NoError(t, err, "no golden results for %s: go test ./experiment -run TestGoldenResults -update", s.Name)
+			if !bytes.Equal(want, got) {
+				t.Fatalf("%s differs from %s (regenerate with -update if the change is meant):\n%s",
+					s.Name, path, lineDiff(string(want), string(got), 20))
+			}
+		})
+	}
+}
+
+// lineDiff summarises how got differs from want: the number of lines that differ, and the
+// first few of them, each with its line number and the JSON path-like context of the line.
+func lineDiff(want, got string, limit int) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var out []string
+	changed := 0
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a == b {
+			continue
+		}
+		changed++
+		if changed <= limit {
+			out = append(out, fmt.Sprintf("line %d:\n  - %s\n  + %s", i+1, strings.TrimSpace(a), strings.TrimSpace(b)))
+		}
+	}
+	head := fmt.Sprintf("%d of %d lines differ (want %d lines, got %d)", changed, max(len(w), len(g)), len(w), len(g))
+	return head + "\n" + strings.Join(out, "\n")
+}
+
+func TestLineDiffNamesTheChangedLines(t *testing.T) {
+	d := lineDiff("a\nb\nc", "a\nB\nc\nd", 1)
+	require.Contains(t, d, "2 of 4 lines differ (want 3 lines, got 4)")
+	require.Contains(t, d, "line 2:\n  - b\n  + B")
+	require.NotContains(t, d, "line 4", "only the first one, as asked")
+}
