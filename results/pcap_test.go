@@ -18,7 +18,7 @@ func TestEncodeRoCEv2WriteFirst(t *testing.T) {
 		SrcPort: 0xC123, DstPort: topology.UDPPortRoCEv2, Opcode: topology.OpWriteFirst,
 		HasRETH: true, DMALen: 4096, DestQP: 0x101, PSN: 7, Payload: 1024, Src: 1, Dst: 2}
 	p.Seal()
-	b := EncodeFrame(nil, &p)
+	b := encode(&p)
 	// The frame without its FCS: 1102 - 4 bytes.
 	require.Len(t, b, int(p.Frame)-topology.FCS)
 	require.Equal(t, uint16(topology.EtherTypeIPv4), binary.BigEndian.Uint16(b[12:]))
@@ -48,7 +48,7 @@ func TestEncodeRoCEv1AndPFC(t *testing.T) {
 	p := topology.Packet{EtherType: topology.EtherTypeRoCEv1, Tagged: true, PCP: 3,
 		Opcode: topology.OpWriteMiddle, Payload: 1024}
 	p.Seal()
-	b := EncodeFrame(nil, &p)
+	b := encode(&p)
 	require.Len(t, b, int(p.Frame)-topology.FCS)
 	require.Equal(t, uint16(0x8100), binary.BigEndian.Uint16(b[12:]))
 	require.Equal(t, uint16(3<<13), binary.BigEndian.Uint16(b[14:]), "PCP 3")
@@ -58,7 +58,7 @@ func TestEncodeRoCEv1AndPFC(t *testing.T) {
 
 	var pause topology.Packet
 	pfc.FillFrame(&pause, 3, 0xFFFF)
-	b = EncodeFrame(nil, &pause)
+	b = encode(&pause)
 	require.Len(t, b, 60, "a 64-byte frame without its FCS")
 	require.Equal(t, []byte{0x01, 0x80, 0xC2, 0, 0, 1}, b[:6])
 	require.Equal(t, uint16(0x8808), binary.BigEndian.Uint16(b[12:]))
@@ -69,7 +69,7 @@ func TestEncodeRoCEv1AndPFC(t *testing.T) {
 
 func TestPcapFileLayout(t *testing.T) {
 	var buf bytes.Buffer
-	w := NewPcapWriter(&buf)
+	w := NewPcapWriter(&buf, nil)
 	p := topology.Packet{EtherType: topology.EtherTypeIPv4, Protocol: topology.IPProtoUDP,
 		DstPort: topology.UDPPortRoCEv2, Opcode: topology.OpAcknowledge, HasAETH: true}
 	p.Seal()
@@ -84,4 +84,10 @@ func TestPcapFileLayout(t *testing.T) {
 	require.Equal(t, uint32(p.Frame-4), binary.LittleEndian.Uint32(rec[8:]))
 	require.Len(t, rec[16:], int(p.Frame-4))
 	require.EqualValues(t, 1, w.Frames)
+}
+
+// encode is EncodeFrame with the end hosts' addresses.
+func encode(p *topology.Packet) []byte {
+	dst, src := HostMACs(p)
+	return EncodeFrame(nil, p, dst, src)
 }
