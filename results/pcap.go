@@ -150,7 +150,9 @@ func ipv4(dg []byte, p *topology.Packet) {
 	}
 }
 
-func addr4(a topology.IPv4) [4]byte { return [4]byte{byte(a >> 24), byte(a >> 16), byte(a >> 8), byte(a)} }
+func addr4(a topology.IPv4) [4]byte {
+	return [4]byte{byte(a >> 24), byte(a >> 16), byte(a >> 8), byte(a)}
+}
 
 // roceV1 is RoCE v1's GRH and IB transport: the GIDs are link-local, made from the node ids.
 func roceV1(b []byte, p *topology.Packet) {
