@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fabricsim/fabricsim/header"
 	"github.com/fabricsim/fabricsim/pfc"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
@@ -90,4 +91,35 @@ func TestPcapFileLayout(t *testing.T) {
 func encode(p *topology.Packet) []byte {
 	dst, src := HostMACs(p)
 	return EncodeFrame(nil, p, dst, src)
+}
+
+func TestPureACKIsPaddedAfterTheDatagram(t *testing.T) {
+	p := topology.Packet{EtherType: topology.EtherTypeIPv4, Protocol: topology.IPProtoTCP,
+		SrcIP: 10<<24 | 1, DstIP: 10<<24 | 2, TTL: 64, IPID: 7, SrcPort: 18515, DstPort: 50000,
+		Seq: 1, AckNum: 1000, TCPFlags: topology.TCPFlagACK}
+	p.Seal()
+	require.EqualValues(t, topology.MinFrame, p.Frame)
+	b := encode(&p)
+	ip := header.IPv4(b[header.EthernetSize:])
+	require.EqualValues(t, 40, ip.TotalLength(), "IP counts no Ethernet padding")
+	require.EqualValues(t, 7, ip.ID())
+	require.Equal(t, uint16(0xFFFF), header.Checksum(ip[:header.IPv4MinimumSize], 0), "the IPv4 checksum verifies")
+	seg := ip[header.IPv4MinimumSize:ip.TotalLength()]
+	ph := header.PseudoHeaderChecksum(topology.IPProtoTCP, ip.SourceAddress(), ip.DestinationAddress(), uint16(len(seg)))
+	require.Equal(t, uint16(0xFFFF), header.Checksum(seg, ph), "the TCP checksum verifies")
+	require.Equal(t, make([]byte, 6), []byte(b[header.EthernetSize+40:]), "zero padding to 60 bytes")
+}
+
+func TestICRCSurvivesCEAndTTL(t *testing.T) {
+	p := topology.Packet{EtherType: topology.EtherTypeIPv4, Protocol: topology.IPProtoUDP,
+		SrcIP: 10<<24 | 1, DstIP: 10<<24 | 2, TTL: 64, DSCP: 24, ECN: topology.ECNECT0,
+		DstPort: topology.UDPPortRoCEv2, Opcode: topology.OpWriteMiddle, PSN: 3, Payload: 1024}
+	p.Seal()
+	a := encode(&p)
+	p.ECN, p.TTL = topology.ECNCE, 61
+	c := encode(&p)
+	require.NotEqual(t, a[14+1], c[14+1], "the TOS changed")
+	require.Equal(t, a[len(a)-4:], c[len(c)-4:], "the ICRC did not")
+	p.PSN++
+	require.NotEqual(t, a[len(a)-4:], encode(&p)[len(a)-4:], "an invariant field changes it")
 }
