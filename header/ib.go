@@ -125,9 +125,26 @@ func (b GRH) TrafficClass() uint8 { return uint8(binary.BigEndian.Uint32(b[grhTC
 // PayloadLength is the length after the GRH.
 func (b GRH) PayloadLength() uint16 { return binary.BigEndian.Uint16(b[grhPayLen:]) }
 
-// maskedLRH stands in for the local route header in the ICRC of RoCE packets, which have
-// none: 8 bytes of ones (IBA annex A16 and A17; Linux rxe seeds its CRC with the same).
-var maskedLRH = [8]byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}
+// ones stands in for the local route header in the ICRC of RoCE packets, which have none:
+// 8 bytes of ones (IBA annex A16 and A17; Linux rxe seeds its CRC with the same), and
+// supplies the ones of the masked fields.
+var ones = [8]byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}
+
+// versionMasked is the first GRH octet with the traffic class's high nibble masked, by IP
+// version: the CRC reads it from here, so the packet need not be copied.
+var versionMasked = [16]byte{0x0F, 0x1F, 0x2F, 0x3F, 0x4F, 0x5F, 0x6F, 0x7F, 0x8F, 0x9F, 0xAF, 0xBF, 0xCF, 0xDF, 0xEF, 0xFF}
+
+// crcMasked continues crc over b with the bytes at the given sorted, non-overlapping
+// [offset, offset+length) ranges replaced by ones (each at most 8 bytes).
+func crcMasked(crc uint32, b []byte, masks ...[2]int) uint32 {
+	at := 0
+	for _, m := range masks {
+		crc = crc32.Update(crc, crc32.IEEETable, b[at:m[0]])
+		crc = crc32.Update(crc, crc32.IEEETable, ones[:m[1]])
+		at = m[0] + m[1]
+	}
+	return crc32.Update(crc, crc32.IEEETable, b[at:])
+}
 
 // ICRCRoCEv2 is the invariant CRC of a RoCE v2 packet (IBA annex A17): CRC-32 (IEEE 802.3
 // polynomial) over 8 bytes of ones for the absent LRH, then the IPv4 header with its TOS
@@ -136,17 +153,10 @@ var maskedLRH = [8]byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}
 // packet up to the ICRC. ip is the datagram up to, not including, the ICRC. The fields that
 // change hop by hop are masked, so a switch marking CE leaves the ICRC valid.
 func ICRCRoCEv2(ip []byte) uint32 {
-	const n = IPv4MinimumSize + UDPSize + BTHSize
-	var h [n]byte
-	copy(h[:], ip[:n])
-	h[ipv4TOS] = 0xFF
-	h[ipv4TTL] = 0xFF
-	h[ipv4Checksum], h[ipv4Checksum+1] = 0xFF, 0xFF
-	h[IPv4MinimumSize+udpChecksum], h[IPv4MinimumSize+udpChecksum+1] = 0xFF, 0xFF
-	h[IPv4MinimumSize+UDPSize+bthResv8a] = 0xFF
-	crc := crc32.Update(0, crc32.IEEETable, maskedLRH[:])
-	crc = crc32.Update(crc, crc32.IEEETable, h[:])
-	return crc32.Update(crc, crc32.IEEETable, ip[n:])
+	const udp, bth = IPv4MinimumSize, IPv4MinimumSize + UDPSize
+	crc := crc32.Update(0, crc32.IEEETable, ones[:])
+	return crcMasked(crc, ip, [2]int{ipv4TOS, 1}, [2]int{ipv4TTL, 1}, [2]int{ipv4Checksum, 2},
+		[2]int{udp + udpChecksum, 2}, [2]int{bth + bthResv8a, 1})
 }
 
 // ICRCRoCEv1 is the invariant CRC of a RoCE v1 packet (IBA annex A16, section 7.8.1): as
@@ -154,16 +164,9 @@ func ICRCRoCEv2(ip []byte) uint32 {
 // ones, in place of IPv4 and UDP. grh is the packet from the GRH up to the ICRC. RoCE v1
 // carries no VCRC: the Ethernet FCS covers the frame.
 func ICRCRoCEv1(grh []byte) uint32 {
-	const n = GRHSize + BTHSize
-	var h [n]byte
-	copy(h[:], grh[:n])
-	h[0] |= 0x0F
-	h[1], h[2], h[3] = 0xFF, 0xFF, 0xFF
-	h[grhHopLmt] = 0xFF
-	h[GRHSize+bthResv8a] = 0xFF
-	crc := crc32.Update(0, crc32.IEEETable, maskedLRH[:])
-	crc = crc32.Update(crc, crc32.IEEETable, h[:])
-	return crc32.Update(crc, crc32.IEEETable, grh[n:])
+	crc := crc32.Update(0, crc32.IEEETable, ones[:])
+	crc = crc32.Update(crc, crc32.IEEETable, versionMasked[grh[0]>>4:grh[0]>>4+1])
+	return crcMasked(crc, grh[1:], [2]int{0, 3}, [2]int{grhHopLmt - 1, 1}, [2]int{GRHSize - 1 + bthResv8a, 1})
 }
 
 // PutICRC writes the ICRC as it is transmitted: least significant byte first, like the

@@ -32,6 +32,7 @@ type PcapWriter struct {
 	w      *bufio.Writer
 	routes *topology.Routes
 	buf    []byte
+	rec    [16]byte // the record header, kept here: a local would escape into the writer
 	err    error
 	// Frames counts the records written.
 	Frames int64
@@ -62,13 +63,13 @@ func (pw *PcapWriter) Frame(at sim.Time, w *topology.Wire, p *topology.Packet) {
 	}
 	b := EncodeFrame(pw.buf[:0], p, dst, src)
 	pw.buf = b
-	var rec [16]byte
+	rec := pw.rec[:]
 	ns := int64(at) / int64(sim.Nanosecond)
 	binary.LittleEndian.PutUint32(rec[0:], uint32(ns/1e9))
 	binary.LittleEndian.PutUint32(rec[4:], uint32(ns%1e9))
 	binary.LittleEndian.PutUint32(rec[8:], uint32(len(b)))
 	binary.LittleEndian.PutUint32(rec[12:], uint32(len(b)))
-	if _, pw.err = pw.w.Write(rec[:]); pw.err == nil {
+	if _, pw.err = pw.w.Write(rec); pw.err == nil {
 		_, pw.err = pw.w.Write(b)
 	}
 	pw.Frames++

@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -122,4 +123,20 @@ func TestICRCSurvivesCEAndTTL(t *testing.T) {
 	require.Equal(t, a[len(a)-4:], c[len(c)-4:], "the ICRC did not")
 	p.PSN++
 	require.NotEqual(t, a[len(a)-4:], encode(&p)[len(a)-4:], "an invariant field changes it")
+}
+
+func TestPcapWriterDoesNotAllocatePerFrame(t *testing.T) {
+	w := NewPcapWriter(io.Discard, nil)
+	roce := topology.Packet{EtherType: topology.EtherTypeIPv4, Protocol: topology.IPProtoUDP,
+		DstPort: topology.UDPPortRoCEv2, Opcode: topology.OpWriteMiddle, Payload: 1024}
+	roce.Seal()
+	fpdu := topology.Packet{EtherType: topology.EtherTypeIPv4, Protocol: topology.IPProtoTCP,
+		TCPFlags: topology.TCPFlagACK, Timestamps: true, MPA: topology.MPAFPDU, DDPTagged: true,
+		Payload: 1404, MPAMarkers: 3, MPAStream: 1000}
+	fpdu.Seal()
+	allocs := testing.AllocsPerRun(100, func() {
+		w.Frame(0, nil, &roce)
+		w.Frame(0, nil, &fpdu)
+	})
+	require.Zero(t, allocs)
 }
