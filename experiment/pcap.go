@@ -87,7 +87,7 @@ func (f *fabric) capture(specs []string, dir string) (closeAll func() error, err
 		if err != nil {
 			return closeAll, err
 		}
-		w := results.NewPcapWriter(out)
+		w := results.NewPcapWriter(out, f.routes)
 		files, writers = append(files, out), append(writers, w)
 		f.wires[li][0].Tap, f.wires[li][1].Tap = w, w
 	}

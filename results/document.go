@@ -2,6 +2,11 @@
 // summaries computed from its per-flow records, and its renderings: JSON, tables (text,
 // Markdown, CSV), per-flow CSV and the files of an output directory.
 //
+// It also writes packet captures (PcapWriter): every frame crossing a link with real header
+// bytes built by package header, the MAC addresses each router writes (ARP is not modelled:
+// addresses are known, never resolved, so no ARP frames appear), IPv4 identification and
+// checksums, TCP checksums, RoCE ICRCs and iWARP CRC32c with markers; payloads are zeros.
+//
 // Times are microseconds as float64 unless a name says otherwise; counts are int64. The
 // simulation fills a Variant's counters and per-flow records, calls Summarize, and hands the
 // Document to a writer. Writers never compute: they render what the document holds, so the

@@ -4,27 +4,44 @@ import (
 	"bufio"
 	"encoding/binary"
 	"io"
+	"slices"
 
+	"github.com/fabricsim/fabricsim/header"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
 )
 
 // PcapWriter writes the frames a topology.Tap sees as a pcap file (nanosecond timestamps,
-// link type Ethernet), one record per frame as its transmission starts, every header byte
-// from the packet's fields so that Wireshark decodes RoCE v2 (UDP 4791), RoCE v1 (EtherType
-// 0x8915), TCP and PFC frames. Payload bytes are zeros; the FCS is left out, as capture
-// files do; ICRC and MPA CRC fields are zeros.
+// link type Ethernet), one record per frame as its transmission starts. Every header byte
+// comes from the packet's fields, with the checksums and CRCs computed, so that Wireshark
+// decodes RoCE v2 (UDP 4791), RoCE v1 (EtherType 0x8915), TCP with MPA, DDP and RDMAP
+// (iWARP), and PFC frames, and finds every checksum good:
+//
+//   - Ethernet addresses are those of the link's two layer-3 ends (see
+//     topology.Routes.FrameMACs): each router rewrites them, bridges do not. ARP is not
+//     modelled, so no ARP frames appear.
+//   - IPv4 has its identification (a counter per direction of a connection), DF and header
+//     checksum; TCP its options and checksum; UDP a zero checksum, as RoCE v2 allows.
+//   - RoCE packets end in their ICRC (IBA annex A16, A17), iWARP FPDUs in their CRC32c, with
+//     markers where they were negotiated (RFC 5044).
+//   - A frame shorter than the 64-byte minimum is padded with zeros after the datagram, as
+//     Ethernet pads; the IP lengths do not count the padding.
+//
+// Payload bytes are zeros; the FCS is left out, as capture files do.
 type PcapWriter struct {
-	w   *bufio.Writer
-	buf []byte
-	err error
+	w      *bufio.Writer
+	routes *topology.Routes
+	buf    []byte
+	rec    [16]byte // the record header, kept here: a local would escape into the writer
+	err    error
 	// Frames counts the records written.
 	Frames int64
 }
 
-// NewPcapWriter writes the pcap file header to w.
-func NewPcapWriter(w io.Writer) *PcapWriter {
-	pw := &PcapWriter{w: bufio.NewWriter(w), buf: make([]byte, 0, 16384)}
+// NewPcapWriter writes the pcap file header to w. routes gives the frames their MAC
+// addresses hop by hop; with nil routes every frame carries the end hosts' addresses.
+func NewPcapWriter(w io.Writer, routes *topology.Routes) *PcapWriter {
+	pw := &PcapWriter{w: bufio.NewWriter(w), routes: routes, buf: make([]byte, 0, 16384)}
 	var h [24]byte
 	binary.LittleEndian.PutUint32(h[0:], 0xa1b23c4d) // nanosecond-resolution pcap
 	binary.LittleEndian.PutUint16(h[4:], 2)
@@ -36,19 +53,23 @@ func NewPcapWriter(w io.Writer) *PcapWriter {
 }
 
 // Frame implements topology.Tap.
-func (pw *PcapWriter) Frame(at sim.Time, _ *topology.Wire, p *topology.Packet) {
+func (pw *PcapWriter) Frame(at sim.Time, w *topology.Wire, p *topology.Packet) {
 	if pw.err != nil {
 		return
 	}
-	b := EncodeFrame(pw.buf[:0], p)
+	dst, src := HostMACs(p)
+	if pw.routes != nil && w != nil {
+		dst, src = pw.routes.FrameMACs(w.From, w.FromPort, p)
+	}
+	b := EncodeFrame(pw.buf[:0], p, dst, src)
 	pw.buf = b
-	var rec [16]byte
+	rec := pw.rec[:]
 	ns := int64(at) / int64(sim.Nanosecond)
 	binary.LittleEndian.PutUint32(rec[0:], uint32(ns/1e9))
 	binary.LittleEndian.PutUint32(rec[4:], uint32(ns%1e9))
 	binary.LittleEndian.PutUint32(rec[8:], uint32(len(b)))
 	binary.LittleEndian.PutUint32(rec[12:], uint32(len(b)))
-	if _, pw.err = pw.w.Write(rec[:]); pw.err == nil {
+	if _, pw.err = pw.w.Write(rec); pw.err == nil {
 		_, pw.err = pw.w.Write(b)
 	}
 	pw.Frames++
@@ -62,159 +83,206 @@ func (pw *PcapWriter) Close() error {
 	return pw.w.Flush()
 }
 
-// mac is a node's made-up MAC address: locally administered, the node id in the low bytes.
-func mac(n topology.NodeID) [6]byte {
-	return [6]byte{0x02, 0, 0, byte(n >> 16), byte(n >> 8), byte(n)}
+// HostMACs are the destination and source addresses of p's frame on a link between its two
+// hosts (or a bridged path): the hosts' own; for a PFC frame the MAC Control multicast address
+// and the source host's.
+func HostMACs(p *topology.Packet) (dst, src topology.MAC) {
+	if p.EtherType == topology.EtherTypeMACControl {
+		return topology.MACPFC, topology.HostMAC(p.Src)
+	}
+	return topology.HostMAC(p.Dst), topology.HostMAC(p.Src)
 }
 
-// EncodeFrame appends p's bytes, destination address through payload (no FCS), to b.
-func EncodeFrame(b []byte, p *topology.Packet) []byte {
+// EncodeFrame appends p's bytes, destination address through payload (no FCS), to b, with
+// the given addresses.
+func EncodeFrame(b []byte, p *topology.Packet, dst, src topology.MAC) []byte {
 	start := len(b)
-	dst, src := mac(p.Dst), mac(p.Src)
-	if p.EtherType == topology.EtherTypeMACControl {
-		dst = [6]byte{0x01, 0x80, 0xC2, 0x00, 0x00, 0x01} // 802.1Qbb: the reserved multicast
-	}
-	b = append(b, dst[:]...)
-	b = append(b, src[:]...)
+	n := int(p.Frame) - topology.FCS
+	b = slices.Grow(b, n)[:start+n] // no allocation once the buffer has grown
+	f := b[start:]
+	clear(f)
+	eth := header.Ethernet(f)
+	eth.Encode(dst, src, p.EtherType)
+	off := header.EthernetSize
 	if p.Tagged {
-		b = be16(b, 0x8100)
-		b = be16(b, uint16(p.PCP)<<13)
+		header.VLANTag(f[12:]).Encode(p.PCP, p.EtherType)
+		off += header.VLANTagSize
 	}
-	b = be16(b, p.EtherType)
+	dg := f[off : off+int(p.Datagram())]
 	switch p.EtherType {
 	case topology.EtherTypeMACControl:
-		b = be16(b, 0x0101) // PFC opcode
-		b = be16(b, uint16(p.PauseEnable))
-		for _, q := range p.PauseQuanta {
-			b = be16(b, q)
-		}
+		pfcFrame(dg, p)
 	case topology.EtherTypeRoCEv1:
-		b = grh(b, p)
-		b = ibTransport(b, p)
+		roceV1(dg, p)
 	case topology.EtherTypeIPv4:
-		b = ipv4(b, p)
-	}
-	// The rest of the frame (payload, pads) as zeros, to its exact length without the FCS.
-	if n := start + int(p.Frame) - topology.FCS; len(b) < n {
-		b = append(b, make([]byte, n-len(b))...)
-	} else if len(b) > n {
-		b = b[:n]
+		ipv4(dg, p)
 	}
 	return b
 }
 
-func be16(b []byte, v uint16) []byte { return binary.BigEndian.AppendUint16(b, v) }
-func be32(b []byte, v uint32) []byte { return binary.BigEndian.AppendUint32(b, v) }
+// pfcOpcode is the MAC Control opcode of a priority-based flow control frame (IEEE 802.1Qbb
+// clause 36.1.3).
+const pfcOpcode = 0x0101
 
-// l3Length is the IP (or GRH payload) length: the frame minus Ethernet, tag and FCS.
-func l3Length(p *topology.Packet) int {
-	n := int(p.Frame) - topology.EthernetHeader - topology.FCS
-	if p.Tagged {
-		n -= topology.VLANTag
+func pfcFrame(b []byte, p *topology.Packet) {
+	binary.BigEndian.PutUint16(b[0:], pfcOpcode)
+	binary.BigEndian.PutUint16(b[2:], uint16(p.PauseEnable))
+	for i, q := range p.PauseQuanta {
+		binary.BigEndian.PutUint16(b[4+2*i:], q)
 	}
-	return n
 }
 
-func ipv4(b []byte, p *topology.Packet) []byte {
-	h := len(b)
-	total := l3Length(p)
-	b = append(b, 0x45, p.DSCP<<2|p.ECN)
-	b = be16(b, uint16(total))
-	b = be16(b, 0)      // identification
-	b = be16(b, 0x4000) // don't fragment
-	b = append(b, p.TTL, p.Protocol)
-	b = be16(b, 0) // checksum, below
-	b = be32(b, uint32(p.SrcIP))
-	b = be32(b, uint32(p.DstIP))
-	var sum uint32
-	for i := h; i < h+topology.IPv4Header; i += 2 {
-		sum += uint32(b[i])<<8 | uint32(b[i+1])
-	}
-	for sum > 0xffff {
-		sum = sum&0xffff + sum>>16
-	}
-	binary.BigEndian.PutUint16(b[h+10:], ^uint16(sum))
+func ipv4(dg []byte, p *topology.Packet) {
+	f := header.IPv4Fields{DSCP: p.DSCP, ECN: p.ECN, TotalLength: uint16(len(dg)), ID: p.IPID,
+		TTL: p.TTL, Protocol: p.Protocol, Src: addr4(p.SrcIP), Dst: addr4(p.DstIP)}
+	header.IPv4(dg).Encode(&f)
+	seg := dg[header.IPv4MinimumSize:]
 	switch p.Protocol {
 	case topology.IPProtoUDP:
-		b = be16(b, p.SrcPort)
-		b = be16(b, p.DstPort)
-		b = be16(b, uint16(total-topology.IPv4Header))
-		b = be16(b, 0) // no UDP checksum (RoCE v2 may leave it zero)
+		header.UDP(seg).Encode(p.SrcPort, p.DstPort, uint16(len(seg)))
 		if p.DstPort == topology.UDPPortRoCEv2 {
-			b = ibTransport(b, p)
+			ibTransport(seg[header.UDPSize:], p)
+			icrc := len(dg) - header.ICRCSize
+			header.PutICRC(dg[icrc:], header.ICRCRoCEv2(dg[:icrc]))
 		}
 	case topology.IPProtoTCP:
-		b = tcp(b, p)
+		tcp(seg, p)
+		header.TCP(seg).SetChecksum(header.PseudoHeaderChecksum(p.Protocol, f.Src, f.Dst, uint16(len(seg))))
 	}
-	return b
 }
 
-// grh is RoCE v1's IB global route header: IPv6-shaped, next header 0x1B (BTH).
-func grh(b []byte, p *topology.Packet) []byte {
-	b = be32(b, 6<<28|uint32(p.PCP)<<20)
-	b = be16(b, uint16(l3Length(p)-topology.GRHHeader))
-	b = append(b, 0x1B, 64)
-	for _, n := range []topology.NodeID{p.Src, p.Dst} {
-		gid := [16]byte{0xfe, 0x80, 10: 0xff, 11: 0xfe, 13: byte(n >> 16), 14: byte(n >> 8), 15: byte(n)}
-		b = append(b, gid[:]...)
-	}
-	return b
+func addr4(a topology.IPv4) [4]byte {
+	return [4]byte{byte(a >> 24), byte(a >> 16), byte(a >> 8), byte(a)}
 }
 
-// ibTransport is the BTH and the RETH or AETH behind it.
-func ibTransport(b []byte, p *topology.Packet) []byte {
-	b = append(b, p.Opcode, 0)     // opcode; SE, MigReq, pad count, TVer 0
-	b = be16(b, 0xFFFF)            // default partition key
-	b = be32(b, p.DestQP&0xFFFFFF) // reserved byte, destination QP
-	ack := uint32(0)
-	if p.AckReq {
-		ack = 1 << 31
+// roceV1 is RoCE v1's GRH and IB transport: the GIDs are link-local, made from the node ids.
+func roceV1(b []byte, p *topology.Packet) {
+	gid := func(n topology.NodeID) [16]byte {
+		return [16]byte{0xfe, 0x80, 10: 0xff, 11: 0xfe, 13: byte(n >> 16), 14: byte(n >> 8), 15: byte(n)}
 	}
-	b = be32(b, ack|p.PSN&0xFFFFFF)
+	header.GRH(b).Encode(p.PCP, uint16(len(b)-header.GRHSize), grhHopLimit, gid(p.Src), gid(p.Dst))
+	ibTransport(b[header.GRHSize:], p)
+	icrc := len(b) - header.ICRCSize
+	header.PutICRC(b[icrc:], header.ICRCRoCEv1(b[:icrc]))
+}
+
+// grhHopLimit is the GRH hop limit of RoCE v1 packets, which never leave their subnet.
+const grhHopLimit = 64
+
+// ibTransport writes the BTH and the RETH or AETH behind it.
+func ibTransport(b []byte, p *topology.Packet) {
+	header.BTH(b).Encode(&header.BTHFields{Opcode: p.Opcode, DestQP: p.DestQP, AckReq: p.AckReq, PSN: p.PSN})
+	b = b[header.BTHSize:]
 	switch {
 	case p.HasRETH:
-		b = binary.BigEndian.AppendUint64(b, 0) // virtual address
-		b = be32(b, 0)                          // R_Key
-		b = be32(b, p.DMALen)
+		header.RETH(b).Encode(0, 0, p.DMALen)
 	case p.HasAETH:
-		b = be32(b, uint32(p.Syndrome)<<24|p.MSN&0xFFFFFF)
+		header.AETH(b).Encode(p.Syndrome, p.MSN)
 	}
-	return b
 }
 
-func tcp(b []byte, p *topology.Packet) []byte {
-	h := len(b)
-	b = be16(b, p.SrcPort)
-	b = be16(b, p.DstPort)
-	b = be32(b, p.Seq)
-	b = be32(b, p.AckNum)
+// tcpWindow is the receive window every segment advertises (scaled by 2^7: 8 MB).
+const tcpWindow = 0xFFFF
+
+func tcp(b []byte, p *topology.Packet) {
 	hdr := int(p.TCPHeaderBytes())
-	b = append(b, byte(hdr/4)<<4, p.TCPFlags)
-	b = be16(b, 0xFFFF) // window
-	b = be16(b, 0)      // checksum (not computed)
-	b = be16(b, 0)      // urgent pointer
+	header.TCP(b).Encode(&header.TCPFields{SrcPort: p.SrcPort, DstPort: p.DstPort, Seq: p.Seq,
+		Ack: p.AckNum, HeaderLength: hdr, Flags: p.TCPFlags, Window: tcpWindow})
+	o := b[header.TCPMinimumSize:hdr]
+	for i := range o {
+		o[i] = header.TCPOptionNOP // padding between and after options
+	}
 	if p.TCPFlags&topology.TCPFlagSYN != 0 {
-		b = append(b, 2, 4)
-		b = be16(b, 1460)
-		b = append(b, 1, 3, 3, 7) // NOP, window scale 7
+		o[0], o[1] = header.TCPOptionMSS, 4
+		binary.BigEndian.PutUint16(o[2:], 1460)
+		o[5], o[6], o[7] = header.TCPOptionWS, 3, 7 // behind a NOP: window scale 7
+		o = o[8:]
 		if p.SACKPermitted && !p.Timestamps {
-			b = append(b, 1, 1, 4, 2)
+			o[2], o[3] = header.TCPOptionSACKPermitted, 2
+			o = o[4:]
 		}
 	}
 	if p.Timestamps {
-		b = append(b, 1, 1, 8, 10)
-		b = be32(b, p.TSVal)
-		b = be32(b, p.TSEcr)
+		o[2], o[3] = header.TCPOptionTS, 10
+		binary.BigEndian.PutUint32(o[4:], p.TSVal)
+		binary.BigEndian.PutUint32(o[8:], p.TSEcr)
+		o = o[12:]
 	}
 	if n := int(p.SACKBlocks); n > 0 {
-		b = append(b, 1, 1, 5, byte(2+8*n))
+		o[2], o[3] = header.TCPOptionSACK, byte(2+8*n)
 		for i := 0; i < n; i++ {
-			b = be32(b, p.SACK[i][0])
-			b = be32(b, p.SACK[i][1])
+			binary.BigEndian.PutUint32(o[4+8*i:], p.SACK[i][0])
+			binary.BigEndian.PutUint32(o[8+8*i:], p.SACK[i][1])
 		}
 	}
-	for len(b) < h+hdr {
-		b = append(b, 1) // NOP padding to the header length
+	data := b[hdr:]
+	switch p.MPA {
+	case topology.MPARequest, topology.MPAReply:
+		flags := uint8(header.MPAFlagCRC)
+		if p.MPAWantMarkers {
+			flags |= header.MPAFlagMarkers
+		}
+		header.MPAReqRep(data).Encode(p.MPA == topology.MPAReply, flags, p.MPAPrivate)
+	case topology.MPAFPDU:
+		fpdu(data, p)
 	}
-	return b[:h+hdr]
+}
+
+// fpduSTag is the steering tag of every flow's sink buffer: the model registers one buffer
+// per connection, so any constant names it.
+const fpduSTag = 0x00000100
+
+// fpdu writes an FPDU into the TCP payload b: the ULPDU length, the DDP (and RDMAP) header,
+// the payload (zeros) and the pad, with a marker in front of every byte whose place in the
+// FPDU stream is a multiple of 512, then the CRC32c of all of it.
+func fpdu(b []byte, p *topology.Packet) {
+	var hdr [header.MPAULPDULengthSize + header.DDPUntaggedSize]byte
+	ddp := header.DDP(hdr[header.MPAULPDULengthSize:])
+	n := header.MPAULPDULengthSize
+	if p.DDPTagged {
+		ddp.EncodeTagged(p.DDPLast, header.RDMAPWrite, fpduSTag, uint64(p.DDPOffset))
+		n += header.DDPTaggedSize
+	} else {
+		ddp.EncodeUntagged(p.DDPLast, header.RDMAPSend, header.DDPQueueSend, 1, p.DDPOffset)
+		n += header.DDPUntaggedSize
+	}
+	ulpdu := n - header.MPAULPDULengthSize + int(p.Payload)
+	binary.BigEndian.PutUint16(hdr[:], uint16(ulpdu))
+	framed := (header.MPAULPDULengthSize + ulpdu + header.MPAAlignment - 1) &^ (header.MPAAlignment - 1)
+	// Lay the marker-free FPDU (its CRC aside) into the stream, markers in front.
+	pos := p.MPAStream // stream position of the next byte written
+	start := pos       // where the FPDU's length field lies in the stream
+	w := 0
+	marker := func() {
+		ptr := uint16(0)
+		if pos > start {
+			ptr = uint16(pos - start)
+		}
+		header.MPAMarker(b[w:]).Encode(ptr)
+		w += header.MPAMarkerSize
+		pos += header.MPAMarkerSize
+	}
+	markers := p.MPAMarkers > 0
+	if markers && pos%header.MPAMarkerInterval == 0 {
+		marker()
+		start = pos
+	}
+	for i := 0; i < framed; {
+		// Bytes up to the next marker position, or to the end.
+		run := framed - i
+		if markers {
+			run = min(run, int(header.MPAMarkerInterval-pos%header.MPAMarkerInterval))
+		}
+		for j := i; j < i+run && j < n; j++ {
+			b[w+j-i] = hdr[j]
+		}
+		w, pos, i = w+run, pos+uint32(run), i+run
+		if markers && pos%header.MPAMarkerInterval == 0 && i < framed {
+			marker()
+		}
+	}
+	if markers && pos%header.MPAMarkerInterval == 0 && w+header.MPAMarkerSize+header.MPACRCSize <= len(b) {
+		marker() // a marker due between the pad and the CRC
+	}
+	header.PutMPACRC(b[w:], header.MPACRC(b[:w]))
 }

@@ -4,6 +4,12 @@
 // routing between subnets, ECMP, static routes), and the presets star, dumbbell, leafspine
 // and fattree.
 //
+// Addresses: hosts have IPv4 addresses in their subnets; every host NIC and every switch port
+// has a MAC address (PortMAC). Routes.FrameMACs says which MACs a frame carries on a given
+// link: each router rewrites them, bridges do not. ARP is not modelled: the MACs are known
+// from the topology, never resolved, and the datapath does not look at them at all (they are
+// worked out only for packet captures).
+//
 // It also holds the two pieces of per-packet machinery that every node shares: the Wire (one
 // direction of a link: serialization, propagation, loss, up/down) and the Queue (an
 // allocation-free FIFO of packets with a time-weighted depth record).

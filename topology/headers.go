@@ -2,8 +2,7 @@ package topology
 
 // Header and framing sizes in bytes. Sources: IEEE 802.3 (Ethernet framing), IEEE 802.1Q
 // (VLAN tag), RFC 791 (IPv4), RFC 768 (UDP), InfiniBand Architecture Specification vol. 1
-// (BTH, RETH, AETH, ICRC), IBA annex A17 (RoCE v2: UDP destination port 4791). See
-// shared/notes/physics-references.md section 1.1.
+// (BTH, RETH, AETH, ICRC), IBA annex A17 (RoCE v2: UDP destination port 4791).
 const (
 	PreambleSFD    = 8  // preamble and start-of-frame delimiter
 	InterFrameGap  = 12 // minimum idle between frames
@@ -20,6 +19,12 @@ const (
 	AETHHeader = 4  // ACK extended transport header (ACK, NAK)
 	ICRC       = 4  // invariant CRC of IB transport packets
 	CNPPad     = 16 // reserved bytes after the BTH of a RoCE v2 CNP (mlx5, rxe)
+
+	// A PFC frame's MAC Control payload (IEEE 802.1Qbb clause 36): the opcode, the
+	// class-enable vector and a pause timer per class.
+	MACControlOpcode = 2
+	PFCClassEnable   = 2
+	PFCTimer         = 2
 
 	// WireOverhead is what each frame costs on the wire beyond its own bytes.
 	WireOverhead = PreambleSFD + InterFrameGap
@@ -91,8 +96,7 @@ const (
 )
 
 // MPA (RFC 5044), DDP (RFC 5041) and RDMAP (RFC 5040): the iWARP layers between TCP and the
-// payload; physics-references section 1.1 ([WS-iWARP]: Wireshark packet-iwarp-mpa.c and
-// packet-iwarp-ddp-rdmap.c).
+// payload.
 const (
 	MPAULPDULength    = 2   // FPDU header: ULPDU length
 	MPACRC            = 4   // CRC32c trailer of every FPDU

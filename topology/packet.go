@@ -52,6 +52,9 @@ type Packet struct {
 	SrcIP, DstIP IPv4
 	DSCP         uint8
 	Protocol     uint8
+	// IPID is the identification field: each direction of a connection counts its
+	// datagrams, as Linux does for a connected socket (RFC 6864 allows any value with DF).
+	IPID uint16
 
 	// UDP (RFC 768).
 	SrcPort, DstPort uint16
@@ -90,6 +93,14 @@ type Packet struct {
 	MPAPrivate uint16
 	DDPTagged  bool
 	DDPLast    bool
+	// MPAWantMarkers, on an MPA Request or Reply, is its M flag: the sender asks for markers.
+	MPAWantMarkers bool
+	// DDPOffset is the tagged offset of a tagged DDP segment (its payload's offset in the
+	// message, the sink buffer starting at 0) or the message offset of an untagged one.
+	DDPOffset uint32
+	// MPAStream is where the segment starts in the FPDU stream: the sequence number less the
+	// first FPDU's. Markers sit at its multiples of MPAMarkerInterval.
+	MPAStream uint32
 
 	// MAC Control PFC frame (IEEE 802.1Qbb), when EtherType is EtherTypeMACControl.
 	PauseEnable uint8                 // class-enable vector: bit c set = timer c is valid
@@ -103,10 +114,21 @@ const NumPriorities = 8
 
 // Seal computes the frame size from the header stack. Call it after the headers are set.
 func (p *Packet) Seal() {
-	n := int32(EthernetHeader + FCS)
+	n := int32(EthernetHeader+FCS) + p.Datagram()
 	if p.Tagged {
 		n += VLANTag
 	}
+	if n < MinFrame {
+		n = MinFrame
+	}
+	p.Frame = n
+}
+
+// Datagram is what the Ethernet frame carries behind its header (and tag), without the
+// padding to the minimum frame: the IPv4 datagram, the GRH packet, or the MAC Control
+// payload's opcode, class-enable vector and eight timers.
+func (p *Packet) Datagram() int32 {
+	var n int32
 	switch p.EtherType {
 	case EtherTypeIPv4:
 		n += IPv4Header
@@ -122,13 +144,9 @@ func (p *Packet) Seal() {
 	case EtherTypeRoCEv1:
 		n += GRHHeader + p.ibTransportBytes()
 	case EtherTypeMACControl:
-		// opcode, class-enable vector and eight timers, padded to the minimum frame
+		return MACControlOpcode + PFCClassEnable + PFCTimer*NumPriorities
 	}
-	n += p.Payload
-	if n < MinFrame {
-		n = MinFrame
-	}
-	p.Frame = n
+	return n + p.Payload
 }
 
 // TCPHeaderBytes is the TCP header with its options: 20 bytes, plus 12 for timestamps, plus

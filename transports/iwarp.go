@@ -99,7 +99,8 @@ type tcpConn struct {
 	base, rlen int64
 	lay        iwarpLayout
 	cfg        IWARPConfig
-	maxBlocks  int // SACK blocks that fit in an ACK's options
+	maxBlocks  int    // SACK blocks that fit in an ACK's options
+	ipid       uint16 // the IPv4 identification of the next datagram this side sends
 }
 
 // tcpSourcePort is the ephemeral source port of flow i: in 49152-65535 (RFC 6335), by hash,
@@ -115,6 +116,8 @@ func (c *tcpConn) frame(p *topology.Packet, from, to *NIC, hash uint32, sport, d
 	p.DSCP = c.flow.Priority << 3 // class selector CSn (RFC 2474), as RoCE v2
 	p.ECN = topology.ECNNotECT
 	p.TTL = from.TTL
+	p.IPID = c.ipid
+	c.ipid++
 	p.Protocol = topology.IPProtoTCP
 	p.SrcPort, p.DstPort = sport, dport
 	p.Priority = c.flow.Priority
@@ -132,6 +135,8 @@ func (c *tcpConn) fillFPDU(p *topology.Packet, k int64) {
 	p.DDPLast = k == c.lay.n-1
 	p.Payload = int32(c.lay.payload(k))
 	p.MPAMarkers = uint8(c.lay.markersIn(k))
+	p.DDPOffset = uint32(k * c.lay.d)
+	p.MPAStream = uint32(c.lay.start(k))
 	p.Seq = c.isn + uint32(c.base+c.lay.start(k))
 	p.TCPFlags = topology.TCPFlagACK
 	if p.DDPLast {
@@ -407,6 +412,7 @@ func (s *IWARPSender) sendMPARequest(now sim.Time) {
 	p.Seq, p.AckNum = s.isn+1, s.irs+1
 	p.TCPFlags = topology.TCPFlagACK | topology.TCPFlagPSH
 	p.MPA, p.MPAPrivate = topology.MPARequest, mpaPrivateData
+	p.MPAWantMarkers = s.cfg.Markers
 	p.TSVal, p.TSEcr = tsClock(now), s.tsRecent
 	p.SentAt = now
 	p.Seal()
@@ -903,6 +909,7 @@ func (r *IWARPReceiver) mpaReply(now sim.Time) {
 	p.Seq, p.AckNum = r.irs+1, r.isn+uint32(r.base)
 	p.TCPFlags = topology.TCPFlagACK | topology.TCPFlagPSH
 	p.MPA, p.MPAPrivate = topology.MPAReply, mpaPrivateData
+	p.MPAWantMarkers = r.cfg.Markers
 	p.TSVal, p.TSEcr = tsClock(now), r.tsRecent
 	p.SentAt = now
 	p.Seal()

@@ -60,6 +60,7 @@ type qp struct {
 	npkts    uint32
 	mtu      int32
 	cfg      RoCEConfig
+	ipid     uint16 // the IPv4 identification of the next datagram this side sends
 }
 
 // frame fills the headers of a RoCE packet from `from` to `to` up to the BTH: for RoCE v2
@@ -81,6 +82,8 @@ func (q *qp) frame(p *topology.Packet, from, to *NIC, hash uint32) {
 	p.DSCP = q.flow.Priority << 3
 	p.ECN = topology.ECNNotECT // control frames are not ECN-capable; data sets ECT(0)
 	p.TTL = from.TTL
+	p.IPID = q.ipid
+	q.ipid++
 	p.Protocol = topology.IPProtoUDP
 	p.SrcPort, p.DstPort = q.sport, topology.UDPPortRoCEv2
 	p.DestQP = q.qpn
