@@ -176,9 +176,24 @@ func TestBundledScenarios(t *testing.T) {
 	status, stdout, _ = fabricsim(t, "explain", "tradeoff")
 	require.Equal(t, 0, status)
 	require.Contains(t, stdout, "What to look for")
-	status, stdout, stderr := fabricsim(t, "-q")
+	// With no arguments, fabricsim runs tradeoff: its results are the golden ones
+	// (experiment/testdata/golden, wall time aside), and its table has a row per variant.
+	status, stdout, stderr := fabricsim(t, "-q", "--format", "json")
 	require.Equal(t, 0, status, stderr)
-	require.GreaterOrEqual(t, len(strings.Split(stdout, "\n")), 3)
+	var got, want map[string]any
+	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
+	golden, err := os.ReadFile(filepath.Join("..", "..", "experiment", "testdata", "golden", "tradeoff.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(golden, &want))
+	for _, v := range got["variants"].([]any) {
+		v.(map[string]any)["wall_seconds"] = 0.0
+	}
+	require.Equal(t, want, got, "the default run is the golden tradeoff run")
+	status, stdout, stderr = fabricsim(t, "-q")
+	require.Equal(t, 0, status, stderr)
+	for _, v := range want["variants"].([]any) {
+		require.Contains(t, stdout, "| "+v.(map[string]any)["name"].(string)+" ", "a row per variant")
+	}
 }
 
 func TestPcapWritesEveryFrameOfTheLink(t *testing.T) {
