@@ -407,7 +407,7 @@ func TestDCQCNIncastPausesLessAndQueuesLessThanPFCAlone(t *testing.T) {
 		q    results.Queue
 	}{{"PFC", pfcOnly, qp}, {"PFC+DCQCN", withCC, qd}} {
 		t.Logf("%s: %d/%d completed, last at %.0f us; %d pause frames; receiver port mean %.0f B, max %d B; %d marks, %d CNPs; drops %d",
-			x.name, x.v.Flows.Completed, n, x.v.FCT.Max, x.v.PFC.PauseFrames, x.q.MeanBytes, x.q.MaxBytes, x.v.ECN.MarkedPackets, x.v.ECN.CNPs, x.v.Drops.Total)
+			x.name, x.v.Flows.Completed, n, *x.v.FCT.Max, x.v.PFC.PauseFrames, x.q.MeanBytes, x.q.MaxBytes, x.v.ECN.MarkedPackets, x.v.ECN.CNPs, x.v.Drops.Total)
 		require.EqualValues(t, n, x.v.Flows.Completed, "%s: every flow completes", x.name)
 		require.Zero(t, x.v.Drops.Total, "%s: no drops (%+v)", x.name, x.v.Drops.ByReason)
 		require.Zero(t, x.v.RetransmittedPackets, x.name)

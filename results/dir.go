@@ -15,6 +15,7 @@ import (
 const (
 	FileJSON     = "results.json" // the results document (WriteJSON)
 	FileFlows    = "flows.csv"    // every variant's flows, with a leading variant column
+	FileSizes    = "sizes.csv"    // every variant's slowdown_by_size bins
 	FileSummary  = "summary.md"   // the comparison as a Markdown table, with its notes
 	filePrefixVT = "table-"       // table-<slug>.txt: one report per variant (WriteVariantTable)
 )
@@ -38,6 +39,9 @@ func WriteDir(dir string, d *Document) error {
 		return err
 	}
 	if err := writeFile(dir, FileFlows, func(w io.Writer) error { return writeAllFlowsCSV(w, d) }); err != nil {
+		return err
+	}
+	if err := writeFile(dir, FileSizes, func(w io.Writer) error { return writeSizesCSV(w, d) }); err != nil {
 		return err
 	}
 	if err := writeFile(dir, FileRates, func(w io.Writer) error { return writeRatesCSV(w, d) }); err != nil {

@@ -61,6 +61,13 @@ type Variant struct {
 	// (additions to SPEC section 3; the variant's CNPs are ecn.cnps).
 	Timeouts int64 `json:"timeouts"`
 	NAKs     int64 `json:"naks"`
+	// FlowGbps is the mean of the flows' rate_gbps, nil when no flow has one: the
+	// throughput of flows that never end (an addition to SPEC section 3).
+	FlowGbps *float64 `json:"flow_gbps"`
+	// SlowdownBySize bins the flows by size (SizeEdges, DefaultSizeEdges when nil).
+	SlowdownBySize []SizeBin `json:"slowdown_by_size"`
+	// SizeEdges are the bin edges of SlowdownBySize, ascending; not in the document.
+	SizeEdges []int64 `json:"-"`
 	// Warnings explain, in words, anything a reader should not miss (e.g. a headroom drop on
 	// a lossless class). Not part of SPEC section 3's fixed keys; omitted when empty.
 	Warnings []string `json:"warnings,omitempty"`
@@ -77,21 +84,41 @@ type FlowCounts struct {
 	Failed     int64 `json:"failed"`
 }
 
-// FCTSummary summarises the flow completion times of completed flows, in microseconds.
+// FCTSummary summarises the flow completion times of completed flows, in microseconds. Every
+// field is nil (JSON null) when no flow completed.
 type FCTSummary struct {
-	Mean float64 `json:"mean"`
-	P50  float64 `json:"p50"`
-	P95  float64 `json:"p95"`
-	P99  float64 `json:"p99"`
-	Max  float64 `json:"max"`
+	Mean *float64 `json:"mean"`
+	P50  *float64 `json:"p50"`
+	P95  *float64 `json:"p95"`
+	P99  *float64 `json:"p99"`
+	Max  *float64 `json:"max"`
 }
 
-// SlowdownSummary summarises the slowdowns of completed flows.
+// SlowdownSummary summarises the slowdowns of completed flows; nil when there are none.
 type SlowdownSummary struct {
-	P50 float64 `json:"p50"`
-	P95 float64 `json:"p95"`
-	P99 float64 `json:"p99"`
+	P50 *float64 `json:"p50"`
+	P95 *float64 `json:"p95"`
+	P99 *float64 `json:"p99"`
 }
+
+// SizeBin summarises the flows whose size is in [LoBytes, HiBytes) (HiBytes nil: no upper
+// bound): how many there are and completed, the completed ones' FCT p50 and p99, and their
+// slowdown p50, p95 and p99 (nil when none completed).
+type SizeBin struct {
+	LoBytes   int64    `json:"lo_bytes"`
+	HiBytes   *int64   `json:"hi_bytes"`
+	Flows     int64    `json:"flows"`
+	Completed int64    `json:"completed"`
+	FCTP50US  *float64 `json:"fct_p50_us"`
+	FCTP99US  *float64 `json:"fct_p99_us"`
+	P50       *float64 `json:"p50"`
+	P95       *float64 `json:"p95"`
+	P99       *float64 `json:"p99"`
+}
+
+// DefaultSizeEdges are the flow-size bin edges of slowdown_by_size: 10 KB, 100 KB, 1 MB and
+// 10 MB, so five bins.
+var DefaultSizeEdges = []int64{10_000, 100_000, 1_000_000, 10_000_000}
 
 // Drops counts every packet lost, in total and by reason. Total equals ByReason.Sum().
 type Drops struct {
@@ -198,6 +225,10 @@ type Flow struct {
 	Timeouts int64 `json:"timeouts"`
 	NAKs     int64 `json:"naks"`
 	CNPs     int64 `json:"cnps"`
+	// RateGbps is the payload delivered over the flow's active time (from its start to its
+	// finish, or to the end of the run), in Gbit/s; nil for a flow that never ran (unroutable,
+	// or starting after the run ended).
+	RateGbps *float64 `json:"rate_gbps"`
 }
 
 // Finish records that f completed at finishUS: it sets FinishUS, FCTUS = finishUS - StartUS
@@ -245,6 +276,9 @@ func (v Variant) MarshalJSON() ([]byte, error) {
 	}
 	if p.PFCPorts == nil {
 		p.PFCPorts = []PFCPort{}
+	}
+	if p.SlowdownBySize == nil {
+		p.SlowdownBySize = []SizeBin{}
 	}
 	return marshal(p)
 }

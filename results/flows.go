@@ -10,7 +10,7 @@ import (
 var flowsHeader = []string{
 	"id", "src", "dst", "transport", "priority", "size_bytes", "start_us", "finish_us",
 	"fct_us", "slowdown", "status", "retransmitted_packets", "delivered_bytes", "reason",
-	"timeouts", "naks", "cnps",
+	"timeouts", "naks", "cnps", "rate_gbps",
 }
 
 // flowRecord is f as CSV cells: numbers at full precision, null times as empty cells.
@@ -33,6 +33,7 @@ func flowRecord(f *Flow) []string {
 		integer(f.Timeouts),
 		integer(f.NAKs),
 		integer(f.CNPs),
+		optExact(f.RateGbps),
 	}
 }
 
@@ -72,6 +73,34 @@ func writeAllFlowsCSV(w io.Writer, d *Document) error {
 		v := &d.Variants[i]
 		for j := range v.PerFlow {
 			if err := cw.Write(append([]string{v.Name}, flowRecord(&v.PerFlow[j])...)); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// sizesHeader names the columns of sizes.csv: the variant, then the slowdown_by_size keys.
+var sizesHeader = []string{"variant", "lo_bytes", "hi_bytes", "flows", "completed", "fct_p50_us",
+	"fct_p99_us", "p50", "p95", "p99"}
+
+// writeSizesCSV writes every variant's slowdown_by_size bins, one row per bin; an unbounded
+// hi_bytes and the statistics of a bin with no completed flow are empty cells.
+func writeSizesCSV(w io.Writer, d *Document) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(sizesHeader); err != nil {
+		return err
+	}
+	for i := range d.Variants {
+		v := &d.Variants[i]
+		for _, b := range v.SlowdownBySize {
+			hi := ""
+			if b.HiBytes != nil {
+				hi = integer(*b.HiBytes)
+			}
+			if err := cw.Write([]string{v.Name, integer(b.LoBytes), hi, integer(b.Flows), integer(b.Completed),
+				optExact(b.FCTP50US), optExact(b.FCTP99US), optExact(b.P50), optExact(b.P95), optExact(b.P99)}); err != nil {
 				return err
 			}
 		}

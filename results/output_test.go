@@ -82,7 +82,7 @@ func TestWriteJSONHasEverySpecKey(t *testing.T) {
 	for i, rv := range rawDoc.Variants {
 		got := objectKeys(t, rv)
 		// The spec's keys in its order, then the additions (SPEC: fields may be added).
-		want := append(append([]string(nil), specVariantKeys...), "pfc_ports", "timeouts", "naks")
+		want := append(append([]string(nil), specVariantKeys...), "pfc_ports", "timeouts", "naks", "flow_gbps", "slowdown_by_size")
 		if len(d.Variants[i].Warnings) > 0 {
 			want = append(want, "warnings")
 		}
@@ -91,7 +91,7 @@ func TestWriteJSONHasEverySpecKey(t *testing.T) {
 
 	pfc := variants[0].(map[string]any) // has one of every list item
 	// SPEC section 4's additions to the nested objects.
-	additions := map[string][]string{"per_flow": {"timeouts", "naks", "cnps"}}
+	additions := map[string][]string{"per_flow": {"timeouts", "naks", "cnps", "rate_gbps"}}
 	for key, spec := range specNestedKeys {
 		want := append(append([]string(nil), spec...), additions[key]...)
 		switch val := pfc[key].(type) {
@@ -227,7 +227,7 @@ func TestWriteTableFormats(t *testing.T) {
 				}
 				if tc.rows > 0 {
 					require.Equal(t, []string{"RoCEv2 lossy", "rocev2", "1/3", "500.00", "500.00",
-						"500.00", "40.00", "17", "5", "2", "0", "0.00", "0", "0", "0"}, recs[2])
+						"500.00", "40.00", "36.00", "17", "5", "2", "0", "0.00", "0", "0", "0"}, recs[2])
 				}
 			case FormatTable:
 				var rows int
@@ -312,12 +312,15 @@ func TestWriteFlowsCSV(t *testing.T) {
 	recs, err := csv.NewReader(&b).ReadAll()
 	require.NoError(t, err)
 	require.Len(t, recs, 1+3)
-	require.Equal(t, append(append([]string(nil), specNestedKeys["per_flow"]...), "timeouts", "naks", "cnps"), recs[0],
+	require.Equal(t, append(append([]string(nil), specNestedKeys["per_flow"]...), "timeouts", "naks", "cnps", "rate_gbps"), recs[0],
 		"columns are the per_flow keys, then the additions")
+	// rate_gbps: 4 MB in 500 us is 64 Gbit/s; 1 MB delivered by the end of the run at
+	// 1000 us is 8; the unroutable flow never ran.
 	require.Equal(t, []string{"1", "h1", "h2", "rocev2", "3", "4000000", "0", "500", "500", "1.6",
-		"completed", "5", "4000000", "", "2", "3", "4"}, recs[1])
+		"completed", "5", "4000000", "", "2", "3", "4", "64"}, recs[1])
 	require.Equal(t, []string{"2", "h3", "h4", "rocev2", "3", "4000000", "0", "", "", "",
-		"incomplete", "0", "1000000", "not done at stop", "0", "0", "0"}, recs[2])
+		"incomplete", "0", "1000000", "not done at stop", "0", "0", "0", "8"}, recs[2])
+	require.Equal(t, "", recs[3][len(recs[3])-1])
 }
 
 func TestWriteVariantTable(t *testing.T) {
@@ -348,7 +351,7 @@ func TestWriteDir(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	require.ElementsMatch(t, []string{"results.json", "flows.csv", "summary.md", "rates.csv", "queues.csv", "fct-cdf.png",
+	require.ElementsMatch(t, []string{"results.json", "flows.csv", "sizes.csv", "summary.md", "rates.csv", "queues.csv", "fct-cdf.png",
 		"table-rocev2-pfc.txt", "table-rocev2-lossy.txt", "table-rocev2-lossy-2.txt",
 		"rates-rocev2-pfc.png", "rates-rocev2-lossy.png", "rates-rocev2-lossy-2.png",
 		"queues-rocev2-pfc.png", "queues-rocev2-lossy.png", "queues-rocev2-lossy-2.png"}, names)
@@ -415,6 +418,6 @@ func ExampleWriteTable() {
 	Summarize(&v)
 	_ = WriteTable(os.Stdout, &Document{Variants: []Variant{v}}, FormatCSV)
 	// Output:
-	// variant,transport,flows,fct_p50_us,fct_p99_us,fct_max_us,goodput_gbps,drops,retx_pkts,timeouts,pause_frames,paused_us,ecn_marks,cnps,deadlocks
-	// RoCEv2 + PFC,rocev2,1/1,100.00,100.00,100.00,1.00,0,0,0,3,2.50,0,0,0
+	// variant,transport,flows,fct_p50_us,fct_p99_us,fct_max_us,goodput_gbps,flow_gbps,drops,retx_pkts,timeouts,pause_frames,paused_us,ecn_marks,cnps,deadlocks
+	// RoCEv2 + PFC,rocev2,1/1,100.00,100.00,100.00,1.00,1.00,0,0,0,3,2.50,0,0,0
 }

@@ -47,10 +47,10 @@ func WriteVariantTable(w io.Writer, v *Variant) error {
 
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "fct_us of %d completed: mean %s, p50 %s, p95 %s, p99 %s, max %s\n",
-		v.Flows.Completed, fixed(v.FCT.Mean), fixed(v.FCT.P50), fixed(v.FCT.P95), fixed(v.FCT.P99),
-		fixed(v.FCT.Max))
+		v.Flows.Completed, optFixed(v.FCT.Mean), optFixed(v.FCT.P50), optFixed(v.FCT.P95), optFixed(v.FCT.P99),
+		optFixed(v.FCT.Max))
 	fmt.Fprintf(&b, "slowdown: p50 %s, p95 %s, p99 %s\n",
-		fixed(v.Slowdown.P50), fixed(v.Slowdown.P95), fixed(v.Slowdown.P99))
+		optFixed(v.Slowdown.P50), optFixed(v.Slowdown.P95), optFixed(v.Slowdown.P99))
 	r := v.Drops.ByReason
 	fmt.Fprintf(&b, "drops: %d (buffer %d, headroom %d, random_loss %d, link_down %d, unroutable %d, ttl %d, watchdog %d)\n",
 		v.Drops.Total, r.Buffer, r.Headroom, r.RandomLoss, r.LinkDown, r.Unroutable, r.TTL, r.Watchdog)

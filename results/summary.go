@@ -73,22 +73,27 @@ func Summarize(v *Variant) {
 	v.FCT = FCTSummary{}
 	if len(fcts) > 0 {
 		slices.Sort(fcts)
-		v.FCT = FCTSummary{
-			Mean: stat.Mean(fcts, nil),
-			P50:  stat.Quantile(0.50, stat.Empirical, fcts, nil),
-			P95:  stat.Quantile(0.95, stat.Empirical, fcts, nil),
-			P99:  stat.Quantile(0.99, stat.Empirical, fcts, nil),
-			Max:  fcts[len(fcts)-1],
+		mean := stat.Mean(fcts, nil)
+		v.FCT = FCTSummary{Mean: &mean, P50: quantile(0.50, fcts), P95: quantile(0.95, fcts),
+			P99: quantile(0.99, fcts), Max: quantile(1, fcts)}
+	}
+	slices.Sort(slowdowns)
+	v.Slowdown = SlowdownSummary{P50: quantile(0.50, slowdowns), P95: quantile(0.95, slowdowns),
+		P99: quantile(0.99, slowdowns)}
+	v.SlowdownBySize = sizeBins(v.PerFlow, v.SizeEdges)
+
+	v.FlowGbps = nil
+	var rates []float64
+	for i := range v.PerFlow {
+		f := &v.PerFlow[i]
+		f.RateGbps = f.rate(v.SimTimeUS)
+		if f.RateGbps != nil {
+			rates = append(rates, *f.RateGbps)
 		}
 	}
-	v.Slowdown = SlowdownSummary{}
-	if len(slowdowns) > 0 {
-		slices.Sort(slowdowns)
-		v.Slowdown = SlowdownSummary{
-			P50: stat.Quantile(0.50, stat.Empirical, slowdowns, nil),
-			P95: stat.Quantile(0.95, stat.Empirical, slowdowns, nil),
-			P99: stat.Quantile(0.99, stat.Empirical, slowdowns, nil),
-		}
+	if len(rates) > 0 {
+		m := stat.Mean(rates, nil)
+		v.FlowGbps = &m
 	}
 
 	v.GoodputGbps = 0
@@ -102,6 +107,74 @@ func Summarize(v *Variant) {
 	}
 
 	v.Drops.Total = v.Drops.ByReason.Sum()
+}
+
+// quantile is the p-quantile of sorted (the definition above), nil when sorted is empty.
+func quantile(p float64, sorted []float64) *float64 {
+	if len(sorted) == 0 {
+		return nil
+	}
+	q := stat.Quantile(p, stat.Empirical, sorted, nil)
+	return &q
+}
+
+// sizeBins bins flows by size at edges (DefaultSizeEdges when nil): [0, e1), [e1, e2), ...,
+// [en, no bound).
+func sizeBins(flows []Flow, edges []int64) []SizeBin {
+	if edges == nil {
+		edges = DefaultSizeEdges
+	}
+	bins := make([]SizeBin, len(edges)+1)
+	fcts := make([][]float64, len(bins))
+	slows := make([][]float64, len(bins))
+	for i := range bins {
+		if i > 0 {
+			bins[i].LoBytes = edges[i-1]
+		}
+		if i < len(edges) {
+			hi := edges[i]
+			bins[i].HiBytes = &hi
+		}
+	}
+	for i := range flows {
+		f := &flows[i]
+		b, _ := slices.BinarySearch(edges, f.SizeBytes+1) // the first edge above the size
+		bins[b].Flows++
+		if f.Status != StatusCompleted {
+			continue
+		}
+		bins[b].Completed++
+		if fct, ok := f.fct(); ok {
+			fcts[b] = append(fcts[b], fct)
+		}
+		if f.Slowdown != nil {
+			slows[b] = append(slows[b], *f.Slowdown)
+		}
+	}
+	for i := range bins {
+		slices.Sort(fcts[i])
+		slices.Sort(slows[i])
+		bins[i].FCTP50US, bins[i].FCTP99US = quantile(0.50, fcts[i]), quantile(0.99, fcts[i])
+		bins[i].P50, bins[i].P95, bins[i].P99 = quantile(0.50, slows[i]), quantile(0.95, slows[i]), quantile(0.99, slows[i])
+	}
+	return bins
+}
+
+// rate is the flow's delivered payload over its active time, from its start to its finish
+// or to endUS, in Gbit/s; nil when it never ran.
+func (f *Flow) rate(endUS float64) *float64 {
+	if f.Status == StatusUnroutable {
+		return nil
+	}
+	end := endUS
+	if f.FinishUS != nil {
+		end = *f.FinishUS
+	}
+	if end <= f.StartUS {
+		return nil
+	}
+	r := float64(f.DeliveredBytes) * 8 / (end - f.StartUS) / 1e3
+	return &r
 }
 
 // fct is the flow's completion time: FCTUS, or FinishUS - StartUS when only the finish is known.

@@ -9,6 +9,10 @@ import (
 
 func ptr(f float64) *float64 { return &f }
 
+func fctOf(mean, p50, p95, p99, max float64) FCTSummary {
+	return FCTSummary{Mean: ptr(mean), P50: ptr(p50), P95: ptr(p95), P99: ptr(p99), Max: ptr(max)}
+}
+
 // completed is a completed flow from startUS to finishUS carrying size bytes; slowdown 0
 // means none known.
 func completed(id int, startUS, finishUS float64, size int64, slowdown float64) Flow {
@@ -55,7 +59,7 @@ func TestSummarize(t *testing.T) {
 			variant: Variant{SimTimeUS: 100, PerFlow: append(oneToTwenty(),
 				unfinished(21, StatusIncomplete, 5, 1e6, 1000))},
 			flows:   FlowCounts{Total: 21, Completed: 20, Incomplete: 1},
-			fct:     FCTSummary{Mean: 10.5, P50: 10, P95: 19, P99: 20, Max: 20},
+			fct:     fctOf(10.5, 10, 19, 20, 20),
 			goodput: 168000.0 / 95 / 1e3,
 		},
 		{
@@ -71,8 +75,8 @@ func TestSummarize(t *testing.T) {
 				completed(5, 0, 100, 100, 0),
 			}},
 			flows:    FlowCounts{Total: 5, Completed: 5},
-			fct:      FCTSummary{Mean: 40.2, P50: 30, P95: 100, P99: 100, Max: 100},
-			slowdown: SlowdownSummary{P50: 1.5, P95: 4, P99: 4},
+			fct:      fctOf(40.2, 30, 100, 100, 100),
+			slowdown: SlowdownSummary{P50: ptr(1.5), P95: ptr(4), P99: ptr(4)},
 			goodput:  500 * 8 / 100.0 / 1e3, // all finished: first start 0 to last finish 100
 		},
 		{
@@ -84,7 +88,7 @@ func TestSummarize(t *testing.T) {
 				completed(2, 10, 100, 12500, 0),
 			}},
 			flows:   FlowCounts{Total: 2, Completed: 2},
-			fct:     FCTSummary{Mean: 75, P50: 60, P95: 90, P99: 90, Max: 90},
+			fct:     fctOf(75, 60, 90, 90, 90),
 			goodput: 2,
 		},
 		{
@@ -97,7 +101,7 @@ func TestSummarize(t *testing.T) {
 				unfinished(3, StatusUnroutable, 0, 1000, 0),
 			}},
 			flows:   FlowCounts{Total: 3, Completed: 2, Unroutable: 1},
-			fct:     FCTSummary{Mean: 75, P50: 60, P95: 90, P99: 90, Max: 90},
+			fct:     fctOf(75, 60, 90, 90, 90),
 			goodput: 1,
 		},
 		{
@@ -124,7 +128,7 @@ func TestSummarize(t *testing.T) {
 						RandomLoss: 3, LinkDown: 4, Unroutable: 5, TTL: 6, Watchdog: 7}}}
 			}(),
 			flows:   FlowCounts{Total: 2, Completed: 1, Incomplete: 1},
-			fct:     FCTSummary{Mean: 10, P50: 10, P95: 10, P99: 10, Max: 10},
+			fct:     fctOf(10, 10, 10, 10, 10),
 			goodput: 1, // 10000 bits in 10 us
 			retx:    7,
 			drops:   28,
@@ -140,9 +144,13 @@ func TestSummarize(t *testing.T) {
 			require.NoError(t, checkFinite(reflect.ValueOf(v), "variant"))
 
 			require.Equal(t, tc.flows, v.Flows)
-			require.InDeltaf(t, tc.fct.Mean, v.FCT.Mean, 1e-9, "mean")
-			tc.fct.Mean, v.FCT.Mean = 0, 0
-			require.Equal(t, tc.fct, v.FCT)
+			if tc.fct.Mean == nil {
+				require.Equal(t, FCTSummary{}, v.FCT, "null statistics when nothing completed")
+			} else {
+				require.InDeltaf(t, *tc.fct.Mean, *v.FCT.Mean, 1e-9, "mean")
+				tc.fct.Mean, v.FCT.Mean = nil, nil
+				require.Equal(t, tc.fct, v.FCT)
+			}
 			require.Equal(t, tc.slowdown, v.Slowdown)
 			require.InDelta(t, tc.goodput, v.GoodputGbps, 1e-12)
 			require.Equal(t, tc.retx, v.RetransmittedPackets)

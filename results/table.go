@@ -22,27 +22,29 @@ const (
 // summaryHeader is the comparison table's header; units are in the names.
 var summaryHeader = []string{
 	"variant", "transport", "flows", "fct_p50_us", "fct_p99_us", "fct_max_us", "goodput_gbps",
-	"drops", "retx_pkts", "timeouts", "pause_frames", "paused_us", "ecn_marks", "cnps", "deadlocks",
+	"flow_gbps", "drops", "retx_pkts", "timeouts", "pause_frames", "paused_us", "ecn_marks", "cnps", "deadlocks",
 }
 
 // summaryAlign aligns text left and numbers right.
 var summaryAlign = []tw.Align{
 	tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight,
 	tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight,
-	tw.AlignRight, tw.AlignRight, tw.AlignRight,
+	tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight,
 }
 
-// summaryRow is v's row of the comparison table: times and rates with two decimals, counts
-// as integers, flows as completed/total.
+// summaryRow is v's row of the comparison table: times and rates with two decimals ("-" for
+// a statistic of nothing, e.g. the FCT when no flow completed), counts as integers, flows as
+// completed/total.
 func summaryRow(v *Variant) []string {
 	return []string{
 		v.Name,
 		v.Transport,
 		fmt.Sprintf("%d/%d", v.Flows.Completed, v.Flows.Total),
-		fixed(v.FCT.P50),
-		fixed(v.FCT.P99),
-		fixed(v.FCT.Max),
+		optFixed(v.FCT.P50),
+		optFixed(v.FCT.P99),
+		optFixed(v.FCT.Max),
 		fixed(v.GoodputGbps),
+		optFixed(v.FlowGbps),
 		integer(v.Drops.Total),
 		integer(v.RetransmittedPackets),
 		integer(v.Timeouts),
@@ -52,6 +54,54 @@ func summaryRow(v *Variant) []string {
 		integer(v.ECN.CNPs),
 		strconv.Itoa(len(v.Deadlocks)),
 	}
+}
+
+// SizeTableMinFlows is how many flows a variant needs for WriteTable to print its
+// slowdown_by_size table under the comparison.
+const SizeTableMinFlows = 100
+
+// sizeHeader is the slowdown-by-size table's header.
+var sizeHeader = []string{"variant", "size", "flows", "completed", "fct_p50_us", "fct_p99_us",
+	"slowdown_p50", "slowdown_p95", "slowdown_p99"}
+
+var sizeAlign = []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight,
+	tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight}
+
+// sizeRows are the slowdown_by_size rows of the variants with at least minFlows flows.
+func sizeRows(d *Document, minFlows int64) [][]string {
+	var rows [][]string
+	for i := range d.Variants {
+		v := &d.Variants[i]
+		if v.Flows.Total < minFlows {
+			continue
+		}
+		for _, b := range v.SlowdownBySize {
+			rows = append(rows, []string{v.Name, b.Range(), integer(b.Flows), integer(b.Completed),
+				optFixed(b.FCTP50US), optFixed(b.FCTP99US), optFixed(b.P50), optFixed(b.P95), optFixed(b.P99)})
+		}
+	}
+	return rows
+}
+
+// Range names the bin's sizes, e.g. "10KB-100KB" or ">=10MB", in decimal units.
+func (b SizeBin) Range() string {
+	if b.HiBytes == nil {
+		return ">=" + sizeName(b.LoBytes)
+	}
+	return sizeName(b.LoBytes) + "-" + sizeName(*b.HiBytes)
+}
+
+// sizeName writes n bytes with the largest decimal unit that divides it exactly.
+func sizeName(n int64) string {
+	for _, u := range []struct {
+		name string
+		size int64
+	}{{"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}} {
+		if n >= u.size && n%u.size == 0 {
+			return strconv.FormatInt(n/u.size, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10) + "B"
 }
 
 func fixed(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }
@@ -81,12 +131,27 @@ func WriteTable(w io.Writer, d *Document, format string) error {
 		rows[i] = summaryRow(&d.Variants[i])
 		notes = append(notes, Notes(&d.Variants[i])...)
 	}
+	sizes := sizeRows(d, SizeTableMinFlows)
 	switch format {
 	case FormatCSV:
-		return writeCSV(w, summaryHeader, rows)
+		if err := writeCSV(w, summaryHeader, rows); err != nil || len(sizes) == 0 {
+			return err
+		}
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
+		}
+		return writeCSV(w, sizeHeader, sizes)
 	case FormatTable, FormatMarkdown:
 		if err := renderTable(w, format, summaryHeader, summaryAlign, rows); err != nil {
 			return err
+		}
+		if len(sizes) > 0 {
+			if _, err := io.WriteString(w, "\nslowdown by flow size:\n"); err != nil {
+				return err
+			}
+			if err := renderTable(w, format, sizeHeader, sizeAlign, sizes); err != nil {
+				return err
+			}
 		}
 		return writeNotes(w, format, notes)
 	}

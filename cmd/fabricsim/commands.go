@@ -141,6 +141,10 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 			default:
 				return usagef("--format %q: allowed: table, markdown, csv, json", format)
 			}
+			edges, err := parseSizeBins(settings.GetString("size-bins"))
+			if err != nil {
+				return usagef("--size-bins: %v", err)
+			}
 
 			if settings.IsSet("seed") {
 				sets = append([]string{fmt.Sprintf("seed=%d", settings.GetUint64("seed"))}, sets...)
@@ -181,6 +185,12 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 				}
 				return err
 			}
+			if edges != nil {
+				for i := range doc.Variants {
+					doc.Variants[i].SizeEdges = edges
+					results.Summarize(&doc.Variants[i])
+				}
+			}
 			if path := settings.GetString("json"); path != "" {
 				if err := writeJSONFile(path, doc); err != nil {
 					return err
@@ -205,6 +215,7 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 	fl.StringArrayVar(&sets, "set", nil, "override one scenario field, `PATH=VALUE` (repeatable), e.g. switch.buffer=4MB")
 	fl.StringArrayVar(&variants, "variant", nil, "run only the variant `NAME` (repeatable)")
 	fl.StringArrayVar(&pcaps, "pcap", nil, "write the packets crossing a link (`NODE:PORT` or A-B) to a pcap file in the --out directory (repeatable)")
+	fl.String("size-bins", "", "flow-size bin edges of slowdown_by_size, e.g. `10KB,100KB,1MB,10MB` (the default)")
 	fl.BoolP("quiet", "q", false, "no progress bar")
 	fl.Int("workers", 0, "variants run at once (default: the number of CPUs)")
 	// Run settings come from the flags, or from FABRICSIM_* environment variables.
@@ -312,4 +323,24 @@ func newExplainCommand(stdout, stderr io.Writer) *cobra.Command {
 			return err
 		},
 	}
+}
+
+// parseSizeBins reads --size-bins: sizes with units, comma-separated, each above the one
+// before; "" means the default edges (nil).
+func parseSizeBins(s string) ([]int64, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var edges []int64
+	for _, part := range strings.Split(s, ",") {
+		n, err := scenarios.ParseSize(strings.TrimSpace(part))
+		if err != nil {
+			return nil, fmt.Errorf("%q: %v (want sizes with units, e.g. 10KB,100KB,1MB)", part, err)
+		}
+		if n <= 0 || (len(edges) > 0 && n <= edges[len(edges)-1]) {
+			return nil, fmt.Errorf("%q: edges are positive and each above the one before", part)
+		}
+		edges = append(edges, n)
+	}
+	return edges, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -188,7 +189,8 @@ func TestBundledScenarios(t *testing.T) {
 	for _, v := range got["variants"].([]any) {
 		v.(map[string]any)["wall_seconds"] = 0.0
 	}
-	require.Equal(t, want, got, "the default run is the golden tradeoff run")
+	require.True(t, reflect.DeepEqual(want, got),
+		"the default run differs from experiment/testdata/golden/tradeoff.json (go test ./experiment -run TestGoldenResults shows how)")
 	status, stdout, stderr = fabricsim(t, "-q")
 	require.Equal(t, 0, status, stderr)
 	for _, v := range want["variants"].([]any) {
@@ -234,5 +236,33 @@ func TestPcapWritesEveryFrameOfTheLink(t *testing.T) {
 	} {
 		status, _, stderr := fabricsim(t, args...)
 		require.Equal(t, 2, status, "%v: %s", args, stderr)
+	}
+}
+
+func TestSizeBinsFlag(t *testing.T) {
+	path := writeFile(t, "small.yaml", small)
+	j := filepath.Join(t.TempDir(), "r.json")
+	status, _, stderr := fabricsim(t, "run", path, "-q", "--variant", "a", "--size-bins", "1KB, 1MB", "--json", j)
+	require.Equal(t, 0, status, stderr)
+	data, err := os.ReadFile(j)
+	require.NoError(t, err)
+	var doc struct {
+		Variants []struct {
+			Bins []struct {
+				Lo int64  `json:"lo_bytes"`
+				Hi *int64 `json:"hi_bytes"`
+			} `json:"slowdown_by_size"`
+		}
+	}
+	require.NoError(t, json.Unmarshal(data, &doc))
+	bins := doc.Variants[0].Bins
+	require.Len(t, bins, 3)
+	require.EqualValues(t, 1000, bins[1].Lo)
+	require.EqualValues(t, 1_000_000, *bins[1].Hi)
+	require.Nil(t, bins[2].Hi)
+	for _, bad := range []string{"1MB,1KB", "10", "0B", "1KB,,2KB"} {
+		status, _, stderr = fabricsim(t, "run", path, "-q", "--size-bins", bad)
+		require.Equal(t, 2, status, bad)
+		require.Contains(t, stderr, "--size-bins", bad)
 	}
 }
