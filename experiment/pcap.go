@@ -60,7 +60,7 @@ func CheckCaptures(file *scenarios.File, specs []string) error {
 // capture taps the links the specs name; each gets a pcap file in dir named after the
 // variant and the spec. The returned function closes the files.
 func (f *fabric) capture(specs []string, dir string) (closeAll func() error, err error) {
-	var files []*os.File
+	var files []*results.AtomicFile
 	var writers []*results.PcapWriter
 	closeAll = func() error {
 		var first error
@@ -68,9 +68,11 @@ func (f *fabric) capture(specs []string, dir string) (closeAll func() error, err
 			if err := w.Close(); err != nil && first == nil {
 				first = err
 			}
-			if err := files[i].Close(); err != nil && first == nil {
-				first = err
+			if first != nil {
+				files[i].Abort()
+				continue
 			}
+			first = files[i].Commit() // the capture appears whole, or not at all
 		}
 		return first
 	}
@@ -83,7 +85,7 @@ func (f *fabric) capture(specs []string, dir string) (closeAll func() error, err
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return closeAll, err
 		}
-		out, err := os.Create(filepath.Join(dir, name))
+		out, err := results.CreateAtomic(filepath.Join(dir, name))
 		if err != nil {
 			return closeAll, err
 		}

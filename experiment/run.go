@@ -28,10 +28,42 @@ type Capture struct {
 	Dir   string
 }
 
+// Limits end a run early: Interrupt (closed on a signal), a bound on the events each
+// variant may execute, or a wall-clock deadline for the whole run. A variant stopped by one
+// keeps what it simulated, and says why in its StopReason.
+type Limits struct {
+	Interrupt <-chan struct{}
+	MaxEvents uint64    // per variant; 0: no bound
+	Deadline  time.Time // zero: none
+}
+
+// Stop reasons of a variant that ended before its scenario's stop time or last flow.
+const (
+	StopSignal    = "signal"
+	StopMaxEvents = "max-events"
+	StopMaxWall   = "max-wall"
+)
+
+// Options are how RunFileWith runs the variants: at most Workers at a time (at least 1),
+// reporting Progress, with captures and limits.
+type Options struct {
+	Workers  int
+	Progress Progress
+	Capture  Capture
+	Limits   Limits
+}
+
 // RunFile runs the chosen variants of a loaded scenario file (all when only is empty), in
 // parallel, at most workers at a time, and returns the results document with the variants in
 // file order.
 func RunFile(f *scenarios.File, only []string, workers int, progress Progress, capture Capture) (*results.Document, error) {
+	return RunFileWith(f, only, Options{Workers: workers, Progress: progress, Capture: capture})
+}
+
+// RunFileWith is RunFile with limits. The document's Interrupted is set when any variant
+// was stopped by one.
+func RunFileWith(f *scenarios.File, only []string, opt Options) (*results.Document, error) {
+	workers, progress, capture := opt.Workers, opt.Progress, opt.Capture
 	infos := f.Variants()
 	var chosen []int
 	for i, v := range infos {
@@ -39,18 +71,8 @@ func RunFile(f *scenarios.File, only []string, workers int, progress Progress, c
 			chosen = append(chosen, i)
 		}
 	}
-	for _, name := range only {
-		found := false
-		for _, v := range infos {
-			found = found || v.Name == name
-		}
-		if !found {
-			var names []string
-			for _, v := range infos {
-				names = append(names, fmt.Sprintf("%q", v.Name))
-			}
-			return nil, &VariantError{Name: name, Known: names}
-		}
+	if err := CheckVariants(f, only); err != nil {
+		return nil, err
 	}
 	doc := &results.Document{Scenario: f.Name(), Seed: f.Seed(), Version: Version, Variants: make([]results.Variant, len(chosen))}
 	if workers < 1 {
@@ -69,7 +91,7 @@ func RunFile(f *scenarios.File, only []string, workers int, progress Progress, c
 			if progress != nil {
 				report = func(d float64) { progress(k, d) }
 			}
-			v, err := runRecovered(f.Scenario(i), report, capture)
+			v, err := runRecovered(f.Scenario(i), report, capture, opt.Limits)
 			if err != nil {
 				errs[k] = fmt.Errorf("variant %q: %w", infos[i].Name, err)
 				return
@@ -83,7 +105,29 @@ func RunFile(f *scenarios.File, only []string, workers int, progress Progress, c
 			return nil, err
 		}
 	}
+	for _, v := range doc.Variants {
+		doc.Interrupted = doc.Interrupted || v.StopReason != ""
+	}
 	return doc, nil
+}
+
+// CheckVariants reports a *VariantError when a name in only is not a variant of f.
+func CheckVariants(f *scenarios.File, only []string) error {
+	infos := f.Variants()
+	for _, name := range only {
+		found := false
+		for _, v := range infos {
+			found = found || v.Name == name
+		}
+		if !found {
+			var names []string
+			for _, v := range infos {
+				names = append(names, fmt.Sprintf("%q", v.Name))
+			}
+			return &VariantError{Name: name, Known: names}
+		}
+	}
+	return nil
 }
 
 // VariantError is a --variant that names no variant of the file.
@@ -107,17 +151,18 @@ func contains(list []string, s string) bool {
 
 // runRecovered is Run, with a panic (a simulator bug) turned into an error, so that one
 // variant's failure is reported rather than crashing the process from its goroutine.
-func runRecovered(sc *scenarios.Scenario, progress func(float64), capture Capture) (v *results.Variant, err error) {
+func runRecovered(sc *scenarios.Scenario, progress func(float64), capture Capture, limits Limits) (v *results.Variant, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			v, err = nil, fmt.Errorf("internal error (please report it with the scenario): %v", r)
 		}
 	}()
-	return RunCapture(sc, progress, capture)
+	return runLimited(sc, progress, capture, limits)
 }
 
-// progressSlices is how many pieces a run is cut into to report progress.
-const progressSlices = 50
+// eventBudget is how many events a run handles between two looks at its limits and its
+// progress: a few milliseconds of work.
+const eventBudget = 1 << 15
 
 // Run simulates one resolved scenario and returns its results.
 func Run(sc *scenarios.Scenario, progress func(float64)) (*results.Variant, error) {
@@ -126,6 +171,11 @@ func Run(sc *scenarios.Scenario, progress func(float64)) (*results.Variant, erro
 
 // RunCapture is Run with packet captures.
 func RunCapture(sc *scenarios.Scenario, progress func(float64), capture Capture) (v *results.Variant, err error) {
+	return runLimited(sc, progress, capture, Limits{})
+}
+
+// runLimited is RunCapture within limits.
+func runLimited(sc *scenarios.Scenario, progress func(float64), capture Capture, limits Limits) (v *results.Variant, err error) {
 	start := time.Now()
 	f, err := build(sc)
 	if err != nil {
@@ -142,24 +192,7 @@ func RunCapture(sc *scenarios.Scenario, progress func(float64), capture Capture)
 			return nil, err
 		}
 	}
-	// The run goes in slices only to report progress: an engine run to t1 then to t2 handles
-	// the same events in the same order as one run to t2, so results do not depend on it.
-	slices := 1
-	if progress != nil {
-		slices = progressSlices
-	}
-	for k := 1; k <= slices && f.reg.Open() > 0; k++ {
-		until := sc.Stop
-		if k < slices {
-			until = sc.Stop / sim.Time(slices) * sim.Time(k)
-		}
-		if f.eng.Run(until) {
-			break // every flow has ended
-		}
-		if progress != nil {
-			progress(float64(k) / float64(slices))
-		}
-	}
+	reason := f.runWithin(limits, progress)
 	if progress != nil {
 		progress(1)
 	}
@@ -167,8 +200,45 @@ func RunCapture(sc *scenarios.Scenario, progress func(float64), capture Capture)
 		return nil, fmt.Errorf("internal error: %w", err)
 	}
 	v = f.collect()
+	v.StopReason = reason
 	v.WallSeconds = time.Since(start).Seconds()
 	return v, nil
+}
+
+// runWithin runs the engine to the scenario's stop time, or until every flow has ended, in
+// budgets of events; between two it reports progress and looks at the limits, and returns
+// the reason when one ends the run early ("" otherwise). Budgets do not change the run.
+func (f *fabric) runWithin(limits Limits, progress func(float64)) string {
+	flows := len(f.reg.Flows)
+	for f.reg.Open() > 0 {
+		budget := uint64(eventBudget)
+		if limits.MaxEvents > 0 {
+			done := f.eng.Executed()
+			if done >= limits.MaxEvents {
+				return StopMaxEvents
+			}
+			budget = min(budget, limits.MaxEvents-done)
+		}
+		stopped, exhausted := f.eng.RunBudget(f.sc.Stop, budget)
+		if stopped || !exhausted {
+			return "" // every flow has ended, or the stop time came
+		}
+		select {
+		case <-limits.Interrupt:
+			return StopSignal
+		default:
+		}
+		if !limits.Deadline.IsZero() && time.Now().After(limits.Deadline) {
+			return StopMaxWall
+		}
+		if progress != nil {
+			// The larger of the flows ended and the simulated time gone: the first tracks
+			// finite flows that end long before stop, the second endless ones.
+			ended := float64(flows-f.reg.Open()) / float64(max(flows, 1))
+			progress(max(ended, f.eng.Now().Seconds()/f.sc.Stop.Seconds()))
+		}
+	}
+	return ""
 }
 
 // collect reads every counter into a results variant.

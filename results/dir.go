@@ -1,7 +1,6 @@
 package results
 
 import (
-	"bufio"
 	"fmt"
 	"gonum.org/v1/plot"
 	"io"
@@ -93,26 +92,9 @@ func WriteDir(dir string, d *Document) error {
 	})
 }
 
-// writeFile creates dir/name and fills it with write, buffered.
-func writeFile(dir, name string, write func(io.Writer) error) (err error) {
-	path := filepath.Join(dir, name)
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("results: %w", err)
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("results: %w", cerr)
-		}
-	}()
-	bw := bufio.NewWriter(f)
-	if err := write(bw); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("results: writing %s: %w", path, err)
-	}
-	return nil
+// writeFile creates dir/name and fills it with write, atomically (WriteFileAtomic).
+func writeFile(dir, name string, write func(io.Writer) error) error {
+	return WriteFileAtomic(filepath.Join(dir, name), write)
 }
 
 // Slug turns a variant name into a file-name part: ASCII letters lower-cased, digits kept,

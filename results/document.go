@@ -32,6 +32,9 @@ type Document struct {
 	Seed     uint64    `json:"seed"`
 	Version  string    `json:"version"`
 	Variants []Variant `json:"variants"`
+	// Interrupted is true when a variant was stopped early, by a signal or a bound
+	// (--max-events, --max-wall): its results are those of the simulated time reached.
+	Interrupted bool `json:"interrupted"`
 }
 
 // Variant is the outcome of one variant of a scenario: one run of the engine.
@@ -68,6 +71,9 @@ type Variant struct {
 	SlowdownBySize []SizeBin `json:"slowdown_by_size"`
 	// SizeEdges are the bin edges of SlowdownBySize, ascending; not in the document.
 	SizeEdges []int64 `json:"-"`
+	// StopReason says why the variant stopped before its stop time or its last flow:
+	// "signal", "max-events" or "max-wall"; omitted when it ran to its end.
+	StopReason string `json:"stop_reason,omitempty"`
 	// Warnings explain, in words, anything a reader should not miss (e.g. a headroom drop on
 	// a lossless class). Not part of SPEC section 3's fixed keys; omitted when empty.
 	Warnings []string `json:"warnings,omitempty"`

@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Handler receives the events scheduled for it. Op says which of the handler's actions is
 // due and Data carries its argument (typically a pointer, which an interface holds without
@@ -102,8 +105,21 @@ func (e *Engine) Stop() { e.stopped = true }
 // Run handles events in order until none is left, the next is later than until, or Stop is
 // called. When it returns because of until, Now is until. It reports whether it was stopped.
 func (e *Engine) Run(until Time) (stopped bool) {
+	stopped, _ = e.RunBudget(until, math.MaxUint64)
+	return stopped
+}
+
+// RunBudget is Run that also returns once it has handled budget events, reporting that with
+// exhausted (Now is then the last event's time, not until). The events handled, and their
+// order, are the same whether a run goes in one call or in many budgets, so a caller may cut
+// a run into budgets to look at the clock or a signal between them without changing it.
+func (e *Engine) RunBudget(until Time, budget uint64) (stopped, exhausted bool) {
 	e.stopped = false
 	for len(e.heap) > 0 && !e.stopped {
+		if budget == 0 {
+			return false, true
+		}
+		budget--
 		top := e.heap[0]
 		if top.at > until {
 			break
@@ -124,7 +140,7 @@ func (e *Engine) Run(until Time) (stopped bool) {
 	if !e.stopped && until != Never && e.now < until {
 		e.now = until
 	}
-	return e.stopped
+	return e.stopped, false
 }
 
 func (e *Engine) push(x entry) {

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -146,3 +148,47 @@ func (h *holder) Handle(now Time, op int, data any) {
 
 func BenchmarkEngine10k(b *testing.B) { benchHold(b, 10_000) }
 func BenchmarkEngine1M(b *testing.B)  { benchHold(b, 1_000_000) }
+
+// chain schedules a cascade: each event records itself and schedules two more, a few ps
+// apart, until depth runs out, so the heap holds many events with equal and distinct times.
+type chain struct {
+	e    *Engine
+	log  []string
+	left int
+}
+
+func (c *chain) Handle(now Time, op int, _ any) {
+	c.log = append(c.log, fmt.Sprintf("%d@%d", op, now))
+	if c.left <= 0 {
+		return
+	}
+	c.left--
+	c.e.After(Time(op%3), c, op+1, nil)
+	c.e.After(Time(op%5), c, op+2, nil)
+}
+
+func TestRunBudgetCutsARunWithoutChangingIt(t *testing.T) {
+	run := func(budget uint64) ([]string, Time, uint64) {
+		c := &chain{e: NewEngine(), left: 500}
+		c.e.At(0, c, 0, nil)
+		calls := uint64(0)
+		for {
+			calls++
+			stopped, exhausted := c.e.RunBudget(400, budget)
+			require.False(t, stopped)
+			if !exhausted {
+				break
+			}
+			require.Equal(t, budget*calls, c.e.Executed(), "a budget is exact")
+		}
+		return c.log, c.e.Now(), calls
+	}
+	whole, end, _ := run(math.MaxUint64)
+	for _, b := range []uint64{1, 7, 100} {
+		cut, cutEnd, calls := run(b)
+		require.Equal(t, whole, cut, "budget %d: same events in the same order", b)
+		require.Equal(t, end, cutEnd, "budget %d: Now ends at until", b)
+		require.Greater(t, calls, uint64(1))
+	}
+	require.Equal(t, Time(400), end)
+}

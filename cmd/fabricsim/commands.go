@@ -5,16 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
 	"github.com/fabricsim/fabricsim/experiment"
-	"github.com/fabricsim/fabricsim/results"
 	"github.com/fabricsim/fabricsim/scenarios"
 )
 
@@ -122,129 +118,6 @@ func loadScenario(arg string, sets []string, stderr io.Writer) (*scenarios.File,
 	return f, nil
 }
 
-func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Command {
-	var sets, variants, pcaps []string
-	cmd := &cobra.Command{
-		Use:   "run [SCENARIO]",
-		Short: "Run a scenario (a YAML file or a bundled name) and print its comparison table",
-		Example: `  fabricsim run tradeoff
-  fabricsim run my.yaml --set switch.buffer=4MB --variant "RoCEv2 lossy" -o out/`,
-		Args: usageArgs(cobra.MaximumNArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			scenario := defaultScenario
-			if len(args) == 1 {
-				scenario = args[0]
-			}
-			format := settings.GetString("format")
-			switch format {
-			case "table", "markdown", "csv", "json":
-			default:
-				return usagef("--format %q: allowed: table, markdown, csv, json", format)
-			}
-			edges, err := parseSizeBins(settings.GetString("size-bins"))
-			if err != nil {
-				return usagef("--size-bins: %v", err)
-			}
-
-			if settings.IsSet("seed") {
-				sets = append([]string{fmt.Sprintf("seed=%d", settings.GetUint64("seed"))}, sets...)
-			}
-			f, err := loadScenario(scenario, sets, stderr)
-			if err != nil {
-				return err
-			}
-			// A fabric that cannot be built (too large to route, say) is the scenario's
-			// problem, not a failed run.
-			if _, err := experiment.Check(f); err != nil {
-				return usagef("%s: %v", scenario, err)
-			}
-			capture := experiment.Capture{Links: pcaps, Dir: settings.GetString("out")}
-			if len(pcaps) > 0 {
-				if capture.Dir == "" {
-					return usagef("--pcap writes its files into the --out directory: give -o DIR too")
-				}
-				if err := experiment.CheckCaptures(f, pcaps); err != nil {
-					return usagef("%v", err)
-				}
-			}
-			workers := settings.GetInt("workers")
-			if workers < 1 {
-				workers = runtime.GOMAXPROCS(0)
-			}
-			shown := len(f.Variants())
-			if len(variants) > 0 {
-				shown = len(variants)
-			}
-			bar := newProgress(stderr, shown, settings.GetBool("quiet"))
-			doc, err := experiment.RunFile(f, variants, workers, bar.report, capture)
-			bar.finish()
-			if err != nil {
-				var ve *experiment.VariantError
-				if errors.As(err, &ve) {
-					return usagef("%v", err)
-				}
-				return err
-			}
-			if edges != nil {
-				for i := range doc.Variants {
-					doc.Variants[i].SizeEdges = edges
-					results.Summarize(&doc.Variants[i])
-				}
-			}
-			if path := settings.GetString("json"); path != "" {
-				if err := writeJSONFile(path, doc); err != nil {
-					return err
-				}
-			}
-			if dir := settings.GetString("out"); dir != "" {
-				if err := results.WriteDir(dir, doc); err != nil {
-					return err
-				}
-			}
-			if format == "json" {
-				return results.WriteJSON(stdout, doc)
-			}
-			return results.WriteTable(stdout, doc, format)
-		},
-	}
-	fl := cmd.Flags()
-	fl.String("json", "", "write the results document to `FILE`")
-	fl.StringP("out", "o", "", "write results.json, flows.csv, a table per variant and summary.md into `DIR`")
-	fl.String("format", "table", "standard output: table, markdown, csv or json")
-	fl.Uint64("seed", 1, "override the scenario's seed")
-	fl.StringArrayVar(&sets, "set", nil, "override one scenario field, `PATH=VALUE` (repeatable), e.g. switch.buffer=4MB")
-	fl.StringArrayVar(&variants, "variant", nil, "run only the variant `NAME` (repeatable)")
-	fl.StringArrayVar(&pcaps, "pcap", nil, "write the packets crossing a link (`NODE:PORT` or A-B) to a pcap file in the --out directory (repeatable)")
-	fl.String("size-bins", "", "flow-size bin edges of slowdown_by_size, e.g. `10KB,100KB,1MB,10MB` (the default)")
-	fl.BoolP("quiet", "q", false, "no progress bar")
-	fl.Int("workers", 0, "variants run at once (default: the number of CPUs)")
-	// Run settings come from the flags, or from FABRICSIM_* environment variables.
-	fl.VisitAll(func(f *pflag.Flag) {
-		if f.Name != "set" && f.Name != "variant" && f.Name != "pcap" {
-			_ = settings.BindPFlag(f.Name, f)
-		}
-	})
-	return cmd
-}
-
-func writeJSONFile(path string, doc *results.Document) (err error) {
-	if dir := filepath.Dir(path); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
-	out, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := out.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	return results.WriteJSON(out, doc)
-}
-
 func newListCommand(stdout io.Writer) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
@@ -323,24 +196,4 @@ func newExplainCommand(stdout, stderr io.Writer) *cobra.Command {
 			return err
 		},
 	}
-}
-
-// parseSizeBins reads --size-bins: sizes with units, comma-separated, each above the one
-// before; "" means the default edges (nil).
-func parseSizeBins(s string) ([]int64, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
-	}
-	var edges []int64
-	for _, part := range strings.Split(s, ",") {
-		n, err := scenarios.ParseSize(strings.TrimSpace(part))
-		if err != nil {
-			return nil, fmt.Errorf("%q: %v (want sizes with units, e.g. 10KB,100KB,1MB)", part, err)
-		}
-		if n <= 0 || (len(edges) > 0 && n <= edges[len(edges)-1]) {
-			return nil, fmt.Errorf("%q: edges are positive and each above the one before", part)
-		}
-		edges = append(edges, n)
-	}
-	return edges, nil
 }

@@ -1,7 +1,9 @@
 // Command fabricsim simulates lossless Ethernet datacenter fabrics at packet level and
 // compares transports and PFC/ECN setups side by side. See README.md and SPEC.md.
 //
-// Exit status: 0 success; 2 the scenario or a flag is invalid; 1 anything else.
+// Exit status: 0 success; 2 the scenario, a flag or a setting is invalid, or an output
+// cannot be written (found before simulating); 3 a bound (--max-events, --max-wall) ended
+// the run; 130 a signal did (the results so far are written in both cases); 1 anything else.
 package main
 
 import (
@@ -38,6 +40,11 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 	err := root.Execute()
 	if err == nil {
 		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		fmt.Fprintln(stderr, ee.msg)
+		return ee.status
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {

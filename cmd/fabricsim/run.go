@@ -1,0 +1,380 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+
+	"github.com/fabricsim/fabricsim/experiment"
+	"github.com/fabricsim/fabricsim/results"
+	"github.com/fabricsim/fabricsim/scenarios"
+)
+
+// Exit statuses beyond 0, 1 and 2: a bound (--max-events, --max-wall) ended the run, or a
+// signal did; either way the results of the simulated time reached are written.
+const (
+	exitBound       = 3
+	exitInterrupted = 130
+)
+
+// exitError ends a run that wrote its results with a status other than 0.
+type exitError struct {
+	status int
+	msg    string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// runSettings are the run command's settings, from flags or FABRICSIM_* variables, checked.
+type runSettings struct {
+	format    string
+	seed      *uint64
+	workers   int
+	quiet     bool
+	force     bool
+	json, out string
+	sizeEdges []int64
+	maxEvents uint64
+	maxWall   time.Duration
+}
+
+// readSettings reads and checks every run setting. A value from the environment is as
+// strict as a flag: a bad one is an error naming the variable.
+func readSettings(cmd *cobra.Command, v *viper.Viper) (runSettings, error) {
+	var s runSettings
+	var errs []string
+	raw := func(name string) (value, source string, set bool) {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+			return f.Value.String(), "--" + name, true
+		}
+		env := "FABRICSIM_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+		if val, ok := os.LookupEnv(env); ok {
+			return val, env, true
+		}
+		return v.GetString(name), "--" + name, false
+	}
+	bad := func(source, format string, args ...any) {
+		errs = append(errs, source+": "+fmt.Sprintf(format, args...))
+	}
+	if val, src, _ := raw("format"); true {
+		switch val {
+		case "table", "markdown", "csv", "json":
+			s.format = val
+		default:
+			bad(src, "%q: allowed: table, markdown, csv, json", val)
+		}
+	}
+	if val, src, set := raw("seed"); set {
+		n, err := strconv.ParseUint(val, 10, 64)
+		if err != nil {
+			bad(src, "%q: a seed is a whole number from 0 to %d", val, uint64(1<<64-1))
+		}
+		s.seed = &n
+	}
+	if val, src, _ := raw("workers"); true {
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 0 {
+			bad(src, "%q: the number of variants run at once, at least 1 (0: one per CPU)", val)
+		}
+		s.workers = n
+		if s.workers == 0 {
+			s.workers = runtime.GOMAXPROCS(0)
+		}
+	}
+	for _, b := range []struct {
+		name string
+		to   *bool
+	}{{"quiet", &s.quiet}, {"force", &s.force}} {
+		val, src, _ := raw(b.name)
+		t, err := strconv.ParseBool(val)
+		if err != nil {
+			bad(src, "%q: want true or false", val)
+		}
+		*b.to = t
+	}
+	s.json, _, _ = raw("json")
+	s.out, _, _ = raw("out")
+	if val, src, set := raw("size-bins"); set {
+		edges, err := parseSizeBins(val)
+		if err != nil {
+			bad(src, "%v", err)
+		}
+		s.sizeEdges = edges
+	}
+	if val, src, set := raw("max-events"); set {
+		n, err := strconv.ParseUint(val, 10, 64)
+		if err != nil || n == 0 {
+			bad(src, "%q: the most events each variant may execute, a whole number above 0", val)
+		}
+		s.maxEvents = n
+	}
+	if val, src, set := raw("max-wall"); set {
+		d, err := time.ParseDuration(val)
+		if err != nil || d <= 0 {
+			bad(src, "%q: the longest the run may take on the wall clock, e.g. 30s or 5m", val)
+		}
+		s.maxWall = d
+	}
+	if len(errs) > 0 {
+		return s, usagef("%s", strings.Join(errs, "\n"))
+	}
+	return s, nil
+}
+
+// parseSizeBins reads --size-bins: sizes with units, comma-separated, each above the one
+// before; "" means the default edges (nil).
+func parseSizeBins(s string) ([]int64, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var edges []int64
+	for _, part := range strings.Split(s, ",") {
+		n, err := scenarios.ParseSize(strings.TrimSpace(part))
+		if err != nil {
+			return nil, fmt.Errorf("%q: %v (want sizes with units, e.g. 10KB,100KB,1MB)", part, err)
+		}
+		if n <= 0 || (len(edges) > 0 && n <= edges[len(edges)-1]) {
+			return nil, fmt.Errorf("%q: edges are positive and each above the one before", part)
+		}
+		edges = append(edges, n)
+	}
+	return edges, nil
+}
+
+// checkOutputs makes sure, before any simulation, that the results can be written: the
+// --json file is not a directory and its directory can be written, and the -o directory is
+// a directory that can be written and holds no earlier run's files, unless force, which
+// removes those files (and only those).
+func checkOutputs(s runSettings) error {
+	if s.json != "" {
+		if fi, err := os.Stat(s.json); err == nil && fi.IsDir() {
+			return usagef("--json %s: is a directory; give a file name", s.json)
+		}
+		if err := writable(filepath.Dir(s.json)); err != nil {
+			return usagef("--json %s: %v", s.json, err)
+		}
+	}
+	if s.out == "" {
+		return nil
+	}
+	if fi, err := os.Stat(s.out); err == nil && !fi.IsDir() {
+		return usagef("-o %s: is a file, not a directory", s.out)
+	}
+	if err := writable(s.out); err != nil {
+		return usagef("-o %s: %v", s.out, err)
+	}
+	old, err := results.OutputFiles(s.out)
+	if err != nil {
+		return usagef("-o %s: %v", s.out, err)
+	}
+	if len(old) == 0 {
+		return nil
+	}
+	if !s.force {
+		return usagef("-o %s: holds an earlier run's results (%s): give another directory, or --force to remove them first",
+			s.out, listFiles(old))
+	}
+	for _, name := range old {
+		if err := os.Remove(filepath.Join(s.out, name)); err != nil {
+			return fmt.Errorf("-o %s: clearing the earlier run: %w", s.out, err)
+		}
+	}
+	return nil
+}
+
+func listFiles(names []string) string {
+	if len(names) > 3 {
+		return strings.Join(names[:3], ", ") + fmt.Sprintf(" and %d more", len(names)-3)
+	}
+	return strings.Join(names, ", ")
+}
+
+// writable checks that files can be created in dir, or in the directory that will hold it
+// when it does not exist yet (the nearest existing parent), by creating and removing one.
+func writable(dir string) error {
+	for {
+		fi, err := os.Stat(dir)
+		if err == nil {
+			if !fi.IsDir() {
+				return fmt.Errorf("%s is not a directory", dir)
+			}
+			break
+		}
+		if !os.IsNotExist(err) && !errors.Is(err, syscall.ENOTDIR) {
+			return err
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return err
+		}
+		dir = parent
+	}
+	f, err := os.CreateTemp(dir, ".fabricsim-probe-*")
+	if err != nil {
+		return fmt.Errorf("cannot write in %s: %v", dir, errors.Unwrap(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Command {
+	var sets, variants, pcaps []string
+	cmd := &cobra.Command{
+		Use:   "run [SCENARIO]",
+		Short: "Run a scenario (a YAML file or a bundled name) and print its comparison table",
+		Example: `  fabricsim run tradeoff
+  fabricsim run my.yaml --set switch.buffer=4MB --variant "RoCEv2 lossy" -o out/`,
+		Args: usageArgs(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			scenario := defaultScenario
+			if len(args) == 1 {
+				scenario = args[0]
+			}
+			s, err := readSettings(cmd, settings)
+			if err != nil {
+				return err
+			}
+			if s.seed != nil {
+				sets = append([]string{fmt.Sprintf("seed=%d", *s.seed)}, sets...)
+			}
+			f, err := loadScenario(scenario, sets, stderr)
+			if err != nil {
+				return err
+			}
+			// A fabric that cannot be built (too large to route, say) is the scenario's
+			// problem, not a failed run.
+			if _, err := experiment.Check(f); err != nil {
+				return usagef("%s: %v", scenario, err)
+			}
+			capture := experiment.Capture{Links: pcaps, Dir: s.out}
+			if len(pcaps) > 0 {
+				if capture.Dir == "" {
+					return usagef("--pcap writes its files into the --out directory: give -o DIR too")
+				}
+				if err := experiment.CheckCaptures(f, pcaps); err != nil {
+					return usagef("%v", err)
+				}
+			}
+			if err := experiment.CheckVariants(f, variants); err != nil {
+				return usagef("%v", err)
+			}
+			if err := checkOutputs(s); err != nil {
+				return err
+			}
+			shown := len(f.Variants())
+			if len(variants) > 0 {
+				shown = len(variants)
+			}
+
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			limits := experiment.Limits{Interrupt: ctx.Done(), MaxEvents: s.maxEvents}
+			if s.maxWall > 0 {
+				limits.Deadline = time.Now().Add(s.maxWall)
+			}
+			bar := newProgress(stderr, shown, s.quiet)
+			doc, err := experiment.RunFileWith(f, variants, experiment.Options{Workers: s.workers,
+				Progress: bar.report, Capture: capture, Limits: limits})
+			bar.finish()
+			stop() // a second Ctrl-C while the results are written kills the process
+			if err != nil {
+				var ve *experiment.VariantError
+				if errors.As(err, &ve) {
+					return usagef("%v", err)
+				}
+				return err
+			}
+			if s.sizeEdges != nil {
+				for i := range doc.Variants {
+					doc.Variants[i].SizeEdges = s.sizeEdges
+					results.Summarize(&doc.Variants[i])
+				}
+			}
+			if s.json != "" {
+				if err := writeJSONFile(s.json, doc); err != nil {
+					return err
+				}
+			}
+			if s.out != "" {
+				if err := results.WriteDir(s.out, doc); err != nil {
+					return err
+				}
+			}
+			if s.format == "json" {
+				err = results.WriteJSON(stdout, doc)
+			} else {
+				err = results.WriteTable(stdout, doc, s.format)
+			}
+			if err != nil {
+				return err
+			}
+			return stoppedEarly(doc, s)
+		},
+	}
+	fl := cmd.Flags()
+	fl.String("json", "", "write the results document to `FILE`")
+	fl.StringP("out", "o", "", "write results.json, flows.csv, sizes.csv, tables and plots into `DIR`")
+	fl.Bool("force", false, "with -o: remove an earlier run's files from DIR first")
+	fl.String("format", "table", "standard output: table, markdown, csv or json")
+	fl.Uint64("seed", 1, "override the scenario's seed")
+	fl.StringArrayVar(&sets, "set", nil, "override one scenario field, `PATH=VALUE` (repeatable), e.g. switch.buffer=4MB")
+	fl.StringArrayVar(&variants, "variant", nil, "run only the variant `NAME` (repeatable)")
+	fl.StringArrayVar(&pcaps, "pcap", nil, "write the packets crossing a link (`NODE:PORT` or A-B) to a pcap file in the --out directory (repeatable)")
+	fl.String("size-bins", "", "flow-size bin edges of slowdown_by_size, e.g. `10KB,100KB,1MB,10MB` (the default)")
+	fl.Uint64("max-events", 0, "stop each variant after `N` events (exit 3, results so far written)")
+	fl.Duration("max-wall", 0, "stop the run after this wall-clock `time`, e.g. 5m (exit 3, results so far written)")
+	fl.BoolP("quiet", "q", false, "no progress display")
+	fl.Int("workers", 0, "variants run at once (default: the number of CPUs)")
+	// Run settings come from the flags, or from FABRICSIM_* environment variables.
+	fl.VisitAll(func(f *pflag.Flag) {
+		if f.Name != "set" && f.Name != "variant" && f.Name != "pcap" {
+			_ = settings.BindPFlag(f.Name, f)
+		}
+	})
+	return cmd
+}
+
+// stoppedEarly is the error (and exit status) of a run some variant of which was stopped
+// before its end, or nil.
+func stoppedEarly(doc *results.Document, s runSettings) error {
+	if !doc.Interrupted {
+		return nil
+	}
+	reason, at := "", 0.0
+	for _, v := range doc.Variants {
+		if v.StopReason != "" && (reason == "" || v.StopReason == experiment.StopSignal) {
+			reason, at = v.StopReason, v.SimTimeUS
+		}
+	}
+	what := "the results are those of the simulated time reached"
+	switch reason {
+	case experiment.StopSignal:
+		return &exitError{exitInterrupted, fmt.Sprintf("fabricsim: interrupted at %.2f us of simulated time: %s (\"interrupted\": true)", at, what)}
+	case experiment.StopMaxEvents:
+		return &exitError{exitBound, fmt.Sprintf("fabricsim: stopped by --max-events %d at %.2f us of simulated time: %s", s.maxEvents, at, what)}
+	default:
+		return &exitError{exitBound, fmt.Sprintf("fabricsim: stopped by --max-wall %v at %.2f us of simulated time: %s", s.maxWall, at, what)}
+	}
+}
+
+func writeJSONFile(path string, doc *results.Document) error {
+	if dir := filepath.Dir(path); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	return results.WriteFileAtomic(path, func(w io.Writer) error { return results.WriteJSON(w, doc) })
+}

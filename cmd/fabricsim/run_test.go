@@ -1,0 +1,192 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// long runs for several seconds: a 128-host leaf-spine permutation of endless flows.
+const long = `version: 1
+name: long
+stop: 50ms
+topology:
+  preset: leafspine
+  params:
+    leaves: 16
+    spines: 8
+    hosts_per_leaf: 8
+    host_link: {rate: 100Gbps, delay: 1us}
+    fabric_link: {rate: 100Gbps, delay: 1us}
+traffic:
+  - permutation: {size: 1GB, transport: rocev2}
+variants:
+  - {name: a}
+  - {name: b, set: {switch.pfc.enabled: true}}
+`
+
+type stopDoc struct {
+	Interrupted bool `json:"interrupted"`
+	Variants    []struct {
+		Name       string  `json:"name"`
+		StopReason string  `json:"stop_reason"`
+		SimTimeUS  float64 `json:"sim_time_us"`
+		Events     int64   `json:"events"`
+		Flows      struct {
+			Incomplete int `json:"incomplete"`
+		} `json:"flows"`
+	} `json:"variants"`
+}
+
+func readDoc(t *testing.T, path string) stopDoc {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var d stopDoc
+	require.NoError(t, json.Unmarshal(data, &d))
+	return d
+}
+
+func TestRunSettingsFromTheEnvironmentAreChecked(t *testing.T) {
+	path := writeFile(t, "small.yaml", small)
+	for _, tc := range []struct{ env, value, want string }{
+		{"FABRICSIM_SEED", "abc", `FABRICSIM_SEED: "abc": a seed is a whole number`},
+		{"FABRICSIM_SEED", "-1", `FABRICSIM_SEED: "-1": a seed is a whole number`},
+		{"FABRICSIM_WORKERS", "abc", `FABRICSIM_WORKERS: "abc": the number of variants run at once`},
+		{"FABRICSIM_QUIET", "maybe", `FABRICSIM_QUIET: "maybe": want true or false`},
+		{"FABRICSIM_FORMAT", "xml", `FABRICSIM_FORMAT: "xml": allowed: table, markdown, csv, json`},
+		{"FABRICSIM_MAX_WALL", "soon", `FABRICSIM_MAX_WALL: "soon"`},
+	} {
+		t.Setenv(tc.env, tc.value)
+		args := []string{"run", path, "-q"}
+		if tc.env == "FABRICSIM_QUIET" {
+			args = args[:2] // -q would win over the variable
+		}
+		status, _, stderr := fabricsim(t, args...)
+		require.Equal(t, 2, status, "%s=%s", tc.env, tc.value)
+		require.Contains(t, stderr, tc.want)
+		os.Unsetenv(tc.env)
+	}
+	status, _, stderr := fabricsim(t, "run", path, "-q", "--workers", "-3")
+	require.Equal(t, 2, status)
+	require.Contains(t, stderr, `--workers: "-3"`)
+	t.Setenv("FABRICSIM_SEED", "7")
+	status, out, stderr := fabricsim(t, "run", path, "-q", "--format", "json")
+	require.Equal(t, 0, status, stderr)
+	require.Contains(t, out, `"seed": 7`, "a good variable is used")
+}
+
+func TestOutputsAreCheckedBeforeSimulating(t *testing.T) {
+	path := writeFile(t, "long.yaml", long) // would take seconds: the refusals must not
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a-file")
+	require.NoError(t, os.WriteFile(file, []byte("x"), 0o644))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-o", file}, "is a file, not a directory"},
+		{[]string{"-o", filepath.Join(file, "sub")}, "is not a directory"}, // a file in the way
+		{[]string{"--json", dir}, "is a directory; give a file name"},
+		{[]string{"--json", filepath.Join(file, "r.json")}, "is not a directory"},
+	} {
+		start := time.Now()
+		status, _, stderr := fabricsim(t, append([]string{"run", path, "-q"}, tc.args...)...)
+		require.Equal(t, 2, status, "%v", tc.args)
+		require.Contains(t, stderr, tc.want, "%v", tc.args)
+		require.Less(t, time.Since(start), 2*time.Second, "%v: refused before simulating", tc.args)
+	}
+}
+
+func TestAnEarlierRunsFilesNeedForce(t *testing.T) {
+	path := writeFile(t, "small.yaml", small)
+	dir := t.TempDir()
+	status, _, stderr := fabricsim(t, "run", path, "-q", "-o", dir)
+	require.Equal(t, 0, status, stderr)
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		require.False(t, strings.HasSuffix(e.Name(), ".tmp"), "no temporary file left: %s", e.Name())
+	}
+	notes := filepath.Join(dir, "my-notes.txt")
+	require.NoError(t, os.WriteFile(notes, []byte("mine"), 0o644))
+	status, _, stderr = fabricsim(t, "run", path, "-q", "-o", dir)
+	require.Equal(t, 2, status)
+	require.Contains(t, stderr, "holds an earlier run's results")
+	require.Contains(t, stderr, "--force")
+	// --force removes the earlier run's files, here one variant's table that the new run
+	// (one variant only) would not overwrite, and keeps the user's own.
+	status, _, stderr = fabricsim(t, "run", path, "-q", "-o", dir, "--force", "--variant", "a")
+	require.Equal(t, 0, status, stderr)
+	require.NoFileExists(t, filepath.Join(dir, "table-b.txt"), "a stale file of the earlier run")
+	require.FileExists(t, filepath.Join(dir, "table-a.txt"))
+	require.FileExists(t, notes, "not a run's file: kept")
+}
+
+func TestMaxEventsStopsEachVariantExactly(t *testing.T) {
+	path := writeFile(t, "long.yaml", long)
+	j := filepath.Join(t.TempDir(), "r.json")
+	status, out, stderr := fabricsim(t, "run", path, "-q", "--max-events", "100000", "--json", j)
+	require.Equal(t, 3, status, stderr)
+	require.Contains(t, stderr, "stopped by --max-events 100000")
+	require.Contains(t, out, "| a ", "the table is printed")
+	d := readDoc(t, j)
+	require.True(t, d.Interrupted)
+	for _, v := range d.Variants {
+		require.Equal(t, "max-events", v.StopReason)
+		require.EqualValues(t, 100000, v.Events, "%s: exactly the bound", v.Name)
+		require.Less(t, v.SimTimeUS, 50_000.0)
+		require.Equal(t, 128, v.Flows.Incomplete)
+	}
+}
+
+func TestMaxWallStopsTheRun(t *testing.T) {
+	path := writeFile(t, "long.yaml", long)
+	j := filepath.Join(t.TempDir(), "r.json")
+	start := time.Now()
+	status, _, stderr := fabricsim(t, "run", path, "-q", "--max-wall", "300ms", "--json", j)
+	require.Equal(t, 3, status, stderr)
+	require.Less(t, time.Since(start), 5*time.Second)
+	require.Contains(t, stderr, "stopped by --max-wall 300ms")
+	d := readDoc(t, j)
+	require.True(t, d.Interrupted)
+	require.Equal(t, "max-wall", d.Variants[0].StopReason)
+}
+
+// TestSignalWritesTheResultsSoFar runs the real binary, sends it SIGINT (and, in a second
+// run, SIGTERM) mid-run, and expects exit 130 and a whole results document marked
+// interrupted.
+func TestSignalWritesTheResultsSoFar(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "fabricsim")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, string(out))
+	path := writeFile(t, "long.yaml", long)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		dir := t.TempDir()
+		cmd := exec.Command(bin, "run", path, "-q", "-o", dir)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		require.NoError(t, cmd.Start())
+		time.Sleep(700 * time.Millisecond)
+		require.NoError(t, cmd.Process.Signal(sig))
+		err := cmd.Wait()
+		var exit *exec.ExitError
+		require.ErrorAs(t, err, &exit, "%v: %s", sig, stderr.String())
+		require.Equal(t, 130, exit.ExitCode(), "%v: %s", sig, stderr.String())
+		require.Contains(t, stderr.String(), "interrupted at")
+		d := readDoc(t, filepath.Join(dir, "results.json"))
+		require.True(t, d.Interrupted, "%v", sig)
+		for _, v := range d.Variants {
+			require.Equal(t, "signal", v.StopReason)
+			require.Greater(t, v.SimTimeUS, 0.0, "%v: %s simulated something before the signal", sig, v.Name)
+		}
+		require.FileExists(t, filepath.Join(dir, "flows.csv"))
+	}
+}
