@@ -67,30 +67,35 @@ func (f *fabric) hostConfigOf(n *topology.Node) scenarios.HostConfig {
 	return f.sc.Hosts
 }
 
-// headroomNeed is the headroom a lossless class needs on port i of switch n, whose block
-// is c, term by term: the link's rate and delay, the largest frame, the response time of the
-// sender upstream (a NIC takes the global PFC block's, a switch its own), the switch's own
-// forwarding latency, and the jitter of a host upstream.
-func (f *fabric) headroomNeed(n *topology.Node, i int, c *scenarios.SwitchConfig, frame int64) pfc.HeadroomTerms {
+// sizingPort is port i of switch n as PFC sizing sees it: its link, and the response time
+// and jitter of the sender upstream (a NIC takes the global PFC block's response time, a
+// switch its own; a host's jitter is capped by the wire).
+func (f *fabric) sizingPort(n *topology.Node, i int) pfc.SizingPort {
 	port := n.Ports[i]
 	l := f.nw.Links[port.Link].Params
 	peer := &f.nw.Nodes[port.Peer]
-	link := pfc.HeadroomLink{Rate: l.Rate, Delay: l.Delay, MaxFrameWire: frame, Latency: c.Latency,
-		Classes: len(c.PFC.Priorities)}
+	sp := pfc.SizingPort{Peer: peer.Name, Rate: l.Rate, Delay: l.Delay}
 	if peer.Type == topology.Switch {
-		link.Response = responseTime(&f.switchConfigOf(peer).PFC, l.Rate)
+		sp.Response = responseTime(&f.switchConfigOf(peer).PFC, l.Rate)
 	} else {
-		link.Response = responseTime(&f.sc.Switch.PFC, l.Rate)
+		sp.Response = responseTime(&f.sc.Switch.PFC, l.Rate)
 		// The wire caps a host's jitter at one minimum frame time (topology.Wire.SetJitter).
-		link.Jitter = min(f.hostConfigOf(peer).Jitter, l.Rate.TxTime(topology.MinFrame+topology.WireOverhead))
+		sp.Jitter = min(f.hostConfigOf(peer).Jitter, l.Rate.TxTime(topology.MinFrame+topology.WireOverhead))
 	}
-	return pfc.Headroom(link)
+	return sp
 }
 
-// pfcConfig sizes PFC on switch n: per port, the headroom its link needs (or the configured
-// one), and XOFF/XON from what the buffer has left once every lossless port-class has its
-// headroom, shared equally (or the configured ones). It records a warning when the sizes
-// cannot all fit in the buffer, or when a configured headroom is below the need.
+// sizeOrAuto is a configured size for pfc.Size.
+func sizeOrAuto(s scenarios.SizeOrAuto) int64 {
+	if s.Auto {
+		return pfc.Auto
+	}
+	return s.Bytes
+}
+
+// pfcConfig is the PFC configuration of switch n, whose block is c: its lossless classes,
+// its response time per port, and the thresholds pfc.Size works out from what this
+// gathers; the warnings of the sizing go to the run's warnings.
 func (f *fabric) pfcConfig(n *topology.Node, c *scenarios.SwitchConfig) switchmodel.PFCConfig {
 	p := &c.PFC
 	if !p.Enabled {
@@ -100,55 +105,16 @@ func (f *fabric) pfcConfig(n *topology.Node, c *scenarios.SwitchConfig) switchmo
 	for _, prio := range p.Priorities {
 		cfg.Lossless[prio] = true
 	}
-	classes := int64(len(p.Priorities))
-	frame := f.maxFrameWire()
-	var reserved int64
-	short, worst := 0, -1 // ports whose configured headroom is below the need
-	var worstNeed pfc.HeadroomTerms
+	in := pfc.Sizing{Switch: n.Name, Buffer: c.Buffer, Classes: len(p.Priorities), MaxFrameWire: f.maxFrameWire(),
+		Latency: c.Latency, Xoff: sizeOrAuto(p.Xoff), Xon: sizeOrAuto(p.Xon), Headroom: sizeOrAuto(p.Headroom)}
 	for i, port := range n.Ports {
-		l := f.nw.Links[port.Link].Params
-		need := f.headroomNeed(n, i, c, frame)
-		cfg.Response = append(cfg.Response, responseTime(p, l.Rate))
-		h := need.Total()
-		if !p.Headroom.Auto {
-			h = p.Headroom.Bytes
-			if h < need.Total() {
-				short++
-				if need.Total() > worstNeed.Total() {
-					worst, worstNeed = i, need
-				}
-			}
-		}
-		cfg.Ports = append(cfg.Ports, pfc.Thresholds{Headroom: h})
-		reserved += h * classes
+		in.Ports = append(in.Ports, f.sizingPort(n, i))
+		cfg.Response = append(cfg.Response, responseTime(p, f.nw.Links[port.Link].Params.Rate))
 	}
-	if short > 0 {
-		port := n.Ports[worst]
-		l := f.nw.Links[port.Link].Params
-		f.warnf("%s: headroom %dB is below the need on %d of its %d ports (port %d to %s, %v, %v delay, needs %v): expect headroom drops",
-			n.Name, p.Headroom.Bytes, short, len(n.Ports), worst+1, f.nw.Nodes[port.Peer].Name, l.Rate, l.Delay, worstNeed)
-	}
-	shares := int64(len(n.Ports)) * classes
-	xoff := (c.Buffer - reserved) / max(shares, 1)
-	if !p.Xoff.Auto {
-		xoff = p.Xoff.Bytes
-	}
-	xoff = max(xoff, 0)
-	xon := max(xoff-2*frame, 0)
-	if !p.Xon.Auto {
-		xon = min(p.Xon.Bytes, xoff)
-	}
-	for i := range cfg.Ports {
-		cfg.Ports[i].Xoff, cfg.Ports[i].Xon = xoff, xon
-		if xoff+cfg.Ports[i].Headroom < frame {
-			f.warnf("%s port %d: XOFF %dB + headroom %dB cannot hold one %dB frame: every lossless frame there will be dropped",
-				n.Name, i+1, xoff, cfg.Ports[i].Headroom, frame)
-			break
-		}
-	}
-	if total := xoff*shares + reserved; total > c.Buffer {
-		f.warnf("%s: XOFF + headroom of its %d lossless port-classes need %dB but the buffer is %dB: lossless frames may be dropped (as headroom drops) when the buffer is full",
-			n.Name, shares, total, c.Buffer)
+	thresholds, warnings := pfc.Size(in)
+	cfg.Ports = thresholds
+	for _, w := range warnings {
+		f.warnings = append(f.warnings, w.Text)
 	}
 	return cfg
 }

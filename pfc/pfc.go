@@ -1,8 +1,9 @@
 // Package pfc is IEEE 802.1Qbb priority flow control as pure state machines: the pause
 // frame's arithmetic, the per (ingress port, priority) XOFF/XON accounting that decides when
 // to pause and resume the upstream sender, the per (egress port, priority) pause state of the
-// sender, headroom sizing, and the deadlock detector's cycle search. Nothing here schedules
-// events; the switch and the NIC drive these machines and act on what they return.
+// sender, headroom and XOFF/XON sizing (Size), and the deadlock detector's cycle search.
+// Nothing here schedules events; the switch and the NIC drive these machines and act on what
+// they return.
 package pfc
 
 import (
@@ -21,7 +22,7 @@ const (
 	// MaxQuanta is the largest pause a frame can ask for.
 	MaxQuanta = 0xFFFF
 	// FrameWireBytes is a PFC frame on the wire: the 64-byte minimum frame plus preamble,
-	// SFD and inter-frame gap (672 bit times; physics references 2.1).
+	// SFD and inter-frame gap (672 bit times; IEEE 802.3 clauses 3 and 4).
 	FrameWireBytes = 64 + 8 + 12
 	// NumPriorities is the number of classes a PFC frame addresses.
 	NumPriorities = 8
@@ -34,7 +35,7 @@ func PauseDuration(quanta uint16, r sim.Rate) sim.Time {
 
 // ResponseQuanta is the most a port may take, in pause quanta, to stop sending after it has
 // received a PAUSE, by link speed: IEEE 802.3 annex 31B as tabulated in Cisco Press,
-// "Congestion Management in Ethernet Storage Networks", ch. 7 (physics references 2.1):
+// "Congestion Management in Ethernet Storage Networks", ch. 7:
 // 60 quanta at 10G, 80 at 25G, 118 at 40G, 394 at 100G, 905 at 400G. A speed between two
 // rows takes the faster row's value, so the bound stays conservative.
 var ResponseQuanta = []struct {

@@ -1,0 +1,58 @@
+package experiment
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestImportRules keeps the layering of the simulator: the PFC and ECN machines know no
+// switch, the switch and the NIC know nothing of each other, the event engine is the
+// standard library's alone, and nothing below this package reaches up to the experiment or
+// its results. Dependencies are transitive (go list's Deps), so a rule cannot be bypassed
+// through a third package.
+func TestImportRules(t *testing.T) {
+	const mod = "github.com/fabricsim/fabricsim/"
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`, mod+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		deps[strings.TrimPrefix(f[0], mod)] = f[1:]
+	}
+	forbid := func(pkg string, bad func(dep string) bool, why string) {
+		t.Helper()
+		ds, ok := deps[pkg]
+		if !ok {
+			t.Errorf("package %s is gone: update the import rules", pkg)
+			return
+		}
+		for _, d := range ds {
+			if bad(d) {
+				t.Errorf("%s depends on %s: %s", pkg, d, why)
+			}
+		}
+	}
+	is := func(names ...string) func(string) bool {
+		return func(d string) bool {
+			for _, n := range names {
+				if d == mod+n {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	for _, p := range []string{"pfc", "ecn"} {
+		forbid(p, is("switchmodel"), "the PFC and ECN state machines are driven by the switch, not the other way round")
+	}
+	forbid("switchmodel", is("transports"), "the switch and the NIC meet only on the wire")
+	forbid("transports", is("switchmodel"), "the switch and the NIC meet only on the wire")
+	forbid("sim", func(d string) bool { return strings.Contains(strings.SplitN(d, "/", 2)[0], ".") },
+		"the event engine uses the standard library only")
+	for _, p := range []string{"sim", "topology", "header", "pfc", "ecn", "switchmodel", "transports", "scenarios"} {
+		forbid(p, is("results", "experiment"), "the model does not know how it is run or reported")
+	}
+}

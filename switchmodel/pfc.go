@@ -1,0 +1,216 @@
+package switchmodel
+
+import (
+	"github.com/fabricsim/fabricsim/pfc"
+	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/topology"
+)
+
+// PFCConfig configures priority flow control (IEEE 802.1Qbb) on a switch.
+type PFCConfig struct {
+	// Lossless marks the classes under PFC; the others are lossy.
+	Lossless [NumPriorities]bool
+	// Ports holds each port's thresholds (XOFF, XON, headroom), by port index.
+	Ports []pfc.Thresholds
+	// Response is, by port index, how long the switch takes to stop sending on that port
+	// after a PAUSE arrives there.
+	Response []sim.Time
+	// Quanta is the pause time of each PAUSE the switch sends (refreshed at half of it while
+	// the condition lasts).
+	Quanta uint16
+	// Watchdog, when positive: an egress queue paused that long without a break is flushed
+	// (its frames are dropped as watchdog drops), as switch PFC watchdogs break pause storms.
+	Watchdog sim.Time
+}
+
+// losslessPort is what the switch's datapath asks of priority flow control, port by port,
+// as htsim's lossless input and output queues split it: on the port a lossless frame came
+// in by, admit it (XOFF/headroom accounting, pausing the upstream sender) and release it
+// when it leaves the switch (resuming the sender at XON); on a port a PAUSE arrived at,
+// apply it; on an egress port, whether a class may start a frame, and whether the watchdog
+// is discarding a class. *Port implements it in this file, with the PAUSE sending, refresh
+// and watchdog behind it. The datapath calls these methods on *Port directly, never through
+// an interface value, so the per-frame path has no dynamic call.
+type losslessPort interface {
+	admit(now sim.Time, c uint8, size int64) bool
+	release(now sim.Time, c int, size int64)
+	receivePause(now sim.Time, p *topology.Packet)
+	paused(now sim.Time, c int) bool
+	discarding(c uint8) bool
+}
+
+var _ losslessPort = (*Port)(nil)
+
+// portPFC is a port's priority flow control state, both sides: the accounting of the frames
+// that came in on the port, and the pause state of its sending side.
+type portPFC struct {
+	// Ingress is the accounting of frames that came in on this port, by class.
+	Ingress [NumPriorities]pfc.Ingress
+	// Pause is the pause state of this port's sending side.
+	Pause pfc.Egress
+	// control holds the PAUSE frames waiting to go out, ahead of all data.
+	control topology.Queue
+	// PausesSent and ResumesSent count the PFC frames this port sent upstream, by class.
+	PausesSent, ResumesSent [NumPriorities]int64
+	refreshOn               [NumPriorities]bool // a refresh timer is pending for the class
+	watchOn                 [NumPriorities]bool // a watchdog check is pending for the class
+	// storm marks a class the watchdog caught paused too long: until its pause ends it drops
+	// what is queued and what arrives, and does not wait on the pause.
+	storm    [NumPriorities]bool
+	response sim.Time
+}
+
+// configurePFC gives the port its thresholds and response time from c.
+func (pt *Port) configurePFC(c *PFCConfig) {
+	if i := pt.Index; i < len(c.Ports) {
+		for k := range pt.Ingress {
+			pt.Ingress[k].Thresholds = c.Ports[i]
+		}
+	}
+	if i := pt.Index; i < len(c.Response) {
+		pt.response = c.Response[i]
+	}
+}
+
+// admit accounts a lossless frame of class c and size bytes that came in on this port. It
+// reports false when the frame does not fit in XOFF + headroom (a headroom drop); when the
+// frame takes the count above XOFF, the port pauses its upstream sender.
+func (pt *Port) admit(now sim.Time, c uint8, size int64) bool {
+	ok, act := pt.Ingress[c].Admit(size)
+	if act == pfc.Pause {
+		pt.sendPause(now, int(c), pt.sw.cfg.PFC.Quanta)
+	}
+	return ok
+}
+
+// release accounts a lossless frame of class c and size bytes that came in on this port and
+// has left the switch; at XON the port resumes its upstream sender.
+func (pt *Port) release(now sim.Time, c int, size int64) {
+	if pt.Ingress[c].Release(size) == pfc.Resume {
+		pt.sendPause(now, c, 0)
+	}
+}
+
+// paused reports whether class c may not start a frame on this port at now.
+func (pt *Port) paused(now sim.Time, c int) bool { return pt.Pause.Paused(now, c) }
+
+// discarding reports whether the watchdog drops what arrives for class c on this port.
+func (pt *Port) discarding(c uint8) bool { return pt.storm[c] }
+
+// wakeAtPauseEnd arranges a kick when the earliest pause of a non-empty class ends.
+func (pt *Port) wakeAtPauseEnd(now sim.Time) {
+	t := sim.Never
+	for c := range pt.Queues {
+		if pt.Queues[c].Len > 0 && pt.Pause.Paused(now, c) {
+			t = min(t, pt.Pause.Until(c))
+		}
+	}
+	if t < pt.wakeAt {
+		pt.wakeAt = t
+		pt.sw.eng.At(t, pt.sw, portOp(evWake, pt.Index, 0), nil)
+	}
+}
+
+// sendPause queues a PFC frame for class c on this port, to the upstream sender; quanta 0
+// resumes it. While the class stays paused, a refresh goes out at half the pause time, so the
+// sender never resumes by expiry.
+func (pt *Port) sendPause(now sim.Time, c int, quanta uint16) {
+	if quanta > 0 && !pt.refreshOn[c] {
+		pt.refreshOn[c] = true
+		pt.sw.eng.At(now+pt.refreshInterval(quanta), pt.sw, portOp(evRefresh, pt.Index, c), nil)
+	}
+	pt.InjectPause(now, c, quanta)
+}
+
+// refresh is the refresh timer of class c: the PAUSE goes out again if the class is still
+// above XON.
+func (pt *Port) refresh(now sim.Time, c int) {
+	pt.refreshOn[c] = false
+	if pt.Ingress[c].Paused {
+		pt.sendPause(now, c, pt.sw.cfg.PFC.Quanta)
+	}
+}
+
+// InjectPause queues one PFC frame for class c on this port, outside the PFC accounting (a
+// fault: nothing refreshes or resumes it); quanta 0 resumes the class.
+func (pt *Port) InjectPause(now sim.Time, c int, quanta uint16) {
+	p := pt.sw.pool.Get(topology.KindPause)
+	pfc.FillFrame(p, c, quanta)
+	p.Src, p.Dst = pt.sw.ID, pt.Wire.To
+	p.SentAt = now
+	pt.control.Push(now, p)
+	if quanta == 0 {
+		pt.ResumesSent[c]++
+	} else {
+		pt.PausesSent[c]++
+	}
+	pt.kick(now)
+}
+
+// refreshInterval is how soon a PAUSE of quanta is refreshed while its condition lasts: at
+// half the pause time, but never sooner than a few PFC frame times, so that tiny quanta
+// cannot fill the link with pause frames.
+func (pt *Port) refreshInterval(quanta uint16) sim.Time {
+	rate := pt.Wire.Params.Rate
+	return max(pfc.PauseDuration(quanta, rate)/2, 4*rate.TxTime(pfc.FrameWireBytes))
+}
+
+// ControlCount is the number of PFC frames of kind k waiting to go out (for audits).
+func (pt *Port) ControlCount(k topology.Kind) int64 { return pt.control.Count(k) }
+
+// receivePause applies a PFC frame that arrived on this port to its sending side. Classes
+// without PFC ignore it: IEEE 802.1Qbb enables PFC per priority.
+func (pt *Port) receivePause(now sim.Time, p *topology.Packet) {
+	for c := 0; c < NumPriorities; c++ {
+		if p.PauseEnable&(1<<c) == 0 || !pt.sw.lossless[c] {
+			continue
+		}
+		pt.Pause.Receive(now, c, p.PauseQuanta[c], pt.Wire.Params.Rate, pt.response)
+		if p.PauseQuanta[c] > 0 && pt.sw.cfg.PFC.Watchdog > 0 && !pt.watchOn[c] {
+			pt.watchOn[c] = true
+			pt.sw.eng.At(now+pt.response+pt.sw.cfg.PFC.Watchdog, pt.sw, portOp(evWatch, pt.Index, c), nil)
+		}
+	}
+	pt.kick(now) // a resume may free a class; a pause is honoured at the next frame boundary
+}
+
+// watchdog flushes queue c if it has been paused, without a break, for the watchdog time:
+// its frames are dropped (watchdog drops), which frees the buffer they held upstream's pause
+// depends on, and so breaks a pause storm or deadlock. If the class is paused but for less
+// time, the check comes back when it would be due.
+func (pt *Port) watchdog(now sim.Time, c int) {
+	pt.watchOn[c] = false
+	since := pt.Pause.PausedSince(now, c)
+	if since == sim.Never {
+		pt.storm[c] = false // the pause is over: the class is restored
+		return
+	}
+	if due := since + pt.sw.cfg.PFC.Watchdog; now < due {
+		pt.watchOn[c] = true
+		pt.sw.eng.At(due, pt.sw, portOp(evWatch, pt.Index, c), nil)
+		return
+	}
+	// A pause storm: drop what the queue holds, and (in enqueue) what arrives for it, until
+	// the pause ends, as switch PFC watchdogs do in their drop mode. The check comes back at
+	// the end of the pause to restore the class.
+	pt.storm[c] = true
+	pt.flush(now, c)
+	pt.watchOn[c] = true
+	pt.sw.eng.At(max(pt.Pause.Until(c), now+1), pt.sw, portOp(evWatch, pt.Index, c), nil)
+}
+
+// flush drops every frame of queue c as a watchdog drop, releasing its buffer and ingress
+// accounting (which may resume the upstream senders).
+func (pt *Port) flush(now sim.Time, c int) {
+	sw := pt.sw
+	for pt.Queues[c].Len > 0 {
+		p := pt.Queues[c].Pop(now)
+		pt.queued--
+		size := int64(p.Frame)
+		sw.BufferUsed -= size
+		if sw.lossless[c] {
+			sw.Ports[p.InPort].release(now, c, size)
+		}
+		sw.drop(p, DropWatchdog)
+	}
+}
