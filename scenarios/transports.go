@@ -18,12 +18,12 @@ type Transports struct {
 
 // RoCEConfig configures a RoCE (v1 or v2) reliable-connection endpoint.
 type RoCEConfig struct {
-	MTU               int      `yaml:"mtu" default:"1024" oneof:"256,512,1024,2048,4096" means:"the InfiniBand path MTUs" doc:"the path MTU"`
+	MTU               int      `yaml:"mtu" default:"1024" model:"MTU" oneof:"256,512,1024,2048,4096" means:"the InfiniBand path MTUs" doc:"the path MTU"`
 	CC                string   `yaml:"cc" default:"none" oneof:"none,dcqcn" what:"congestion control" doc:"congestion control (dcqcn: RoCE v2 only)"`
 	Recovery          string   `yaml:"recovery" default:"go-back-n" oneof:"go-back-n,go-back-0" what:"recovery" doc:"go-back-0 sends the whole message again, as old NICs did"`
-	RetransmitTimeout sim.Time `yaml:"retransmit_timeout" default:"1.048576ms" gt:"0" eg:"1ms" doc:"4.096us x 2^8: the InfiniBand local ACK timeout (4.096us x 2^timeout) with QP timeout attribute 8"`
-	RetryLimit        int      `yaml:"retry_limit" default:"7" min:"0" max:"7" means:"the InfiniBand retry count has 3 bits" doc:"retransmissions of one packet before the flow fails (IB retry_cnt has 3 bits)"`
-	AckInterval       int      `yaml:"ack_interval" default:"16" min:"1" max:"65536" means:"packets per ACK" doc:"packets per coalesced ACK; a message's last packet is always ACKed"`
+	RetransmitTimeout sim.Time `yaml:"retransmit_timeout" default:"1.048576ms" model:"RetransmitTimeout" gt:"0" eg:"1ms" doc:"4.096us x 2^8: the InfiniBand local ACK timeout (4.096us x 2^timeout) with QP timeout attribute 8"`
+	RetryLimit        int      `yaml:"retry_limit" default:"7" model:"RetryLimit" min:"0" max:"7" means:"the InfiniBand retry count has 3 bits" doc:"retransmissions of one packet before the flow fails (IB retry_cnt has 3 bits)"`
+	AckInterval       int      `yaml:"ack_interval" default:"16" model:"AckInterval" min:"1" max:"65536" means:"packets per ACK" doc:"packets per coalesced ACK; a message's last packet is always ACKed"`
 	// DCQCN holds the DCQCN reaction and notification points, when CC is dcqcn.
 	DCQCN ecn.Params `yaml:"dcqcn"`
 	// DCQCNMode is paper or nvidia: the defaults DCQCN starts from (dcqcn.mode).
