@@ -102,3 +102,4 @@ func docRow(b *strings.Builder, key, text string) {
 	}
 	b.WriteString(line + "\n")
 }
+
