@@ -102,4 +102,3 @@ func docRow(b *strings.Builder, key, text string) {
 	}
 	b.WriteString(line + "\n")
 }
-
