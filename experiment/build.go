@@ -88,8 +88,13 @@ func buildNetwork(t *scenarios.Topology) (*topology.Network, error) {
 	return nw, nil
 }
 
-func switchConfig(c *scenarios.SwitchConfig) switchmodel.Config {
-	cfg := switchmodel.Config{BufferBytes: c.Buffer, Alpha: c.BufferAlpha, Latency: c.Latency}
+// switchConfig is the model's config of a switch block: its settings that name a model field,
+// then the scheduler and the ECN marker (PFC is sized per switch, see pfcConfig).
+func switchConfig(c *scenarios.SwitchConfig) (switchmodel.Config, error) {
+	var cfg switchmodel.Config
+	if err := copySettings(&cfg, c); err != nil {
+		return cfg, err
+	}
 	if c.Scheduler == "dwrr" {
 		cfg.Scheduler = switchmodel.DWRR
 		copy(cfg.Weights[:], c.Weights)
@@ -97,7 +102,7 @@ func switchConfig(c *scenarios.SwitchConfig) switchmodel.Config {
 	if c.ECN.Enabled {
 		cfg.ECN = &ecn.Marker{Kmin: c.ECN.Kmin, Kmax: c.ECN.Kmax, Pmax: c.ECN.Pmax}
 	}
-	return cfg
+	return cfg, nil
 }
 
 // ecnAnywhere reports whether any switch marks ECN.
@@ -112,6 +117,9 @@ func (f *fabric) ecnAnywhere() bool {
 
 // build assembles the fabric of one resolved scenario.
 func build(sc *scenarios.Scenario) (*fabric, error) {
+	if err := settingsReachModels(); err != nil {
+		return nil, err
+	}
 	nw, err := buildNetwork(&sc.Topology)
 	if err != nil {
 		return nil, err
@@ -143,7 +151,10 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 		n := &nw.Nodes[i]
 		if n.Type == topology.Switch {
 			c := f.switchConfigOf(n)
-			cfg := switchConfig(c)
+			cfg, err := switchConfig(c)
+			if err != nil {
+				return nil, err
+			}
 			cfg.PFC = f.pfcConfig(n, c)
 			cfg.Rand = sim.Stream(sc.Seed, "switch:"+n.Name)
 			sw := switchmodel.New(f.eng, f.pool, nw, routes, n.ID, cfg)

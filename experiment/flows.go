@@ -15,9 +15,9 @@ func (f *fabric) roceConfig(transport string) transports.RoCEConfig {
 	if transport == "rocev1" {
 		cfg, version = f.sc.Transports.RoCEv1, 1
 	}
-	rc := transports.RoCEConfig{Version: version, GoBack0: cfg.Recovery == "go-back-0", MTU: cfg.MTU,
-		RetransmitTimeout: cfg.RetransmitTimeout, RetryLimit: cfg.RetryLimit, AckInterval: cfg.AckInterval,
+	rc := transports.RoCEConfig{Version: version, GoBack0: cfg.Recovery == "go-back-0",
 		CNPPriority: uint8(f.sc.Hosts.CNPPriority)}
+	_ = copySettings(&rc, cfg) // cannot fail: build checks settingsReachModels first
 	if cfg.CC == "dcqcn" {
 		p := cfg.DCQCN
 		rc.DCQCN = &p
@@ -28,9 +28,8 @@ func (f *fabric) roceConfig(transport string) transports.RoCEConfig {
 // iwarpConfig is the connection configuration of the iwarp transport.
 func (f *fabric) iwarpConfig() transports.IWARPConfig {
 	c := f.sc.Transports.IWARP
-	ic := transports.IWARPConfig{MTU: c.MTU, Markers: c.Markers, Timestamps: c.Timestamps, SACK: c.SACK,
-		InitCwnd: c.InitCwnd, MinRTO: c.MinRTO, InitialRTO: c.RTOInit, MaxRTO: c.MaxRTO, Retries: c.Retries,
-		DelayedAck: c.DelayedAck, ReceiveWindow: c.ReceiveWindow, NICDelay: c.NICDelay, Handshake: c.Handshake}
+	var ic transports.IWARPConfig
+	_ = copySettings(&ic, c) // cannot fail: build checks settingsReachModels first
 	switch c.ECN {
 	case "classic":
 		ic.ECN = transports.ECNClassic

@@ -1,4 +1,4 @@
-// Package scenarios reads fabricsim scenario files (YAML, version 1; SPEC.md section 2):
+// Package scenarios reads fabricsim scenario files (YAML, version 1; docs/model.md):
 // strict loading, explicit units, semantic validation, --set overrides, variants, and the
 // bundled library of scenarios.
 //
@@ -37,96 +37,151 @@
 // version, name, description or variants. A traffic item without a transport takes its
 // variant's.
 //
-// # Defaults
+// # Settings
+//
+// The settings blocks, key by key (a switch node's own switch block and a host's own hosts
+// block take the same keys): the default, in parentheses what is allowed, and what the
+// setting does, with its source. The table is rendered from the declarations (SwitchConfig,
+// HostConfig, Transports and their tags); go generate rewrites it and a test keeps it current.
+//
+//	switch.buffer                 32MB (> 0): the shared packet buffer in bytes (a typical
+//	                              shared buffer of 100G-generation datacenter ASICs)
+//	switch.buffer_alpha           1 (> 0): the dynamic-threshold alpha (Choudhury and Hahne,
+//	                              1998): a queue may hold alpha x the free buffer; SONiC's
+//	                              Mellanox profiles use 1
+//	switch.scheduler              strict (strict | dwrr): strict priority, or deficit weighted
+//	                              round robin over weights
+//	switch.weights                none: the 8 DWRR weights, one per priority, each >= 1;
+//	                              required with dwrr, rejected with strict
+//	switch.latency                0: the forwarding latency added to each packet
+//	switch.pfc.enabled            false: makes the priorities lossless
+//	switch.pfc.priorities         [3]: the lossless classes, 0..7 (the default is the class of
+//	                              hosts.priority)
+//	switch.pfc.xoff               auto (> 0): per ingress port and class; auto: the buffer left
+//	                              after every lossless port-class's headroom, shared equally by
+//	                              them
+//	switch.pfc.xon                auto (> 0): at most xoff; auto: xoff - 2 x the largest frame
+//	switch.pfc.headroom           auto (> 0): auto: the worst case after XOFF is crossed: 3 x
+//	                              the largest frame (the one crossing XOFF, one on the reverse
+//	                              wire, the one the sender finishes) + 84 B per lossless class
+//	                              (the PAUSE and those queued ahead of it) + rate x (2 x delay +
+//	                              response time + forwarding latency + host jitter); see
+//	                              pfc.HeadroomTerms
+//	switch.pfc.watchdog           0: a queue paused this long without a break is flushed
+//	                              (watchdog drops); 0 is off
+//	switch.pfc.response_time      auto: how long a port takes to stop sending after a PAUSE
+//	                              arrives; auto: the IEEE 802.3 annex 31B bound for the link's
+//	                              speed (60/80/118/394/905 quanta at 10/25/40/100/400G)
+//	switch.pfc.quanta             65535 (1..65535): the pause time of each PAUSE sent, refreshed
+//	                              at half the pause time
+//	switch.pfc.deadlock_detection 1ms (0 or >= 1us): how long a cycle of paused, non-empty
+//	                              queues must make no progress to be reported as a deadlock
+//	switch.ecn.enabled            false: marks ECN-capable frames CE on egress
+//	switch.ecn.kmin               5KB: no mark below this queue (DCQCN, SIGCOMM'15); at most
+//	                              kmax
+//	switch.ecn.kmax               200KB (> 0): every frame marked above this queue (DCQCN,
+//	                              SIGCOMM'15)
+//	switch.ecn.pmax               0.01 ([0,1]): the marking probability at kmax (DCQCN,
+//	                              SIGCOMM'15)
+//	hosts.priority                3 (0..7): the traffic class of RDMA data unless a flow says
+//	                              otherwise
+//	hosts.ttl                     64 (1..255): the initial IP TTL (the usual one)
+//	hosts.cnp_priority            6 (0..7): the traffic class of the CNPs a host sends (NVIDIA's
+//	                              CNP_802P_PRIO; CNP_DSCP 48)
+//	hosts.jitter                  0 (0..1us): a random delay in [0, jitter) for each frame a
+//	                              host sends, at most one minimum frame time at the host's link
+//	                              rate, so a host's frames stay in order; it breaks the
+//	                              lock-step phase effects of identical senders at drop-tail
+//	                              queues (Floyd and Jacobson, 1992)
+//	transports.rocev2.mtu         1024 (256, 512, 1024, 2048, 4096): the path MTU
+//	transports.rocev2.cc          none (none | dcqcn): congestion control (dcqcn: RoCE v2 only)
+//	transports.rocev2.recovery    go-back-n (go-back-n | go-back-0): go-back-0 sends the whole
+//	                              message again, as old NICs did
+//	transports.rocev2.retransmit_timeout 1.048576ms (> 0): 4.096us x 2^8: the InfiniBand local
+//	                              ACK timeout (4.096us x 2^timeout) with QP timeout attribute 8
+//	transports.rocev2.retry_limit 7 (0..7): retransmissions of one packet before the flow fails
+//	                              (IB retry_cnt has 3 bits)
+//	transports.rocev2.ack_interval 16 (1..65536): packets per coalesced ACK; a message's last
+//	                              packet is always ACKed
+//	transports.rocev2.dcqcn.mode  paper (paper | nvidia): the defaults below: the paper's
+//	                              (SIGCOMM'15; rhai from the authors' ns-3) or the ConnectX
+//	                              firmware's
+//	transports.rocev2.dcqcn.g     paper 0.00390625, nvidia 0.0048828125 ((0,1]): the gain of the
+//	                              alpha estimate
+//	transports.rocev2.dcqcn.alpha_init paper 1, nvidia 1 ([0,1]): alpha before the first CNP
+//	transports.rocev2.dcqcn.alpha_period paper 55us, nvidia 1us (> 0): alpha is updated once per
+//	                              period
+//	transports.rocev2.dcqcn.rate_timer paper 55us, nvidia 300us (> 0): one rate-increase event
+//	                              per period
+//	transports.rocev2.dcqcn.byte_counter paper 10MB, nvidia 0: one rate-increase event per this
+//	                              many bytes sent; 0: timer only
+//	transports.rocev2.dcqcn.f     paper 5, nvidia 1 (>= 0): fast-recovery stages before additive
+//	                              and hyper increase
+//	transports.rocev2.dcqcn.rai   paper 40Mbps, nvidia 5Mbps: the additive increase step
+//	transports.rocev2.dcqcn.rhai  paper 200Mbps, nvidia 50Mbps: the hyper increase step
+//	transports.rocev2.dcqcn.hyper paper linear, nvidia constant (linear | constant): linear adds
+//	                              i x rhai at the i-th hyper stage; constant adds rhai
+//	transports.rocev2.dcqcn.min_rate paper 1Mbps, nvidia 1Mbps: the floor of the rate
+//	transports.rocev2.dcqcn.decrease_period paper 0, nvidia 4us: the rate is cut at most once
+//	                              per period; 0 cuts on every CNP
+//	transports.rocev2.dcqcn.cnp_interval paper 50us, nvidia 4us: the notification point's
+//	                              minimum gap between two CNPs
+//	transports.rocev2.dcqcn.alpha_on_cnp paper true, nvidia false: alpha rises at the CNP itself
+//	                              (the paper), else at the end of its alpha period (NVIDIA)
+//	transports.rocev2.dcqcn.np    paper paper, nvidia paper (paper | immediate-only): paper: a
+//	                              CE mark with no CNP in the last cnp_interval is answered at
+//	                              once; then one CNP at the end of each cnp_interval window in
+//	                              which a packet was marked (SIGCOMM'15 section 3).
+//	                              immediate-only: the first clause alone, marks inside the
+//	                              interval are forgotten
+//	transports.rocev2.dcqcn.cnp_pacing paper flow, nvidia port (flow | port): flow: one pacer
+//	                              per flow (the paper); port: one pacer per receiving NIC port
+//	                              (ConnectX MIN_TIME_BETWEEN_CNPS is "from the port"). With port
+//	                              pacing and np paper, flows marked while the port is blocked
+//	                              wait, oldest mark first, one CNP per window end (a modelling
+//	                              choice: the vendor does not say which flow wins); with
+//	                              immediate-only their marks are forgotten
+//	transports.rocev1             as rocev2, with the same defaults; cc none only (RoCE v1
+//	                              frames carry no IP header, so no ECN)
+//	transports.iwarp.mtu          1500 (576..9216): the IPv4 MTU (RFC 791's 576 to the largest
+//	                              jumbo frame datacenter switches carry); MSS = mtu - 40, - 12
+//	                              more with timestamps; one FPDU per segment
+//	transports.iwarp.cc           newreno (newreno): slow start (byte counting, L = 2),
+//	                              congestion avoidance, fast retransmit and fast recovery
+//	transports.iwarp.min_rto      1ms (> 0): the RTO floor (RFC 6298's 1 s, scaled by 1/1000)
+//	transports.iwarp.rto_init     min_rto: the RTO before any RTT sample, >= min_rto (RFC 6298:
+//	                              1 s, as its floor)
+//	transports.iwarp.max_rto      60 x min_rto: the back-off ceiling, >= min_rto and rto_init
+//	                              (RFC 6298: at least 60 s)
+//	transports.iwarp.retries      15 (1..255): RTOs in a row without progress, then the flow
+//	                              fails (Linux tcp_retries2)
+//	transports.iwarp.init_cwnd    10 (1..1000): the initial window in segments (RFC 6928)
+//	transports.iwarp.nic_delay    1us: each received segment reaches TCP this much later
+//	                              (offload processing, pipelined: latency, not a rate cap)
+//	transports.iwarp.markers      false: MPA markers: 4 bytes per 512 of TCP sequence space
+//	transports.iwarp.timestamps   false: TCP timestamps: 12 bytes per segment, an RTT sample per
+//	                              ACK
+//	transports.iwarp.sack         true: SACK blocks (RFC 2018) and SACK recovery (RFC 6675);
+//	                              false: NewReno (RFC 6582)
+//	transports.iwarp.delayed_ack  40us: an ACK every second segment (RFC 5681 4.2), a lone one
+//	                              after this (Linux's 40 ms minimum, scaled like min_rto; RFC
+//	                              1122 4.2.3.2 allows up to 500 ms); 0: every segment;
+//	                              out-of-order, gap-filling and a message's last segment are
+//	                              acknowledged at once
+//	transports.iwarp.ecn          none (none | classic | dctcp): classic: RFC 3168, halve once
+//	                              per window; dctcp: RFC 8257, g = 1/16
+//	transports.iwarp.receive_window 4MB: the receiver's window, 2 x mtu to 1GiB (RFC 7323 window
+//	                              scale 14); the default is large enough not to limit one flow
+//	transports.iwarp.handshake    false: true: SYN, SYN-ACK, ACK, MPA Request and Reply at each
+//	                              flow's start, counted in the FCT and in the ideal FCT; false:
+//	                              a flow starts on an established connection, as a RoCE flow on
+//	                              a connected queue pair
+//
+// # Other defaults
 //
 //	seed                          1
 //	stop                          100ms
 //	sample_interval               stop/500: the period of the time series written with --out
-//	switch.buffer                 32MB (a typical shared buffer of 100G-generation datacenter ASICs)
-//	switch.buffer_alpha           1 (dynamic threshold, Choudhury-Hahne; SONiC Mellanox profiles use 1)
-//	switch.scheduler              strict
-//	switch.latency                0
-//	switch.pfc.enabled            false
-//	switch.pfc.priorities         [3] (the class of hosts.priority)
-//	switch.pfc.xoff, xon          auto: the buffer left after every lossless port-class's
-//	                              headroom, shared equally by them; xon = xoff - 2 x largest frame
-//	switch.pfc.headroom           auto: the worst case after XOFF is crossed: 3 x largest frame
-//	                              (the one crossing XOFF, one on the reverse wire, the one the
-//	                              sender finishes) + 84 B per lossless class (the PAUSE and those
-//	                              queued ahead of it) + rate x (2 x delay + response time +
-//	                              forwarding latency + host jitter); see pfc.HeadroomTerms
-//	switch.pfc.response_time      auto: IEEE 802.3 annex 31B bound for the link speed
-//	                              (60/80/118/394/905 quanta at 10/25/40/100/400G)
-//	switch.pfc.quanta             65535 (refreshed at half the pause time)
-//	switch.pfc.watchdog           0 (off)
-//	switch.pfc.deadlock_detection 1ms (0 = off)
-//	switch.ecn.enabled            false
-//	switch.ecn.kmin, kmax, pmax   5KB, 200KB, 0.01 (DCQCN, SIGCOMM'15): RED-style marking on
-//	                              egress, at dequeue, of ECN-capable frames (RoCE v2 data;
-//	                              iWARP data when transports.iwarp.ecn is classic or dctcp)
-//	hosts.priority                3
-//	hosts.ttl                     64 (the usual initial IP TTL)
-//	hosts.cnp_priority            6 (NVIDIA CNP_802P_PRIO; DSCP 48)
-//	hosts.jitter                  0: a random delay in [0, jitter) per frame a host sends,
-//	                              at most one minimum frame time at the host's link rate
-//	transports.rocev2.mtu         1024 (allowed: the IB path MTUs 256, 512, 1024, 2048, 4096)
-//	transports.rocev2.cc          none (or dcqcn)
-//	transports.rocev2.dcqcn.mode  paper: g 1/256, alpha_init 1, alpha_period 55us,
-//	                              rate_timer 55us, byte_counter 10MB, f 5, rai 40Mbps,
-//	                              rhai 200Mbps (hyper linear: i x rhai), min_rate 1Mbps,
-//	                              decrease_period 0 (cut on every CNP), cnp_interval 50us,
-//	                              alpha_on_cnp true (SIGCOMM'15; rhai from the authors' ns-3)
-//	                              nvidia: g 5/1024, alpha_period 1us, rate_timer 300us,
-//	                              byte_counter 0 (timer only), f 1, rai 5Mbps, rhai 50Mbps
-//	                              (hyper constant), min_rate 1Mbps, decrease_period 4us,
-//	                              cnp_interval 4us, alpha_on_cnp false (ConnectX firmware)
-//	                              Every field may be set on its own over the mode's defaults.
-//	transports.rocev2.dcqcn.np    paper (both modes): a CE mark with no CNP in the last
-//	                              cnp_interval is answered at once; then one CNP at the end
-//	                              of each cnp_interval window in which a packet was marked
-//	                              (SIGCOMM'15 section 3). immediate-only: the first clause
-//	                              alone, marks inside the interval are forgotten
-//	transports.rocev2.dcqcn.cnp_pacing  flow in paper mode (one pacer per flow, the paper);
-//	                              port in nvidia mode (one pacer per receiving NIC port:
-//	                              ConnectX MIN_TIME_BETWEEN_CNPS is "from the port"). With
-//	                              port pacing and np paper, flows marked while the port is
-//	                              blocked wait, oldest mark first, one CNP per window end (a
-//	                              modelling choice: the vendor does not say which flow wins);
-//	                              with immediate-only their marks are forgotten
-//	transports.rocev2.recovery    go-back-n (or go-back-0: the whole message again, as old NICs did)
-//	transports.rocev1             as rocev2; cc none only (RoCE v1 has no IP header, no ECN)
-//	transports.rocev2.retransmit_timeout  1.048576ms = 4.096us x 2^8, the IB local ACK
-//	                              timeout with QP timeout attribute 8 (physics-references 4.1)
-//	transports.rocev2.retry_limit 7 (IB retry_cnt has 3 bits: 0..7)
-//	transports.rocev2.ack_interval 16 packets per coalesced ACK; a message's last packet is
-//	                              always ACKed
-//	transports.iwarp.mtu          1500 (an IPv4 MTU, 576..9216); MSS = mtu - 40, - 12 more with
-//	                              timestamps; one FPDU per segment
-//	transports.iwarp.cc           newreno: slow start (byte counting, L = 2), congestion
-//	                              avoidance, fast retransmit and fast recovery
-//	transports.iwarp.sack         true: SACK blocks (RFC 2018) and SACK recovery (RFC 6675);
-//	                              false: NewReno (RFC 6582)
-//	transports.iwarp.min_rto      1ms (RFC 6298's 1 s, scaled by 1/1000)
-//	transports.iwarp.rto_init     min_rto (RFC 6298: the initial RTO is 1 s too)
-//	transports.iwarp.max_rto      60 x min_rto (RFC 6298: a ceiling of at least 60 s)
-//	transports.iwarp.retries      15 RTOs in a row without progress, then the flow fails
-//	                              (Linux tcp_retries2)
-//	transports.iwarp.init_cwnd    10 segments (RFC 6928)
-//	transports.iwarp.delayed_ack  40us: an ACK every second segment, a lone one after 40us
-//	                              (Linux's 40 ms minimum, scaled like min_rto); 0 = every
-//	                              segment; out-of-order, gap-filling and a message's last
-//	                              segment are acknowledged at once
-//	transports.iwarp.ecn          none (or classic: RFC 3168, halve once per window; dctcp:
-//	                              RFC 8257, g = 1/16)
-//	transports.iwarp.markers      false (MPA markers: 4 bytes per 512 of TCP sequence space)
-//	transports.iwarp.timestamps   false (TCP timestamps: 12 bytes per segment, RTT per ACK)
-//	transports.iwarp.receive_window 4MB (window scaling; large enough not to limit one flow)
-//	transports.iwarp.nic_delay    1us: each received segment reaches TCP this much later
-//	                              (offload processing, pipelined: latency, not a rate cap)
-//	transports.iwarp.handshake    false: a flow starts on an established connection, as a
-//	                              RoCE flow on a connected queue pair; true: SYN, SYN-ACK,
-//	                              ACK, MPA Request and Reply first, counted in the FCT and in
-//	                              the ideal FCT
 //	link delay, loss              0, 0
 //	flow start, rate              0, 0 (0 = unpaced)
 //	flow priority                 the sending host's hosts.priority (incast, permutation: the
@@ -153,8 +208,9 @@
 // (a host's NIC floods PAUSE on a class from at until until, which must be after at) and
 // pause (one PFC frame from node's port, quanta 0..65535, required); a PFC fault on a class
 // that is not lossless is a warning, since switches ignore PFC frames for it.
-// iWARP: mtu 576..9216, min_rto > 0, rto_init >= min_rto, max_rto >= both, retries 1..255,
-// init_cwnd 1..1000, nic_delay and delayed_ack >= 0, receive_window 2 x mtu .. 1GiB.
+// The settings' own limits are in the settings table; across fields: switch.scheduler dwrr
+// needs 8 weights and strict takes none, xon <= xoff, kmin <= kmax, iwarp rto_init >= min_rto
+// and max_rto >= both, receive_window from 2 x mtu to 1GiB, and rocev1 takes no dcqcn.
 //
 // Features of later issues are parsed and then rejected at their position as "not supported
 // yet", never silently ignored: poisson traffic.
@@ -162,4 +218,6 @@
 // # Library
 //
 // Bundled and BundledYAML give the scenarios shipped inside the binary (library/*.yaml).
+//go:generate go test -run TestSettingsDoc -update
+
 package scenarios

@@ -6,24 +6,26 @@ import (
 	"go.yaml.in/yaml/v4"
 )
 
-// The raw types mirror the file as written. Pointers mark the fields that have a default or
-// must be told apart from zero; the resolver turns a raw file into a Scenario. Every yaml tag
-// here is a field name of the file format (SPEC section 2).
+// The raw types mirror the file as written, except the settings blocks (switch, hosts,
+// transports), which are kept as nodes and decoded by their declarations (settings.go).
+// Pointers mark the fields that have a default or must be told apart from zero; the resolver
+// turns a raw file into a Scenario. Every yaml tag here is a field name of the file format
+// (docs/model.md).
 
 type rawFile struct {
-	Version     *int           `yaml:"version"`
-	Name        *string        `yaml:"name"`
-	Description string         `yaml:"description"`
-	Seed        *uint64        `yaml:"seed"`
-	Stop        *Duration      `yaml:"stop"`
-	Sample      *Duration      `yaml:"sample_interval"`
-	Topology    *rawTopology   `yaml:"topology"`
-	Switch      *rawSwitch     `yaml:"switch"`
-	Hosts       *rawHosts      `yaml:"hosts"`
-	Transports  *rawTransports `yaml:"transports"`
-	Traffic     []rawTraffic   `yaml:"traffic"`
-	Faults      []rawFault     `yaml:"faults"`
-	Variants    []rawVariant   `yaml:"variants"`
+	Version     *int         `yaml:"version"`
+	Name        *string      `yaml:"name"`
+	Description string       `yaml:"description"`
+	Seed        *uint64      `yaml:"seed"`
+	Stop        *Duration    `yaml:"stop"`
+	Sample      *Duration    `yaml:"sample_interval"`
+	Topology    *rawTopology `yaml:"topology"`
+	Switch      yaml.Node    `yaml:"switch"`
+	Hosts       yaml.Node    `yaml:"hosts"`
+	Transports  yaml.Node    `yaml:"transports"`
+	Traffic     []rawTraffic `yaml:"traffic"`
+	Faults      []rawFault   `yaml:"faults"`
+	Variants    []rawVariant `yaml:"variants"`
 }
 
 type rawVariant struct {
@@ -62,13 +64,13 @@ type rawLinkSpec struct {
 }
 
 type rawNode struct {
-	Name   string     `yaml:"name"`
-	Type   string     `yaml:"type"`
-	Subnet *string    `yaml:"subnet"`
-	IP     *string    `yaml:"ip"`
-	Layer  *int       `yaml:"layer"`
-	Switch *rawSwitch `yaml:"switch"`
-	Hosts  *rawHosts  `yaml:"hosts"`
+	Name   string    `yaml:"name"`
+	Type   string    `yaml:"type"`
+	Subnet *string   `yaml:"subnet"`
+	IP     *string   `yaml:"ip"`
+	Layer  *int      `yaml:"layer"`
+	Switch yaml.Node `yaml:"switch"` // decoded by the resolver over the global switch block
+	Hosts  yaml.Node `yaml:"hosts"`  // decoded by the resolver over the global hosts block
 }
 
 type rawLink struct {
@@ -82,95 +84,6 @@ type rawRoute struct {
 	At  string `yaml:"at"`
 	Dst string `yaml:"dst"`
 	Via string `yaml:"via"`
-}
-
-type rawSwitch struct {
-	Buffer      *Size     `yaml:"buffer"`
-	BufferAlpha *float64  `yaml:"buffer_alpha"`
-	Scheduler   *string   `yaml:"scheduler"`
-	Weights     []int     `yaml:"weights"`
-	Latency     *Duration `yaml:"latency"`
-	PFC         *rawPFC   `yaml:"pfc"`
-	ECN         *rawECN   `yaml:"ecn"`
-}
-
-type rawPFC struct {
-	Enabled    *bool           `yaml:"enabled"`
-	Priorities []int           `yaml:"priorities"`
-	Xoff       *SizeOrAuto     `yaml:"xoff"`
-	Xon        *SizeOrAuto     `yaml:"xon"`
-	Headroom   *SizeOrAuto     `yaml:"headroom"`
-	Watchdog   *Duration       `yaml:"watchdog"`
-	Response   *DurationOrAuto `yaml:"response_time"`
-	Quanta     *int            `yaml:"quanta"`
-	Deadlock   *Duration       `yaml:"deadlock_detection"`
-}
-
-type rawECN struct {
-	Enabled *bool    `yaml:"enabled"`
-	Kmin    *Size    `yaml:"kmin"`
-	Kmax    *Size    `yaml:"kmax"`
-	Pmax    *float64 `yaml:"pmax"`
-}
-
-type rawHosts struct {
-	Priority    *int      `yaml:"priority"`
-	TTL         *int      `yaml:"ttl"`
-	CNPPriority *int      `yaml:"cnp_priority"`
-	Jitter      *Duration `yaml:"jitter"`
-}
-
-type rawTransports struct {
-	RoCEv2 *rawRoCE  `yaml:"rocev2"`
-	RoCEv1 *rawRoCE  `yaml:"rocev1"`
-	IWARP  *rawIWARP `yaml:"iwarp"`
-}
-
-type rawRoCE struct {
-	MTU               *int      `yaml:"mtu"`
-	CC                *string   `yaml:"cc"`
-	Recovery          *string   `yaml:"recovery"`
-	RetransmitTimeout *Duration `yaml:"retransmit_timeout"`
-	RetryLimit        *int      `yaml:"retry_limit"`
-	AckInterval       *int      `yaml:"ack_interval"`
-	DCQCN             *rawDCQCN `yaml:"dcqcn"`
-}
-
-type rawDCQCN struct {
-	Mode           *string   `yaml:"mode"`
-	G              *float64  `yaml:"g"`
-	AlphaInit      *float64  `yaml:"alpha_init"`
-	AlphaPeriod    *Duration `yaml:"alpha_period"`
-	RateTimer      *Duration `yaml:"rate_timer"`
-	ByteCounter    *Size     `yaml:"byte_counter"`
-	F              *int      `yaml:"f"`
-	RAI            *Rate     `yaml:"rai"`
-	RHAI           *Rate     `yaml:"rhai"`
-	Hyper          *string   `yaml:"hyper"`
-	MinRate        *Rate     `yaml:"min_rate"`
-	DecreasePeriod *Duration `yaml:"decrease_period"`
-	CNPInterval    *Duration `yaml:"cnp_interval"`
-	AlphaOnCNP     *bool     `yaml:"alpha_on_cnp"`
-	NP             *string   `yaml:"np"`
-	CNPPacing      *string   `yaml:"cnp_pacing"`
-}
-
-type rawIWARP struct {
-	MTU           *int      `yaml:"mtu"`
-	CC            *string   `yaml:"cc"`
-	MinRTO        *Duration `yaml:"min_rto"`
-	RTOInit       *Duration `yaml:"rto_init"`
-	MaxRTO        *Duration `yaml:"max_rto"`
-	Retries       *int      `yaml:"retries"`
-	InitCwnd      *int      `yaml:"init_cwnd"`
-	NICDelay      *Duration `yaml:"nic_delay"`
-	Markers       *bool     `yaml:"markers"`
-	Timestamps    *bool     `yaml:"timestamps"`
-	SACK          *bool     `yaml:"sack"`
-	DelayedAck    *Duration `yaml:"delayed_ack"`
-	ECN           *string   `yaml:"ecn"`
-	ReceiveWindow *Size     `yaml:"receive_window"`
-	Handshake     *bool     `yaml:"handshake"`
 }
 
 type rawTraffic struct {
@@ -251,8 +164,7 @@ var rawTypes = func() map[string]reflect.Type {
 	m := map[string]reflect.Type{}
 	for _, v := range []any{
 		rawFile{}, rawVariant{}, rawTopology{}, rawParams{}, rawLinkSpec{}, rawNode{},
-		rawLink{}, rawRoute{}, rawSwitch{}, rawPFC{}, rawECN{}, rawHosts{}, rawTransports{},
-		rawRoCE{}, rawDCQCN{}, rawIWARP{}, rawTraffic{}, rawFlow{}, rawIncast{}, rawPermutation{},
+		rawLink{}, rawRoute{}, rawTraffic{}, rawFlow{}, rawIncast{}, rawPermutation{},
 		rawPoisson{}, rawFault{}, rawPFCStorm{}, rawPause{},
 	} {
 		t := reflect.TypeOf(v)

@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"github.com/fabricsim/fabricsim/ecn"
 	"net/netip"
 
 	"github.com/fabricsim/fabricsim/sim"
@@ -45,12 +44,13 @@ type Topology struct {
 	Routes []Route      // static routes on layer-3 switches, for either kind
 }
 
-// PresetParams are the params of every preset; only those of Topology.Preset are set.
+// PresetParams are the params of every preset (topology.params); only those of
+// Topology.Preset are set. Each preset's keys:
 //
-//	star:      Hosts, Link
-//	dumbbell:  Left, Right, HostLink, Bottleneck
-//	leafspine: Leaves, Spines, HostsPerLeaf, HostLink, FabricLink, Routing
-//	fattree:   K, Link, Routing
+//	star:      hosts, link
+//	dumbbell:  left, right, host_link, bottleneck
+//	leafspine: leaves, spines, hosts_per_leaf, host_link, fabric_link, routing
+//	fattree:   k, link, routing
 type PresetParams struct {
 	Hosts int      // star: hosts h1..hN
 	Link  LinkSpec // star and fattree: every link
@@ -101,104 +101,6 @@ type Route struct {
 	Dst netip.Prefix
 	Via string
 	Pos Pos
-}
-
-// SwitchConfig configures a switch.
-type SwitchConfig struct {
-	// Buffer is the shared packet buffer in bytes; default 32MB (a 32 MB shared buffer is
-	// typical of datacenter switch ASICs of the 100G generation).
-	Buffer int64
-	// BufferAlpha is the dynamic-threshold alpha (Choudhury-Hahne): a queue may hold alpha x
-	// the free buffer; default 1 (the SONiC Mellanox profiles use alpha = 1). Must be > 0.
-	BufferAlpha float64
-	// Scheduler is strict (the default) or dwrr.
-	Scheduler string
-	// Weights are the 8 DWRR weights, one per priority; required with dwrr, rejected with strict.
-	Weights []int
-	// Latency is the forwarding latency added to each packet; default 0.
-	Latency sim.Time
-	PFC     PFCConfig
-	ECN     ECNConfig
-}
-
-// PFCConfig configures priority flow control (IEEE 802.1Qbb).
-type PFCConfig struct {
-	Enabled    bool       // default false
-	Priorities []int      // the lossless classes, default [3]
-	Xoff, Xon  SizeOrAuto // per ingress port and priority; default auto
-	Headroom   SizeOrAuto // default auto: the worst case of pfc.HeadroomTerms
-	Watchdog   sim.Time   // > 0: a queue paused this long without a break is flushed (watchdog drops); default 0 (off)
-	// ResponseTime is how long a port takes to stop sending after a PAUSE arrives; auto
-	// (default) is the IEEE 802.3 annex 31B bound for the link's speed (394 quanta at 100G).
-	ResponseTime DurationOrAuto
-	// Quanta is the pause time of each PAUSE sent, in 512-bit-time quanta; default 65535.
-	Quanta int
-	// DeadlockDetection is how long a cycle of paused, non-empty queues must make no progress
-	// to be reported as a deadlock; 0 turns detection off; default 1ms.
-	DeadlockDetection sim.Time
-}
-
-// ECNConfig configures RED-style ECN marking on egress queues, at dequeue, of ECN-capable
-// frames: no mark up to Kmin, probability rising linearly to Pmax at Kmax, always above.
-type ECNConfig struct {
-	Enabled    bool    // default false
-	Kmin, Kmax int64   // bytes; defaults 5KB and 200KB (the DCQCN paper's settings)
-	Pmax       float64 // marking probability at Kmax; default 0.01 (the DCQCN paper's)
-}
-
-// HostConfig configures host NICs.
-type HostConfig struct {
-	Priority int // traffic class of RDMA data unless a flow says otherwise; 0..7, default 3
-	TTL      int // initial IP TTL; 1..255, default 64
-	// CNPPriority is the traffic class of the CNPs a host sends; default 6 (NVIDIA's
-	// CNP_802P_PRIO; CNP_DSCP 48).
-	CNPPriority int
-	// Jitter, when positive, delays each frame a host sends by a random time in [0, Jitter)
-	// on its way to the switch (at most one minimum frame time, so a host's frames stay in
-	// order). It breaks the lock-step phase effects of identical senders at drop-tail
-	// queues (Floyd and Jacobson, 1992); default 0.
-	Jitter sim.Time
-}
-
-// Transports holds the settings of each transport.
-type Transports struct {
-	RoCEv2 RoCEConfig
-	RoCEv1 RoCEConfig // defaults as for RoCEv2; cc must be none (no IP header, no ECN)
-	IWARP  IWARPConfig
-}
-
-// RoCEConfig configures a RoCE (v1 or v2) reliable-connection endpoint.
-type RoCEConfig struct {
-	MTU               int        // path MTU: 256, 512, 1024 (default), 2048 or 4096
-	CC                string     // congestion control: none (default) or dcqcn (RoCE v2 only)
-	Recovery          string     // go-back-n (default) or go-back-0 (the whole message again)
-	RetransmitTimeout sim.Time   // default 1.048576ms = 4.096us x 2^8 (IB local ACK timeout 8)
-	RetryLimit        int        // 0..7 (IB retry_cnt is 3 bits), default 7
-	AckInterval       int        // packets per coalesced ACK, default 16; a message's last packet is always ACKed
-	DCQCN             ecn.Params // the DCQCN reaction and notification points, when CC is dcqcn
-	DCQCNMode         string     // paper (default) or nvidia: the defaults DCQCN starts from
-}
-
-// IWARPConfig configures an iWARP endpoint: RDMAP/DDP/MPA over TCP (transports.IWARPConfig).
-type IWARPConfig struct {
-	MTU        int      // IPv4 MTU, 576..9216, default 1500; MSS = MTU - 40 (- 12 with timestamps)
-	CC         string   // newreno (default): slow start, congestion avoidance, fast recovery
-	MinRTO     sim.Time // RTO floor, default 1ms (RFC 6298's 1 s scaled to the datacenter)
-	RTOInit    sim.Time // RTO before any RTT sample, default min_rto (RFC 6298: both 1 s)
-	MaxRTO     sim.Time // back-off ceiling, default 60 x min_rto (RFC 6298: at least 60 s)
-	Retries    int      // RTOs in a row without progress before the flow fails, default 15 (Linux tcp_retries2)
-	InitCwnd   int      // segments, default 10 (RFC 6928)
-	NICDelay   sim.Time // extra NIC processing per received segment, default 1us
-	Markers    bool     // MPA markers every 512 bytes, default false
-	Timestamps bool     // TCP timestamps option on every segment, default false
-	SACK       bool     // selective ACKs and SACK recovery (RFC 2018, 6675), default true; false: NewReno
-	DelayedAck sim.Time // ACK every 2nd segment, a lone one after this; default 40us; 0 = ACK every segment
-	ECN        string   // none (default), classic (RFC 3168) or dctcp (RFC 8257)
-	// ReceiveWindow is the receiver's window in bytes, default 4MB.
-	ReceiveWindow int64
-	// Handshake runs SYN, SYN-ACK, ACK and the MPA Request/Reply at each flow's start, default
-	// false: a flow starts on an established connection, as a RoCE flow on a connected QP.
-	Handshake bool
 }
 
 // Traffic is one item of the traffic list; Kind says which pointer is set.

@@ -182,6 +182,9 @@ func isNull(n *yaml.Node) bool {
 	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
 }
 
+// present reports whether a field kept as a node was given a value other than null.
+func present(n *yaml.Node) bool { return n.Kind != 0 && !isNull(n) }
+
 // checkPlain reports the YAML features the scenario format does not accept: aliases (and so
 // merge keys), and nesting deeper than maxDepth. Anchors alone are harmless and allowed.
 func checkPlain(n *yaml.Node, depth int, report func(n *yaml.Node, msg string)) {

@@ -1,0 +1,68 @@
+package scenarios
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fabricsim/fabricsim/ecn"
+)
+
+// TestSettingsDeclarations: every declared block reads (blockOf panics on a bad tag), the
+// defaults the tags give are the ones documented elsewhere, and the enumerations that map to
+// a model's values map to the right ones.
+func TestSettingsDeclarations(t *testing.T) {
+	for _, r := range settingsRoots {
+		require.NotPanics(t, func() { blockOf(r.typ) }, r.path)
+	}
+	require.Equal(t, ecn.PaperParams(), defaultsOf[RoCEConfig]().DCQCN)
+	d := blockOf(blockOf(reflectRoCE).byKey["dcqcn"].sub.target)
+	np := d.byKey["np"]
+	require.Equal(t, ecn.NPPaper, np.enum[0].value.Interface())
+	require.Equal(t, ecn.NPImmediateOnly, np.enum[1].value.Interface())
+	require.Equal(t, []string{"mode", "g", "alpha_init", "alpha_period", "rate_timer", "byte_counter", "f", "rai", "rhai",
+		"hyper", "min_rate", "decrease_period", "cnp_interval", "alpha_on_cnp", "np", "cnp_pacing"}, d.keys)
+}
+
+// TestSettingsMessages pins the messages the generic checks build from the declarations.
+func TestSettingsMessages(t *testing.T) {
+	for _, c := range []struct{ set, path, msg string }{
+		{"switch.pfc.quanta=0", "switch.pfc.quanta", "quanta is 1..65535 (pause quanta of 512 bit times), got 0"},
+		{"switch.pfc.deadlock_detection=500ns", "switch.pfc.deadlock_detection", "deadlock_detection is 0 (off) or at least 1us (a look every that long at every queue), got 500ns"},
+		{"switch.pfc.xoff=0", "switch.pfc.xoff", "xoff must be auto or a size > 0"},
+		{"switch.buffer_alpha=.inf", "switch.buffer_alpha", "buffer_alpha must be a number > 0 (a queue may hold alpha x the free buffer), e.g. buffer_alpha: 1"},
+		{"hosts.cnp_priority=9", "hosts.cnp_priority", "cnp_priority is 0..7, got 9"},
+		{"hosts.jitter=2us", "hosts.jitter", "jitter is 0..1us (a random extra delay per frame, kept below one minimum frame time), got 2us"},
+		{"transports.rocev2.mtu=1500", "transports.rocev2.mtu", "mtu is one of 256, 512, 1024, 2048, 4096 (the InfiniBand path MTUs), got 1500"},
+		{"transports.rocev2.dcqcn.g=2", "transports.rocev2.dcqcn.g", "g is a number in (0,1] (the alpha gain), got 2"},
+		{"transports.rocev2.dcqcn.f=-1", "transports.rocev2.dcqcn.f", "f must be >= 0 (fast-recovery stages), got -1"},
+		{"transports.rocev2.dcqcn.alpha_period=0", "transports.rocev2.dcqcn.alpha_period", "alpha_period must be > 0, e.g. alpha_period: 55us"},
+		{"transports.rocev2.dcqcn.hyper=cubic", "transports.rocev2.dcqcn.hyper", `unknown hyper increase "cubic" (allowed: linear, constant)`},
+		{"transports.rocev2.dcqcn.mode=nvidai", "transports.rocev2.dcqcn.mode", `unknown DCQCN mode "nvidai" (did you mean "nvidia"?) (allowed: paper, nvidia)`},
+		{"transports.rocev2.dcqcn.gg=1", "transports.rocev2.dcqcn.gg", `unknown field "gg" in transports.rocev2.dcqcn (did you mean "g"?)`},
+		{"transports.iwarp.retries=0", "transports.iwarp.retries", "retries is 1..255 (timeouts in a row before TCP gives up), got 0"},
+		{"transports.iwarp.mtu=100", "transports.iwarp.mtu", "mtu is an IPv4 MTU from 576 to 9216 bytes, e.g. 1500 or 9000; got 100"},
+		{"hosts=5", "hosts", `want a mapping (fields: priority, ttl, cnp_priority, jitter), got "5"`},
+		{"switch.pfc.priorities=[3, x]", "switch.pfc.priorities.1", `want a whole number, got "x"`},
+	} {
+		_, errs, _ := loadYAML(t, starScenario, c.set)
+		p := requireProblem(t, errs, c.path, c.msg)
+		require.Equal(t, c.msg, p.Msg[:min(len(p.Msg), len(c.msg))], c.set)
+	}
+	// A key given twice in a settings block, at the second key's position.
+	_, errs, _ := loadYAML(t, starScenario+"switch:\n  buffer: 1MB\n  buffer: 2MB\n")
+	p := requireProblem(t, errs, "switch.buffer", `field "buffer" is given twice (first at line 12)`)
+	require.Equal(t, 13, p.Line)
+	// DCQCN: nvidia's defaults, then a field of its own.
+	f, errs, _ := loadYAML(t, starScenario, "transports.rocev2.dcqcn={g: 0.5, mode: nvidia}")
+	require.Empty(t, errs)
+	want := ecn.NVIDIAParams()
+	want.G = 0.5
+	require.Equal(t, want, f.Scenario(0).Transports.RoCEv2.DCQCN)
+}
+
+// The declarations the tests name.
+var (
+	reflectRoCE = reflect.TypeFor[RoCEConfig]()
+)

@@ -1,0 +1,113 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+
+	"go.yaml.in/yaml/v4"
+
+	"github.com/fabricsim/fabricsim/sim"
+)
+
+// SwitchConfig configures a switch: the file's switch block, or a node's own (applied over
+// the global one). Each field's key, default, limits and documentation are in its tags (see
+// settings.go); the settings table of the package documentation is rendered from them.
+type SwitchConfig struct {
+	Buffer      int64     `yaml:"buffer" default:"32MB" gt:"0" eg:"32MB" model:"BufferBytes" doc:"the shared packet buffer in bytes (a typical shared buffer of 100G-generation datacenter ASICs)"`
+	BufferAlpha float64   `yaml:"buffer_alpha" default:"1" gt:"0" eg:"1" means:"a queue may hold alpha x the free buffer" model:"Alpha" doc:"the dynamic-threshold alpha (Choudhury and Hahne, 1998): a queue may hold alpha x the free buffer; SONiC's Mellanox profiles use 1"`
+	Scheduler   string    `yaml:"scheduler" default:"strict" oneof:"strict,dwrr" what:"scheduler" doc:"strict priority, or deficit weighted round robin over weights"`
+	Weights     []int     `yaml:"weights" doc:"the 8 DWRR weights, one per priority, each >= 1; required with dwrr, rejected with strict"`
+	Latency     sim.Time  `yaml:"latency" default:"0" model:"Latency" doc:"the forwarding latency added to each packet"`
+	PFC         PFCConfig `yaml:"pfc"`
+	ECN         ECNConfig `yaml:"ecn"`
+}
+
+// PFCConfig configures priority flow control (IEEE 802.1Qbb): switch.pfc.
+type PFCConfig struct {
+	Enabled    bool       `yaml:"enabled" default:"false" doc:"makes the priorities lossless"`
+	Priorities []int      `yaml:"priorities" default:"[3]" doc:"the lossless classes, 0..7 (the default is the class of hosts.priority)"`
+	Xoff       SizeOrAuto `yaml:"xoff" default:"auto" gt:"0" doc:"per ingress port and class; auto: the buffer left after every lossless port-class's headroom, shared equally by them"`
+	Xon        SizeOrAuto `yaml:"xon" default:"auto" gt:"0" doc:"at most xoff; auto: xoff - 2 x the largest frame"`
+	Headroom   SizeOrAuto `yaml:"headroom" default:"auto" gt:"0" doc:"auto: the worst case after XOFF is crossed: 3 x the largest frame (the one crossing XOFF, one on the reverse wire, the one the sender finishes) + 84 B per lossless class (the PAUSE and those queued ahead of it) + rate x (2 x delay + response time + forwarding latency + host jitter); see pfc.HeadroomTerms"`
+	Watchdog   sim.Time   `yaml:"watchdog" default:"0" doc:"a queue paused this long without a break is flushed (watchdog drops); 0 is off"`
+	// ResponseTime is how long a port takes to stop sending after a PAUSE arrives.
+	ResponseTime DurationOrAuto `yaml:"response_time" default:"auto" doc:"how long a port takes to stop sending after a PAUSE arrives; auto: the IEEE 802.3 annex 31B bound for the link's speed (60/80/118/394/905 quanta at 10/25/40/100/400G)"`
+	Quanta       int            `yaml:"quanta" default:"65535" min:"1" max:"65535" means:"pause quanta of 512 bit times" doc:"the pause time of each PAUSE sent, refreshed at half the pause time"`
+	// DeadlockDetection is how long a cycle of paused, non-empty queues must make no progress
+	// to be reported as a deadlock.
+	DeadlockDetection sim.Time `yaml:"deadlock_detection" default:"1ms" zero:"off" min:"1us" means:"a look every that long at every queue" doc:"how long a cycle of paused, non-empty queues must make no progress to be reported as a deadlock"`
+}
+
+// ECNConfig configures RED-style ECN marking on egress queues, at dequeue, of ECN-capable
+// frames (RoCE v2 data; iWARP data when transports.iwarp.ecn is classic or dctcp): no mark up
+// to kmin, a probability rising linearly to pmax at kmax, always above: switch.ecn.
+type ECNConfig struct {
+	Enabled bool    `yaml:"enabled" default:"false" doc:"marks ECN-capable frames CE on egress"`
+	Kmin    int64   `yaml:"kmin" default:"5KB" doc:"no mark below this queue (DCQCN, SIGCOMM'15); at most kmax"`
+	Kmax    int64   `yaml:"kmax" default:"200KB" gt:"0" eg:"200KB" doc:"every frame marked above this queue (DCQCN, SIGCOMM'15)"`
+	Pmax    float64 `yaml:"pmax" default:"0.01" unit:"probability" doc:"the marking probability at kmax (DCQCN, SIGCOMM'15)"`
+}
+
+var _ = hooksFor(nil, switchBefore, switchAfter)
+var _ = hooksFor(nil, nil, pfcAfter)
+var _ = hooksFor(nil, nil, ecnAfter)
+
+// switchBefore copies the lists of the base, so that a node's block does not share them with
+// the global one; weights go with the block that chooses the scheduler.
+func switchBefore(r *resolver, n *yaml.Node, _ string, c *SwitchConfig) {
+	c.Weights = slices.Clone(c.Weights)
+	c.PFC.Priorities = slices.Clone(c.PFC.Priorities)
+	if mapValue(n, "scheduler") != nil {
+		c.Weights = nil
+	}
+}
+
+// switchAfter checks the scheduler and its weights together.
+func switchAfter(r *resolver, path string, c *SwitchConfig, given map[string]bool) {
+	for i, w := range c.Weights {
+		if given["weights"] && w <= 0 {
+			r.errf(fmt.Sprintf("%s.weights.%d", path, i), "a DWRR weight must be a whole number >= 1, got %d", w)
+		}
+	}
+	if !given["scheduler"] && !given["weights"] {
+		return
+	}
+	switch {
+	case c.Scheduler == "dwrr" && !given["weights"]:
+		r.errf(path+".scheduler", "dwrr needs weights: 8 whole numbers, one per priority, e.g. weights: [1, 1, 1, 1, 1, 1, 1, 1]")
+	case c.Scheduler == "dwrr" && len(c.Weights) != 8:
+		r.errf(path+".weights", "dwrr needs 8 weights, one per priority; got %d", len(c.Weights))
+	case c.Scheduler == "strict" && given["weights"]:
+		r.errf(path+".weights", "weights go with scheduler: dwrr; strict priority takes none")
+	}
+}
+
+// pfcAfter checks the lossless classes, and xon against xoff.
+func pfcAfter(r *resolver, path string, c *PFCConfig, given map[string]bool) {
+	if given["priorities"] {
+		if len(c.Priorities) == 0 {
+			r.errf(path+".priorities", "priorities needs at least one class (0..7), e.g. priorities: [3]")
+		}
+		seen := map[int]bool{}
+		for i, p := range c.Priorities {
+			pp := fmt.Sprintf("%s.priorities.%d", path, i)
+			switch {
+			case p < 0 || p > 7:
+				r.errf(pp, "a priority is 0..7, got %d", p)
+			case seen[p]:
+				r.errf(pp, "priority %d is listed twice", p)
+			}
+			seen[p] = true
+		}
+	}
+	if (given["xoff"] || given["xon"]) && !c.Xoff.Auto && !c.Xon.Auto && c.Xon.Bytes > c.Xoff.Bytes {
+		r.errf(path+".xon", "xon (%d bytes) must not exceed xoff (%d bytes): a paused queue resumes below xon", c.Xon.Bytes, c.Xoff.Bytes)
+	}
+}
+
+// ecnAfter checks kmin against kmax.
+func ecnAfter(r *resolver, path string, c *ECNConfig, given map[string]bool) {
+	if (given["kmin"] || given["kmax"]) && c.Kmin > c.Kmax {
+		r.errf(path+".kmin", "kmin (%d bytes) must not exceed kmax (%d bytes)", c.Kmin, c.Kmax)
+	}
+}

@@ -1,0 +1,136 @@
+package scenarios
+
+import (
+	"reflect"
+
+	"go.yaml.in/yaml/v4"
+
+	"github.com/fabricsim/fabricsim/ecn"
+	"github.com/fabricsim/fabricsim/sim"
+)
+
+// Transports holds the settings of each transport: the transports block.
+type Transports struct {
+	RoCEv2 RoCEConfig  `yaml:"rocev2"`
+	RoCEv1 RoCEConfig  `yaml:"rocev1" doc:"as rocev2, with the same defaults; cc none only (RoCE v1 frames carry no IP header, so no ECN)"`
+	IWARP  IWARPConfig `yaml:"iwarp"`
+}
+
+// RoCEConfig configures a RoCE (v1 or v2) reliable-connection endpoint.
+type RoCEConfig struct {
+	MTU               int      `yaml:"mtu" default:"1024" model:"MTU" oneof:"256,512,1024,2048,4096" means:"the InfiniBand path MTUs" doc:"the path MTU"`
+	CC                string   `yaml:"cc" default:"none" oneof:"none,dcqcn" what:"congestion control" doc:"congestion control (dcqcn: RoCE v2 only)"`
+	Recovery          string   `yaml:"recovery" default:"go-back-n" oneof:"go-back-n,go-back-0" what:"recovery" doc:"go-back-0 sends the whole message again, as old NICs did"`
+	RetransmitTimeout sim.Time `yaml:"retransmit_timeout" default:"1.048576ms" model:"RetransmitTimeout" gt:"0" eg:"1ms" doc:"4.096us x 2^8: the InfiniBand local ACK timeout (4.096us x 2^timeout) with QP timeout attribute 8"`
+	RetryLimit        int      `yaml:"retry_limit" default:"7" model:"RetryLimit" min:"0" max:"7" means:"the InfiniBand retry count has 3 bits" doc:"retransmissions of one packet before the flow fails (IB retry_cnt has 3 bits)"`
+	AckInterval       int      `yaml:"ack_interval" default:"16" model:"AckInterval" min:"1" max:"65536" means:"packets per ACK" doc:"packets per coalesced ACK; a message's last packet is always ACKed"`
+	// DCQCN holds the DCQCN reaction and notification points, when CC is dcqcn.
+	DCQCN ecn.Params `yaml:"dcqcn"`
+	// DCQCNMode is paper or nvidia: the defaults DCQCN starts from (dcqcn.mode).
+	DCQCNMode string
+}
+
+// dcqcnSettings declares transports.rocev2.dcqcn, whose values go to ecn.Params, field by
+// field name. mode picks the set of defaults the other fields start from (ecn.PaperParams or
+// ecn.NVIDIAParams); every field may then be set on its own.
+type dcqcnSettings struct {
+	Mode           string     `yaml:"mode" default:"paper" oneof:"paper,nvidia" what:"DCQCN mode" doc:"the defaults below: the paper's (SIGCOMM'15; rhai from the authors' ns-3) or the ConnectX firmware's"`
+	G              float64    `yaml:"g" gt:"0" max:"1" means:"the alpha gain" doc:"the gain of the alpha estimate"`
+	AlphaInit      float64    `yaml:"alpha_init" unit:"probability" doc:"alpha before the first CNP"`
+	AlphaPeriod    sim.Time   `yaml:"alpha_period" gt:"0" eg:"55us" doc:"alpha is updated once per period"`
+	RateTimer      sim.Time   `yaml:"rate_timer" gt:"0" eg:"55us" doc:"one rate-increase event per period"`
+	ByteCounter    int64      `yaml:"byte_counter" doc:"one rate-increase event per this many bytes sent; 0: timer only"`
+	F              int        `yaml:"f" min:"0" means:"fast-recovery stages" doc:"fast-recovery stages before additive and hyper increase"`
+	RAI            sim.Rate   `yaml:"rai" doc:"the additive increase step"`
+	RHAI           sim.Rate   `yaml:"rhai" doc:"the hyper increase step"`
+	HyperLinear    bool       `yaml:"hyper" oneof:"linear=true,constant=false" what:"hyper increase" doc:"linear adds i x rhai at the i-th hyper stage; constant adds rhai"`
+	MinRate        sim.Rate   `yaml:"min_rate" doc:"the floor of the rate"`
+	DecreasePeriod sim.Time   `yaml:"decrease_period" doc:"the rate is cut at most once per period; 0 cuts on every CNP"`
+	CNPInterval    sim.Time   `yaml:"cnp_interval" doc:"the notification point's minimum gap between two CNPs"`
+	AlphaOnCNP     bool       `yaml:"alpha_on_cnp" doc:"alpha rises at the CNP itself (the paper), else at the end of its alpha period (NVIDIA)"`
+	NP             ecn.NPRule `yaml:"np" oneof:"paper=0,immediate-only=1" what:"notification point rule" doc:"paper: a CE mark with no CNP in the last cnp_interval is answered at once; then one CNP at the end of each cnp_interval window in which a packet was marked (SIGCOMM'15 section 3). immediate-only: the first clause alone, marks inside the interval are forgotten"`
+	PortPacing     bool       `yaml:"cnp_pacing" oneof:"flow=false,port=true" what:"CNP pacing" doc:"flow: one pacer per flow (the paper); port: one pacer per receiving NIC port (ConnectX MIN_TIME_BETWEEN_CNPS is \"from the port\"). With port pacing and np paper, flows marked while the port is blocked wait, oldest mark first, one CNP per window end (a modelling choice: the vendor does not say which flow wins); with immediate-only their marks are forgotten"`
+}
+
+// dcqcnModes are the sets of defaults dcqcn.mode picks, in the order of its oneof.
+var dcqcnModes = []struct {
+	name   string
+	params func() ecn.Params
+}{{"paper", ecn.PaperParams}, {"nvidia", ecn.NVIDIAParams}}
+
+// IWARPConfig configures an iWARP endpoint: RDMAP/DDP/MPA over TCP (transports.IWARPConfig).
+type IWARPConfig struct {
+	MTU           int      `yaml:"mtu" default:"1500" min:"576" max:"9216" rule:"an IPv4 MTU from 576 to 9216 bytes, e.g. 1500 or 9000" model:"MTU" doc:"the IPv4 MTU (RFC 791's 576 to the largest jumbo frame datacenter switches carry); MSS = mtu - 40, - 12 more with timestamps; one FPDU per segment"`
+	CC            string   `yaml:"cc" default:"newreno" oneof:"newreno" what:"congestion control" doc:"slow start (byte counting, L = 2), congestion avoidance, fast retransmit and fast recovery"`
+	MinRTO        sim.Time `yaml:"min_rto" default:"1ms" gt:"0" eg:"1ms" model:"MinRTO" doc:"the RTO floor (RFC 6298's 1 s, scaled by 1/1000)"`
+	RTOInit       sim.Time `yaml:"rto_init" derived:"min_rto" model:"InitialRTO" doc:"the RTO before any RTT sample, >= min_rto (RFC 6298: 1 s, as its floor)"`
+	MaxRTO        sim.Time `yaml:"max_rto" derived:"60 x min_rto" model:"MaxRTO" doc:"the back-off ceiling, >= min_rto and rto_init (RFC 6298: at least 60 s)"`
+	Retries       int      `yaml:"retries" default:"15" min:"1" max:"255" means:"timeouts in a row before TCP gives up" model:"Retries" doc:"RTOs in a row without progress, then the flow fails (Linux tcp_retries2)"`
+	InitCwnd      int      `yaml:"init_cwnd" default:"10" min:"1" max:"1000" means:"segments; RFC 6928 says 10" model:"InitCwnd" doc:"the initial window in segments (RFC 6928)"`
+	NICDelay      sim.Time `yaml:"nic_delay" default:"1us" model:"NICDelay" doc:"each received segment reaches TCP this much later (offload processing, pipelined: latency, not a rate cap)"`
+	Markers       bool     `yaml:"markers" default:"false" model:"Markers" doc:"MPA markers: 4 bytes per 512 of TCP sequence space"`
+	Timestamps    bool     `yaml:"timestamps" default:"false" model:"Timestamps" doc:"TCP timestamps: 12 bytes per segment, an RTT sample per ACK"`
+	SACK          bool     `yaml:"sack" default:"true" model:"SACK" doc:"SACK blocks (RFC 2018) and SACK recovery (RFC 6675); false: NewReno (RFC 6582)"`
+	DelayedAck    sim.Time `yaml:"delayed_ack" default:"40us" model:"DelayedAck" doc:"an ACK every second segment (RFC 5681 4.2), a lone one after this (Linux's 40 ms minimum, scaled like min_rto; RFC 1122 4.2.3.2 allows up to 500 ms); 0: every segment; out-of-order, gap-filling and a message's last segment are acknowledged at once"`
+	ECN           string   `yaml:"ecn" default:"none" oneof:"none,classic,dctcp" what:"ECN mode" doc:"classic: RFC 3168, halve once per window; dctcp: RFC 8257, g = 1/16"`
+	ReceiveWindow int64    `yaml:"receive_window" default:"4MB" model:"ReceiveWindow" doc:"the receiver's window, 2 x mtu to 1GiB (RFC 7323 window scale 14); the default is large enough not to limit one flow"`
+	Handshake     bool     `yaml:"handshake" default:"false" model:"Handshake" doc:"true: SYN, SYN-ACK, ACK, MPA Request and Reply at each flow's start, counted in the FCT and in the ideal FCT; false: a flow starts on an established connection, as a RoCE flow on a connected queue pair"`
+}
+
+// maxRcvWindow is RFC 7323's largest window: window scale 14.
+const maxRcvWindow = 1 << 30
+
+var _ = hooksFor(nil, nil, transportsAfter)
+var _ = hooksFor(roceInit, roceBefore, nil)
+var _ = hooksFor(iwarpInit, nil, iwarpAfter)
+
+// transportsAfter rejects DCQCN over RoCE v1.
+func transportsAfter(r *resolver, _ string, t *Transports, given map[string]bool) {
+	if given["rocev1"] && t.RoCEv1.CC == "dcqcn" {
+		r.errf("transports.rocev1.cc", "RoCE v1 frames carry no IP header, so no ECN field: DCQCN cannot run over them; use cc: none")
+	}
+}
+
+func roceInit(c *RoCEConfig) { c.DCQCN, c.DCQCNMode = ecn.PaperParams(), "paper" }
+
+// roceBefore applies dcqcn.mode first: it picks the defaults the other dcqcn fields start
+// from. A bad mode is reported by the dcqcn block and leaves the paper's.
+func roceBefore(r *resolver, n *yaml.Node, _ string, c *RoCEConfig) {
+	m := mapValue(mapValue(n, "dcqcn"), "mode")
+	if m == nil || m.Kind != yaml.ScalarNode || isNull(m) {
+		return
+	}
+	c.DCQCNMode, c.DCQCN = m.Value, ecn.PaperParams()
+	for _, mode := range dcqcnModes {
+		if mode.name == m.Value {
+			c.DCQCN = mode.params()
+		}
+	}
+}
+
+func iwarpInit(c *IWARPConfig) { c.RTOInit, c.MaxRTO = c.MinRTO, 60*c.MinRTO }
+
+// iwarpAfter fills in rto_init and max_rto from min_rto unless given, and checks the three,
+// and the receive window against the MTU.
+func iwarpAfter(r *resolver, path string, c *IWARPConfig, given map[string]bool) {
+	if !given["rto_init"] {
+		c.RTOInit = c.MinRTO
+	} else if c.RTOInit < c.MinRTO {
+		r.errf(path+".rto_init", "rto_init (%v) must not be below min_rto (%v)", c.RTOInit, c.MinRTO)
+	}
+	if !given["max_rto"] {
+		c.MaxRTO = max(60*c.MinRTO, c.RTOInit)
+	} else if c.MaxRTO < max(c.MinRTO, c.RTOInit) {
+		r.errf(path+".max_rto", "max_rto (%v) must not be below min_rto or rto_init (%v)", c.MaxRTO, max(c.MinRTO, c.RTOInit))
+	}
+	if given["receive_window"] && (c.ReceiveWindow < 2*int64(c.MTU) || c.ReceiveWindow > maxRcvWindow) {
+		r.errf(path+".receive_window", "receive_window is from 2 x mtu (%d bytes) to 1GiB (RFC 7323 window scale 14); got %d bytes", 2*c.MTU, c.ReceiveWindow)
+	}
+}
+
+func init() {
+	shadows[reflect.TypeFor[ecn.Params]()] = reflect.TypeFor[dcqcnSettings]()
+	for _, t := range []reflect.Type{reflect.TypeFor[SwitchConfig](), reflect.TypeFor[HostConfig](), reflect.TypeFor[Transports]()} {
+		blockOf(t)
+	}
+}
