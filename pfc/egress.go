@@ -5,48 +5,97 @@ import "github.com/fabricsim/fabricsim/sim"
 // Egress is the pause state of one sending port, per priority: when each class is paused,
 // and for how long it has been paused in all. The port's scheduler skips a paused class;
 // a frame already started always finishes.
+//
+// Each PAUSE pauses its class from its arrival plus the response time, for its quanta; any
+// frame for the class (PAUSE or resume) ends the earlier pauses when it takes effect, the
+// resume at once, a PAUSE when its own pause begins (IEEE 802.1Qbb reloads the class's timer
+// with each frame). So a refresh that arrives while a pause is in force continues it, and a
+// late one, whose pause begins only after the pause in force has ended, leaves the class
+// free in between: the pauses are a short list of intervals per class, the one in force
+// first, those still to begin after it.
 type Egress struct {
-	start, until [NumPriorities]sim.Time // the current pause interval [start, until)
-	total        [NumPriorities]sim.Time // closed pause intervals
+	pauses [NumPriorities][]interval // not yet ended, in time order, disjoint
+	total  [NumPriorities]sim.Time   // the length of the ended ones
 	// Frames counts the PAUSE frames received with non-zero quanta, Resumes those with zero.
 	Frames, Resumes int64
 }
 
-// Receive applies a PAUSE that arrived at now for class c: quanta > 0 pauses the class from
-// now+response for quanta x 512 bit times at rate r, replacing any timer running (IEEE
-// 802.1Qbb); quanta 0 ends a pause at once. It returns when the class may send again.
+// interval is one pause, [from, to).
+type interval struct{ from, to sim.Time }
+
+// Receive applies a PFC frame that arrived at now for class c: quanta > 0 pauses the class
+// from now+response for quanta x 512 bit times at rate r; quanta 0 ends every pause of the
+// class at once. It returns when the pause it sets ends (now for a resume).
 func (e *Egress) Receive(now sim.Time, c int, quanta uint16, r sim.Rate, response sim.Time) sim.Time {
+	at, until := now, now
 	if quanta == 0 {
 		e.Resumes++
-		switch {
-		case e.start[c] > now: // not in force yet: it never takes effect
-			e.until[c] = e.start[c]
-		case e.until[c] > now:
-			e.until[c] = now
+	} else {
+		e.Frames++
+		at, until = now+response, now+response+PauseDuration(quanta, r)
+	}
+	// The frame ends the earlier pauses where it takes effect; a PAUSE then adds its own,
+	// which continues the last one if that reached its start.
+	p := e.pauses[c][:0]
+	for _, v := range e.pauses[c] {
+		v.to = min(v.to, at)
+		if v.to > v.from {
+			p = append(p, v)
 		}
-		return now
 	}
-	e.Frames++
-	s, u := now+response, now+response+PauseDuration(quanta, r)
-	if e.until[c] > e.start[c] && s <= e.until[c] {
-		e.until[c] = u // a refresh: the interval goes on
-		return u
+	if quanta > 0 {
+		if n := len(p); n > 0 && p[n-1].to == at {
+			p[n-1].to = until
+		} else {
+			p = append(p, interval{at, until})
+		}
 	}
-	e.total[c] += e.until[c] - e.start[c]
-	e.start[c], e.until[c] = s, u
-	return u
+	e.pauses[c] = p
+	e.closeEnded(now, c)
+	return until
+}
+
+// closeEnded moves the pauses of class c that ended by now into the total.
+func (e *Egress) closeEnded(now sim.Time, c int) {
+	p := e.pauses[c]
+	k := 0
+	for k < len(p) && p[k].to <= now {
+		e.total[c] += p[k].to - p[k].from
+		k++
+	}
+	if k > 0 {
+		e.pauses[c] = append(p[:0], p[k:]...)
+	}
+}
+
+// inForce is the pause of class c in force at now, if any.
+func (e *Egress) inForce(now sim.Time, c int) (interval, bool) {
+	for _, v := range e.pauses[c] {
+		if v.from <= now && now < v.to {
+			return v, true
+		}
+	}
+	return interval{}, false
 }
 
 // Paused reports whether class c may not start a frame at now.
-func (e *Egress) Paused(now sim.Time, c int) bool { return e.start[c] <= now && now < e.until[c] }
+func (e *Egress) Paused(now sim.Time, c int) bool {
+	_, ok := e.inForce(now, c)
+	return ok
+}
 
-// Until is the end of class c's current or last pause.
-func (e *Egress) Until(c int) sim.Time { return e.until[c] }
+// Until is when the pause of class c in force at now ends (now if none is).
+func (e *Egress) Until(now sim.Time, c int) sim.Time {
+	if v, ok := e.inForce(now, c); ok {
+		return v.to
+	}
+	return now
+}
 
-// PausedSince is when class c's current pause began, or sim.Never if it is not paused at now.
+// PausedSince is when the pause of class c in force at now began, or sim.Never if none is.
 func (e *Egress) PausedSince(now sim.Time, c int) sim.Time {
-	if e.Paused(now, c) {
-		return e.start[c]
+	if v, ok := e.inForce(now, c); ok {
+		return v.from
 	}
 	return sim.Never
 }
@@ -54,8 +103,10 @@ func (e *Egress) PausedSince(now sim.Time, c int) sim.Time {
 // PausedTime is the time class c spent paused up to end.
 func (e *Egress) PausedTime(c int, end sim.Time) sim.Time {
 	t := e.total[c]
-	if s, u := e.start[c], min(e.until[c], end); u > s {
-		t += u - s
+	for _, v := range e.pauses[c] {
+		if u := min(v.to, end); u > v.from {
+			t += u - v.from
+		}
 	}
 	return t
 }

@@ -29,7 +29,7 @@ func TestEgressTranscripts(t *testing.T) {
 		case "state":
 			now, class := c.Time("t"), int(c.Int("class"))
 			return fmt.Sprintf("paused=%v since=%v until=%v paused-time=%v",
-				e.Paused(now, class), e.PausedSince(now, class), e.Until(class), e.PausedTime(class, now))
+				e.Paused(now, class), e.PausedSince(now, class), e.Until(now, class), e.PausedTime(class, now))
 		}
 		t.Fatalf("%s: unknown command %s", c.Pos, c.Name)
 		return ""

@@ -102,7 +102,7 @@ func (pt *Port) wakeAtPauseEnd(now sim.Time) {
 	t := sim.Never
 	for c := range pt.Queues {
 		if pt.Queues[c].Len > 0 && pt.Pause.Paused(now, c) {
-			t = min(t, pt.Pause.Until(c))
+			t = min(t, pt.Pause.Until(now, c))
 		}
 	}
 	if t < pt.wakeAt {
@@ -196,7 +196,7 @@ func (pt *Port) watchdog(now sim.Time, c int) {
 	pt.storm[c] = true
 	pt.flush(now, c)
 	pt.watchOn[c] = true
-	pt.sw.eng.At(max(pt.Pause.Until(c), now+1), pt.sw, portOp(evWatch, pt.Index, c), nil)
+	pt.sw.eng.At(max(pt.Pause.Until(now, c), now+1), pt.sw, portOp(evWatch, pt.Index, c), nil)
 }
 
 // flush drops every frame of queue c as a watchdog drop, releasing its buffer and ingress

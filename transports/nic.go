@@ -172,7 +172,7 @@ func (n *NIC) nextFrame(now sim.Time) *topology.Packet {
 				continue
 			}
 			if n.Pause.Paused(now, i) {
-				earliest = min(earliest, n.Pause.Until(i))
+				earliest = min(earliest, n.Pause.Until(now, i))
 				continue
 			}
 			n.ctrlLen--
@@ -182,7 +182,7 @@ func (n *NIC) nextFrame(now sim.Time) *topology.Packet {
 	for prio := 7; prio >= 0; prio-- {
 		list := n.active[prio]
 		if len(list) > 0 && n.Pause.Paused(now, prio) {
-			earliest = min(earliest, n.Pause.Until(prio))
+			earliest = min(earliest, n.Pause.Until(now, prio))
 			continue
 		}
 		i := n.rr[prio]
