@@ -166,7 +166,7 @@ func (r *Registry) StartIWARP(i int32, src, dst *NIC, cross bool, cfg IWARPConfi
 	}
 	// The scoreboard holds every segment the receive window lets be outstanding.
 	minSeg := max(c.lay.full, 1)
-	s := &IWARPSender{tcpConn: c, deadline: sim.Never,
+	s := &IWARPSender{tcpConn: c,
 		sb:       newScoreboard(cfg.ReceiveWindow/minSeg + 2),
 		cwnd:     float64(cfg.InitCwnd),
 		ssthresh: float64(1 << 40), // "arbitrarily high" (RFC 5681 section 3.1)
@@ -174,7 +174,9 @@ func (r *Registry) StartIWARP(i int32, src, dst *NIC, cross bool, cfg IWARPConfi
 		maxCwnd:  float64(max(cfg.ReceiveWindow/minSeg, int64(cfg.InitCwnd), 2)),
 		alpha:    1, // RFC 8257 section 3.3
 	}
-	rcv := &IWARPReceiver{tcpConn: c, ackDeadline: sim.Never}
+	s.timer = newAlarm(r.eng, s, tcpOpTimer)
+	rcv := &IWARPReceiver{tcpConn: c}
+	rcv.ackTimer = newAlarm(r.eng, rcv, tcpOpDelAck)
 	r.senders[i] = s
 	r.receivers[i] = rcv
 	r.eng.At(f.Start, s, tcpOpStart, nil)
@@ -245,8 +247,7 @@ type IWARPSender struct {
 	// (Karn: not a retransmitted one).
 	rtt      rttEstimator
 	rto      sim.Time // current RTO, back-off included
-	deadline sim.Time // the timer fires then; Never when stopped
-	timer    alarm    // the retransmit timer's event
+	timer    alarm    // the retransmission timer
 	timeouts int      // consecutive timeouts without progress
 	timing   bool
 	timedSeg int64
@@ -312,15 +313,9 @@ func (s *IWARPSender) Handle(now sim.Time, op int, _ any) {
 		}
 		s.establish(now)
 	case tcpOpTimer:
-		s.timer.fired()
-		if s.over || s.deadline == sim.Never {
-			return
+		if s.timer.expired(now) && !s.over {
+			s.timeout(now)
 		}
-		if now < s.deadline {
-			s.armAt(s.deadline)
-			return
-		}
-		s.timeout(now)
 	case tcpOpRx:
 		p, _ := s.rx.front()
 		s.process(now, p)
@@ -384,8 +379,7 @@ func (s *IWARPSender) sendSYN(now sim.Time) {
 	p.Seal()
 	s.synAt = now
 	s.src.sendControl(now, p)
-	s.deadline = now + s.rto
-	s.armAt(s.deadline)
+	s.timer.set(now + s.rto)
 }
 
 // onSynAck completes the three-way handshake and opens MPA's start-up phase: the ACK, then
@@ -418,8 +412,7 @@ func (s *IWARPSender) sendMPARequest(now sim.Time) {
 	p.Seal()
 	s.mpaAt = now
 	s.src.sendControl(now, p)
-	s.deadline = now + s.rto
-	s.armAt(s.deadline)
+	s.timer.set(now + s.rto)
 }
 
 // establish enters MPA's full operation: FPDUs may flow. After a lost SYN the initial window
@@ -428,7 +421,7 @@ func (s *IWARPSender) sendMPARequest(now sim.Time) {
 func (s *IWARPSender) establish(now sim.Time) {
 	s.state = tcpEstablished
 	s.stats.Established = now
-	s.deadline = sim.Never
+	s.timer.stop()
 	s.timeouts = 0
 	if s.synRetx {
 		s.cwnd = 1
@@ -554,15 +547,11 @@ func (s *IWARPSender) emit(now sim.Time) *topology.Packet {
 	if r := s.flow.Rate; r > 0 {
 		s.sched.readyAt = now + r.TxTime(p.WireBytes())
 	}
-	if s.deadline == sim.Never {
-		s.deadline = now + s.rto // RFC 6298 (5.1)
-		s.armAt(s.deadline)
+	if !s.timer.running() {
+		s.timer.set(now + s.rto) // RFC 6298 (5.1)
 	}
 	return p
 }
-
-// armAt makes sure a timer event is pending no later than t.
-func (s *IWARPSender) armAt(t sim.Time) { s.timer.armAt(s.reg.eng, s, tcpOpTimer, t) }
 
 // onAck takes an ACK of the established connection: the cumulative ACK and SACK blocks
 // update the scoreboard, then congestion control reacts (RFC 5681, 6675, 3168, 8257).
@@ -642,10 +631,9 @@ func (s *IWARPSender) onAck(now sim.Time, p *topology.Packet) {
 	}
 	switch {
 	case s.una == s.nxt:
-		s.deadline = sim.Never // nothing outstanding (5.2)
+		s.timer.stop() // nothing outstanding (5.2)
 	case newUna > prevUna:
-		s.deadline = now + s.rto // (5.3)
-		s.armAt(s.deadline)
+		s.timer.set(now + s.rto) // (5.3)
 	}
 	if s.una < s.lay.n {
 		s.src.activate(now, s)
@@ -745,7 +733,6 @@ func (s *IWARPSender) ecnResponse() {
 // this receiver never reneges.
 func (s *IWARPSender) timeout(now sim.Time) {
 	if s.state == tcpEstablished && s.una == s.nxt {
-		s.deadline = sim.Never
 		return
 	}
 	s.timeouts++
@@ -790,13 +777,12 @@ func (s *IWARPSender) timeout(now sim.Time) {
 	if s.cfg.ECN != ECNOff {
 		s.cwrEnd, s.sendCWR = s.nxt, true
 	}
-	s.deadline = sim.Never // the resend arms the timer when it leaves
-	s.src.activate(now, s)
+	s.src.activate(now, s) // the resend arms the timer when it leaves
 }
 
 func (s *IWARPSender) fail() {
 	s.over = true
-	s.deadline = sim.Never
+	s.timer.stop()
 	f := s.flow
 	if f.Status != Pending {
 		return
@@ -815,7 +801,7 @@ func (s *IWARPSender) fail() {
 }
 
 func (s *IWARPSender) slot() *schedSlot { return &s.sched }
-func (s *IWARPSender) stop()            { s.over, s.deadline = true, sim.Never }
+func (s *IWARPSender) stop()            { s.over = true; s.timer.stop() }
 func (s *IWARPSender) class() uint8     { return s.flow.Priority }
 func (s *IWARPSender) hash() uint32     { return s.dataHash }
 func (s *IWARPSender) rate() sim.Rate   { return s.flow.Rate }
@@ -826,14 +812,13 @@ func (s *IWARPSender) rate() sim.Rate   { return s.flow.Rate }
 // echo.
 type IWARPReceiver struct {
 	tcpConn
-	ra          reassembly
-	pending     int   // in-order segments not yet acknowledged
-	lastAck     int64 // the segment index the latest ACK named (RFC 7323 Last.ACK.sent)
-	ackDeadline sim.Time
-	ackTimer    alarm
-	eceState    bool // classic: echo ECE until CWR; DCTCP: the CE state of the last segment
-	tsRecent    uint32
-	rx          delayLine
+	ra       reassembly
+	pending  int   // in-order segments not yet acknowledged
+	lastAck  int64 // the segment index the latest ACK named (RFC 7323 Last.ACK.sent)
+	ackTimer alarm // the delayed-ACK timer
+	eceState bool  // classic: echo ECE until CWR; DCTCP: the CE state of the last segment
+	tsRecent uint32
+	rx       delayLine
 }
 
 // Handle implements sim.Handler: the NIC's pipeline and the delayed-ACK timer.
@@ -848,19 +833,11 @@ func (r *IWARPReceiver) Handle(now sim.Time, op int, _ any) {
 			r.reg.eng.At(due, r, tcpOpRx, nil)
 		}
 	case tcpOpDelAck:
-		r.ackTimer.fired()
-		if r.ackDeadline == sim.Never {
-			return
+		if r.ackTimer.expired(now) {
+			r.ack(now)
 		}
-		if now < r.ackDeadline {
-			r.armAck(r.ackDeadline)
-			return
-		}
-		r.ack(now)
 	}
 }
-
-func (r *IWARPReceiver) armAck(t sim.Time) { r.ackTimer.armAt(r.reg.eng, r, tcpOpDelAck, t) }
 
 func (r *IWARPReceiver) onData(now sim.Time, p *topology.Packet) {
 	if r.cfg.NICDelay == 0 {
@@ -963,9 +940,8 @@ func (r *IWARPReceiver) fpdu(now sim.Time, p *topology.Packet) {
 		r.ack(now)
 		return
 	}
-	if r.ackDeadline == sim.Never {
-		r.ackDeadline = now + r.cfg.DelayedAck
-		r.armAck(r.ackDeadline)
+	if !r.ackTimer.running() {
+		r.ackTimer.set(now + r.cfg.DelayedAck)
 	}
 }
 
@@ -991,7 +967,8 @@ func (r *IWARPReceiver) ack(now sim.Time) {
 	p.TSVal, p.TSEcr = tsClock(now), r.tsRecent
 	p.SentAt = now
 	p.Seal()
-	r.pending, r.ackDeadline, r.lastAck = 0, sim.Never, r.ra.nxt
+	r.pending, r.lastAck = 0, r.ra.nxt
+	r.ackTimer.stop()
 	r.dst.sendControl(now, p)
 }
 

@@ -219,7 +219,7 @@ func (n *NIC) nextFrame(now sim.Time) *topology.Packet {
 // the same DCQCN parameters).
 func (n *NIC) portPacer(p *ecn.Params) *cnpPacer {
 	if n.cnp == nil {
-		n.cnp = &cnpPacer{Pacer: ecn.Pacer{Interval: p.CNPInterval, Rule: p.NP}, reg: n.reg}
+		n.cnp = newCNPPacer(n.reg, p)
 	}
 	return n.cnp
 }

@@ -103,17 +103,15 @@ type RoCESender struct {
 	una      uint32    // oldest PSN not acknowledged
 	maxSent  uint32    // one past the highest PSN ever sent
 	sched    schedSlot // its place on the NIC's schedule
-	deadline sim.Time
-	timer    alarm // the retransmit timer's event
-	timeouts int   // consecutive timeouts without progress
+	timer    alarm     // the retransmit timer
+	timeouts int       // consecutive timeouts without progress
 	over     bool
 
 	// DCQCN reaction point, nil without congestion control, with its timers: the rate
 	// increase timer (lazy, like the retransmit timer) and a deferred rate cut.
-	cc         *ecn.ReactionPoint
-	ccDeadline sim.Time
-	ccTimer    alarm
-	cutAt      sim.Time
+	cc      *ecn.ReactionPoint
+	ccTimer alarm
+	cutAt   sim.Time
 }
 
 // RoCEReceiver is the responder side: it accepts packets in PSN order, acknowledges them in
@@ -158,7 +156,9 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 		q.dataHash = topology.FlowHash(src.IP, dst.IP, topology.IPProtoUDP, q.sport, topology.UDPPortRoCEv2)
 		q.ackHash = topology.FlowHash(dst.IP, src.IP, topology.IPProtoUDP, q.sport, topology.UDPPortRoCEv2)
 	}
-	s := &RoCESender{qp: q, nic: src, deadline: sim.Never, ccDeadline: sim.Never, cutAt: sim.Never}
+	s := &RoCESender{qp: q, nic: src, cutAt: sim.Never}
+	s.timer = newAlarm(r.eng, s, opTimer)
+	s.ccTimer = newAlarm(r.eng, s, opCCTimer)
 	rcv := &RoCEReceiver{qp: q, nic: dst}
 	if cfg.DCQCN != nil {
 		s.cc = ecn.NewReactionPoint(*cfg.DCQCN, src.Wire.Params.Rate)
@@ -166,7 +166,7 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 		if cfg.DCQCN.PortPacing {
 			rcv.pacer = dst.portPacer(cfg.DCQCN)
 		} else {
-			rcv.pacer = &cnpPacer{Pacer: ecn.Pacer{Interval: cfg.DCQCN.CNPInterval, Rule: cfg.DCQCN.NP}, reg: r}
+			rcv.pacer = newCNPPacer(r, cfg.DCQCN)
 		}
 		rcv.np = &ecn.NotificationPoint{Pacer: &rcv.pacer.Pacer, Flow: i}
 	}
@@ -181,28 +181,12 @@ func (s *RoCESender) Handle(now sim.Time, op int, _ any) {
 	case opStart:
 		s.nic.activate(now, s)
 	case opTimer:
-		s.timer.fired()
-		if s.over || s.deadline == sim.Never {
-			return
+		if s.timer.expired(now) && !s.over {
+			s.timeout(now)
 		}
-		if now < s.deadline {
-			s.armAt(s.deadline)
-			return
-		}
-		s.timeout(now)
 	case opCCTimer:
-		s.ccTimer.fired()
-		if s.ccDeadline == sim.Never {
-			return
-		}
-		if now < s.ccDeadline {
-			s.armCC(s.ccDeadline)
-			return
-		}
-		s.ccDeadline = sim.Never
-		if s.cc.RateTimer(now) {
-			s.ccDeadline = now + s.cc.P.RateTimer
-			s.armCC(s.ccDeadline)
+		if s.ccTimer.expired(now) && s.cc.RateTimer(now) {
+			s.ccTimer.set(now + s.cc.P.RateTimer)
 		}
 	case opCCCut:
 		if now == s.cutAt {
@@ -211,9 +195,6 @@ func (s *RoCESender) Handle(now sim.Time, op int, _ any) {
 		}
 	}
 }
-
-// armCC makes sure a rate-timer event is pending no later than t.
-func (s *RoCESender) armCC(t sim.Time) { s.ccTimer.armAt(s.reg.eng, s, opCCTimer, t) }
 
 // onCNP is the reaction point's congestion notification: cut the rate (now, or at the end of
 // the decrease period) and restart the rate-increase timer.
@@ -225,8 +206,7 @@ func (s *RoCESender) onCNP(now sim.Time) {
 		s.cutAt = at
 		s.reg.eng.At(at, s, opCCCut, nil)
 	}
-	s.ccDeadline = now + s.cc.P.RateTimer
-	s.armCC(s.ccDeadline)
+	s.ccTimer.set(now + s.cc.P.RateTimer)
 }
 
 // Rate is the flow's sending rate limit now: DCQCN's current rate, its own pacing rate, or
@@ -282,15 +262,11 @@ func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 	if r := s.Rate(); r > 0 {
 		s.sched.readyAt = now + r.TxTime(p.WireBytes())
 	}
-	if s.deadline == sim.Never {
-		s.deadline = now + s.cfg.RetransmitTimeout
-		s.armAt(s.deadline)
+	if !s.timer.running() {
+		s.timer.set(now + s.cfg.RetransmitTimeout)
 	}
 	return p
 }
-
-// armAt makes sure a timer event is pending no later than t.
-func (s *RoCESender) armAt(t sim.Time) { s.timer.armAt(s.reg.eng, s, opTimer, t) }
 
 func (s *RoCESender) onAck(now sim.Time, p *topology.Packet) {
 	if s.over {
@@ -299,8 +275,7 @@ func (s *RoCESender) onAck(now sim.Time, p *topology.Packet) {
 	if p.Syndrome == topology.SyndromeNAKSequence && s.cfg.GoBack0 {
 		// Go-back-0: the responder threw the message away; send it all again.
 		s.una, s.sndNxt = 0, 0
-		s.deadline = now + s.cfg.RetransmitTimeout
-		s.armAt(s.deadline)
+		s.timer.set(now + s.cfg.RetransmitTimeout)
 		s.nic.activate(now, s)
 		return
 	}
@@ -312,18 +287,17 @@ func (s *RoCESender) onAck(now sim.Time, p *topology.Packet) {
 	if acked > s.una {
 		s.una = acked
 		s.timeouts = 0
-		s.deadline = now + s.cfg.RetransmitTimeout
-		s.armAt(s.deadline)
+		s.timer.set(now + s.cfg.RetransmitTimeout)
 	}
 	if s.sndNxt < s.una {
 		s.sndNxt = s.una
 	}
 	if s.una >= s.npkts {
-		s.deadline = sim.Never // all acknowledged
+		s.timer.stop() // all acknowledged
 		return
 	}
 	if s.una == s.sndNxt {
-		s.deadline = sim.Never // nothing outstanding: the next packet sent arms the timer
+		s.timer.stop() // nothing outstanding: the next packet sent arms the timer
 	}
 	if p.Syndrome == topology.SyndromeNAKSequence && p.PSN < s.sndNxt && p.PSN >= s.una {
 		s.sndNxt = p.PSN // go back N
@@ -333,14 +307,12 @@ func (s *RoCESender) onAck(now sim.Time, p *topology.Packet) {
 
 func (s *RoCESender) timeout(now sim.Time) {
 	if s.una >= s.npkts {
-		s.deadline = sim.Never
 		return
 	}
 	s.timeouts++
 	s.flow.Timeouts++
 	if s.timeouts > s.cfg.RetryLimit {
 		s.over = true
-		s.deadline = sim.Never
 		f := s.flow
 		if f.Status == Pending {
 			f.Status = Failed
@@ -353,8 +325,7 @@ func (s *RoCESender) timeout(now sim.Time) {
 	if s.cfg.GoBack0 {
 		s.una = 0 // the whole message again
 	}
-	s.sndNxt = s.una
-	s.deadline = sim.Never // the resend arms the timer when it leaves: a retry waiting for the link is no retry yet
+	s.sndNxt = s.una // the resend arms the timer when it leaves: a retry waiting for the link is no retry yet
 	s.nic.activate(now, s)
 }
 
@@ -449,7 +420,7 @@ func (r *RoCEReceiver) cnps() int64 {
 }
 
 func (s *RoCESender) slot() *schedSlot { return &s.sched }
-func (s *RoCESender) stop()            { s.over = true }
+func (s *RoCESender) stop()            { s.over = true; s.timer.stop() }
 func (s *RoCESender) class() uint8     { return s.flow.Priority }
 func (s *RoCESender) hash() uint32     { return s.dataHash }
 func (s *RoCESender) rate() sim.Rate   { return s.Rate() }
