@@ -24,7 +24,7 @@ const (
 	// SFD and inter-frame gap (672 bit times; physics references 2.1).
 	FrameWireBytes = 64 + 8 + 12
 	// NumPriorities is the number of classes a PFC frame addresses.
-	NumPriorities = 8
+	NumPriorities = topology.NumPriorities
 )
 
 // PauseDuration is how long quanta pause quanta last at rate r: quanta x 512 bit times.

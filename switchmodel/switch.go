@@ -15,7 +15,7 @@ import (
 )
 
 // NumPriorities is the number of traffic classes, and of egress queues per port (802.1Q PCP).
-const NumPriorities = 8
+const NumPriorities = topology.NumPriorities
 
 // Scheduler chooses which egress queue of a port sends next.
 type Scheduler uint8

@@ -18,7 +18,7 @@ type NIC struct {
 	Name string
 	Wire *topology.Wire
 	// Control holds the control frames waiting for the link, by priority.
-	Control [8]topology.Queue
+	Control [topology.NumPriorities]topology.Queue
 	// Pause is the PFC state of the NIC's sending side, by class.
 	Pause pfc.Egress
 	// Response is how long the NIC takes to stop sending after a PAUSE arrives.
@@ -29,15 +29,15 @@ type NIC struct {
 	// PFCOut holds the PFC frames waiting to go out (faults only); PausesSent and
 	// ResumesSent count those sent, by class.
 	PFCOut                  topology.Queue
-	PausesSent, ResumesSent [8]int64
-	stormUntil              [8]sim.Time // a pause storm on the class lasts until then
+	PausesSent, ResumesSent [topology.NumPriorities]int64
+	stormUntil              [topology.NumPriorities]sim.Time // a pause storm on the class lasts until then
 
 	reg      *Registry
 	eng      *sim.Engine
 	busy     bool
 	ctrlLen  int
-	active   [8][]sender
-	rr       [8]int
+	active   [topology.NumPriorities][]sender
+	rr       [topology.NumPriorities]int
 	wakeAt   sim.Time
 	IP       topology.IPv4
 	TTL      uint8
@@ -167,7 +167,7 @@ func (n *NIC) nextFrame(now sim.Time) *topology.Packet {
 	}
 	earliest := sim.Never
 	if n.ctrlLen > 0 {
-		for i := 7; i >= 0; i-- {
+		for i := topology.NumPriorities - 1; i >= 0; i-- {
 			if n.Control[i].Len == 0 {
 				continue
 			}
@@ -179,7 +179,7 @@ func (n *NIC) nextFrame(now sim.Time) *topology.Packet {
 			return n.Control[i].Pop(now)
 		}
 	}
-	for prio := 7; prio >= 0; prio-- {
+	for prio := topology.NumPriorities - 1; prio >= 0; prio-- {
 		list := n.active[prio]
 		if len(list) > 0 && n.Pause.Paused(now, prio) {
 			earliest = min(earliest, n.Pause.Until(prio))
