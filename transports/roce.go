@@ -39,12 +39,6 @@ type RoCEConfig struct {
 // qpBase is the first queue-pair number handed out; QPNs 0 and 1 are special in IBA.
 const qpBase = 0x100
 
-// sourcePort is the RoCE v2 UDP source port of a queue pair: IBA annex A17 lets it carry
-// flow entropy for ECMP; like mlx5 it is drawn from 0xC000-0xFFFF by hashing the QPN.
-func sourcePort(qpn uint32) uint16 {
-	return 0xC000 | uint16(topology.FlowHash(topology.IPv4(qpn), 0, 0, 0, 0)&0x3FFF)
-}
-
 // qp holds what a requester and its responder share: the flow, the addresses and the
 // framing.
 type qp struct {
@@ -61,37 +55,6 @@ type qp struct {
 	mtu      int32
 	cfg      RoCEConfig
 	ipid     uint16 // the IPv4 identification of the next datagram this side sends
-}
-
-// frame fills the headers of a RoCE packet from `from` to `to` up to the BTH: for RoCE v2
-// Ethernet/IPv4/UDP, for RoCE v1 Ethernet with an 802.1Q tag and the GRH.
-func (q *qp) frame(p *topology.Packet, from, to *NIC, hash uint32) {
-	if q.cfg.Version == 1 {
-		p.EtherType = topology.EtherTypeRoCEv1
-		p.Tagged, p.PCP = true, q.flow.Priority // RoCE v1's priority rides in the 802.1Q PCP
-		p.DestQP = q.qpn
-		p.Priority = q.flow.Priority
-		p.Flow = q.index
-		p.Src, p.Dst = from.ID, to.ID
-		p.Hash = hash
-		return
-	}
-	p.EtherType = topology.EtherTypeIPv4
-	p.SrcIP, p.DstIP = from.IP, to.IP
-	// IP transports carry the priority in DSCP: class selector CSn = n << 3 (RFC 2474).
-	p.DSCP = q.flow.Priority << 3
-	p.ECN = topology.ECNNotECT // control frames are not ECN-capable; data sets ECT(0)
-	p.TTL = from.TTL
-	p.IPID = q.ipid
-	q.ipid++
-	p.Protocol = topology.IPProtoUDP
-	p.SrcPort, p.DstPort = q.sport, topology.UDPPortRoCEv2
-	p.DestQP = q.qpn
-	p.Priority = q.flow.Priority
-	p.Flow = q.index
-	p.Src, p.Dst = from.ID, to.ID
-	p.Hash = hash
-	p.CrossSubnet = q.cross
 }
 
 // RoCESender is the requester side of a queue pair: it segments the message into packets,
