@@ -1,0 +1,352 @@
+package transports
+
+import (
+	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/topology"
+)
+
+// IWARPSender is the sending side of an iWARP connection: the RDMA WRITE's FPDUs over the TCP
+// sender (slow start, congestion avoidance, fast retransmit and SACK recovery, RTO with
+// back-off, optional ECN) and, with a handshake, the active side of the connection set-up.
+type IWARPSender struct {
+	tcpConn
+	sched schedSlot
+	state tcpState
+	over  bool
+
+	una, nxt int64 // oldest unacknowledged FPDU; next new one (HighData + 1)
+	sb       scoreboard
+	cwnd     float64 // in segments
+	ssthresh float64
+	maxCwnd  float64 // cwnd does not grow past what the receive window lets be in flight
+	cc       ccState
+	// recoverAt is RFC 6675's RecoveryPoint: recovery (or loss) ends when una reaches it.
+	recoverAt int64
+	fastRetx  bool // una's fast retransmission is due, whatever the pipe
+	dupacks   int  // without SACK: duplicate ACKs in a row
+
+	// Congestion window validation: whether cwnd limited the sender, and the most it had in
+	// flight, in this window (ending when una reaches useEnd) and the previous one.
+	limited, prevLimited bool
+	maxOut, prevMaxOut   int64
+	useEnd               int64
+
+	// ECN: cwrEnd ends the window of the last reduction (at most one per window), sendCWR
+	// puts CWR on the next new segment; DCTCP's alpha and its window's byte counts.
+	cwrEnd        int64
+	sendCWR       bool
+	alpha         float64
+	dAcked, dMark int64
+	dWinEnd       int64
+
+	// RTT and the retransmission timer. Without timestamps one segment at a time is timed
+	// (Karn: not a retransmitted one).
+	rtt      rttEstimator
+	rto      sim.Time // current RTO, back-off included
+	timer    alarm    // the retransmission timer
+	timeouts int      // consecutive timeouts without progress
+	timing   bool
+	timedSeg int64
+	timedAt  sim.Time
+
+	// The handshake: when the SYN and the MPA Request left and whether they were resent.
+	synAt, mpaAt     sim.Time
+	synRetx, mpaRetx bool
+	tsRecent         uint32 // the receiver's latest TSval, echoed
+
+	rx delayLine
+	// Stats counts what the sender did; read it with Registry.TCPStats.
+	stats TCPStats
+}
+
+// Handle implements sim.Handler: the start, the retransmission timer and the NIC's pipeline.
+func (s *IWARPSender) Handle(now sim.Time, op int, _ any) {
+	switch op {
+	case tcpOpStart:
+		if s.over {
+			return
+		}
+		if s.cfg.Handshake {
+			s.state = tcpSynSent
+			s.sendSYN(now)
+			return
+		}
+		s.establish(now)
+	case tcpOpTimer:
+		if s.timer.expired(now) && !s.over {
+			s.timeout(now)
+		}
+	case tcpOpRx:
+		p, _ := s.rx.front()
+		s.process(now, p)
+		s.rx.pop()
+		if s.rx.n > 0 {
+			_, due := s.rx.front()
+			s.reg.eng.At(due, s, tcpOpRx, nil)
+		}
+	}
+}
+
+// onControl takes the receiver's segments (ACKs, the SYN-ACK, the MPA Reply) as they arrive:
+// they reach TCP after the NIC's processing delay.
+func (s *IWARPSender) onControl(now sim.Time, p *topology.Packet) {
+	if s.cfg.NICDelay == 0 {
+		s.process(now, p)
+		return
+	}
+	if s.rx.push(p, now+s.cfg.NICDelay) {
+		s.reg.eng.At(now+s.cfg.NICDelay, s, tcpOpRx, nil)
+	}
+}
+
+func (s *IWARPSender) process(now sim.Time, p *topology.Packet) {
+	if s.over {
+		return
+	}
+	if s.cfg.Timestamps {
+		s.tsRecent = p.TSVal
+	}
+	switch {
+	case p.TCPFlags&topology.TCPFlagSYN != 0:
+		if s.state == tcpSynSent {
+			s.onSynAck(now, p)
+		}
+	case p.MPA == topology.MPAReply:
+		if s.state == tcpMPAWait {
+			if !s.mpaRetx || s.cfg.Timestamps {
+				s.sampleRTT(now, p, s.mpaAt)
+			}
+			s.establish(now)
+		}
+	case s.state == tcpEstablished:
+		s.onAck(now, p)
+	}
+}
+
+// pipe is RFC 6675's estimate of the segments in the network.
+func (s *IWARPSender) pipe() int64 {
+	return max(s.nxt-s.una-s.sb.sacked-s.sb.lost+s.sb.retx, 0)
+}
+
+// pick is RFC 6675's NextSeg, in segments: first the fast retransmission of una, then, if
+// the pipe leaves room in cwnd, (1) the lowest lost segment not yet resent, (2) new data the
+// receive window allows, (3) in recovery, the lowest unSACKed segment below the highest
+// SACKed one that was not resent. It returns -1 when nothing may be sent.
+func (s *IWARPSender) pick() (int64, bool) {
+	sb := &s.sb
+	if s.fastRetx {
+		if f := *sb.flag(s.una); s.una < s.nxt && f&segLost != 0 && f&segRetx == 0 {
+			return s.una, true
+		}
+		s.fastRetx = false
+	}
+	if float64(s.pipe()+1) > s.cwnd {
+		s.limited = true
+		return -1, false
+	}
+	sb.retxScan = max(sb.retxScan, s.una)
+	for ; sb.retxScan < sb.lostTo; sb.retxScan++ {
+		if f := *sb.flag(sb.retxScan); f&segLost != 0 && f&segRetx == 0 {
+			return sb.retxScan, true
+		}
+	}
+	if s.nxt < s.lay.n && s.nxt-s.una < sb.capacity() &&
+		s.lay.end(s.nxt)-s.lay.start(s.una) <= s.cfg.ReceiveWindow {
+		return s.nxt, false
+	}
+	if s.cc == ccRecovery && s.cfg.SACK {
+		sb.rule3Scan = max(sb.rule3Scan, s.una)
+		for ; sb.rule3Scan < sb.top[0]; sb.rule3Scan++ {
+			if *sb.flag(sb.rule3Scan)&(segSacked|segRetx|segLost) == 0 {
+				return sb.rule3Scan, true
+			}
+		}
+	}
+	return -1, false
+}
+
+func (s *IWARPSender) hasData() bool {
+	if s.over || s.state != tcpEstablished {
+		return false
+	}
+	k, _ := s.pick()
+	return k >= 0
+}
+
+// emit builds the next segment. Precondition: hasData.
+func (s *IWARPSender) emit(now sim.Time) *topology.Packet {
+	k, retx := s.pick()
+	if retx && k == s.una {
+		s.fastRetx = false
+	}
+	p := s.reg.pool.Get(topology.KindData)
+	s.frame(p, s.src, s.dst, s.dataHash, s.sport, topology.TCPPortIWARP)
+	s.fillFPDU(p, k)
+	p.AckNum = s.irs + uint32(s.rlen)
+	switch {
+	case s.cfg.ECN == ECNDCTCP, s.cfg.ECN == ECNClassic && !retx:
+		// RFC 3168 section 6.1.5: no ECT on retransmissions; DCTCP marks every data
+		// segment ECN-capable, as Linux does.
+		p.ECN = topology.ECNECT0
+	}
+	if s.sendCWR && !retx && s.cfg.ECN != ECNOff {
+		p.TCPFlags |= topology.TCPFlagCWR // on the first new segment after a reduction
+		s.sendCWR = false
+	}
+	p.TSVal, p.TSEcr = tsClock(now), s.tsRecent
+	p.SentAt = now
+	p.Seal()
+	s.stats.SegmentsSent++
+	f := s.sb.flag(k)
+	if retx {
+		if *f&segRetx == 0 {
+			s.sb.retx++
+		}
+		*f |= segRetx | segEverRetx
+		s.flow.Retransmitted++
+		s.stats.Retransmissions++
+		if s.timing && s.timedSeg == k {
+			s.timing = false // Karn's algorithm
+		}
+	} else {
+		*f = 0
+		s.nxt++
+		if !s.timing {
+			s.timing, s.timedSeg, s.timedAt = true, k, now
+		}
+	}
+	if out := s.pipe(); out > s.maxOut {
+		s.maxOut = out
+	}
+	if r := s.flow.Rate; r > 0 {
+		s.sched.readyAt = now + r.TxTime(p.WireBytes())
+	}
+	if !s.timer.running() {
+		s.timer.set(now + s.rto) // RFC 6298 (5.1)
+	}
+	return p
+}
+
+// onAck takes an ACK of the established connection: the cumulative ACK and SACK blocks
+// update the scoreboard, then congestion control reacts (RFC 5681, 6675, 3168, 8257).
+func (s *IWARPSender) onAck(now sim.Time, p *topology.Packet) {
+	ref := s.base + s.lay.start(s.una)
+	ack := unwrap(ref, p.AckNum-s.isn) - s.base
+	newUna := min(max(s.lay.covered(ack), s.una), s.nxt)
+	ece := p.TCPFlags&topology.TCPFlagECE != 0 && s.cfg.ECN != ECNOff
+	prevUna := s.una
+	var delivered int64
+	if newUna > s.una {
+		delivered = s.sb.ackTo(s.una, newUna)
+		s.una = newUna
+		s.timeouts = 0
+		if s.cfg.Timestamps {
+			s.sampleRTT(now, p, 0)
+		} else if s.timing && s.timedSeg < newUna {
+			s.timing = false
+			s.sampleRTT(now, p, s.timedAt)
+		}
+	}
+	outstanding := s.nxt - s.una
+	if s.cfg.SACK {
+		n := int(p.SACKBlocks)
+		var blocks [topology.TCPMaxSACKs][2]int64
+		for b := 0; b < n; b++ {
+			lo := s.lay.covered(unwrap(ref, p.SACK[b][0]-s.isn) - s.base)
+			hi := s.lay.covered(unwrap(ref, p.SACK[b][1]-s.isn) - s.base)
+			lo, hi = max(lo, s.una), min(hi, s.nxt)
+			blocks[b] = [2]int64{lo, hi}
+			if lo < hi {
+				delivered += s.sb.sack(lo, hi)
+			}
+		}
+		s.sb.cache, s.sb.ncache = blocks, n
+		s.sb.markLost(s.una)
+	} else {
+		s.renoAck(newUna > prevUna, newUna-prevUna, outstanding)
+	}
+
+	if s.cfg.ECN == ECNDCTCP {
+		s.dAcked += delivered
+		if ece {
+			s.dMark += delivered
+		}
+		if s.una >= s.dWinEnd {
+			if s.dAcked > 0 {
+				g := s.cfg.DCTCPGain
+				s.alpha = (1-g)*s.alpha + g*float64(s.dMark)/float64(s.dAcked)
+			}
+			s.dAcked, s.dMark, s.dWinEnd = 0, 0, s.nxt
+		}
+	}
+	if s.una >= s.useEnd {
+		s.prevLimited, s.prevMaxOut = s.limited, s.maxOut
+		s.limited, s.maxOut, s.useEnd = false, s.pipe(), s.nxt
+	}
+	switch s.cc {
+	case ccOpen:
+		if s.sb.lost > 0 {
+			s.enterRecovery()
+		} else {
+			s.grow(delivered)
+			if ece {
+				s.ecnResponse()
+			}
+		}
+	case ccRecovery:
+		if s.una >= s.recoverAt {
+			s.cc = ccOpen // cwnd = ssthresh already (RFC 6675)
+		}
+	case ccLoss:
+		if s.una >= s.recoverAt {
+			s.cc = ccOpen
+		}
+		s.grow(delivered)
+	}
+	switch {
+	case s.una == s.nxt:
+		s.timer.stop() // nothing outstanding (5.2)
+	case newUna > prevUna:
+		s.timer.set(now + s.rto) // (5.3)
+	}
+	if s.una < s.lay.n {
+		s.src.activate(now, s)
+	}
+}
+
+// enterRecovery starts fast recovery: ssthresh = cwnd = FlightSize / 2 (at least 2), the
+// recovery point is the highest segment sent, and una is resent at once (RFC 6675 section 5,
+// steps 4.1-4.3; RFC 6582 without SACK).
+func (s *IWARPSender) enterRecovery() {
+	s.ssthresh = max(float64(s.nxt-s.una)/2, 2)
+	s.cwnd = s.ssthresh
+	s.cc, s.recoverAt, s.fastRetx = ccRecovery, s.nxt, true
+	s.sb.rule3Scan = s.una
+	s.stats.FastRecoveries++
+	if s.cfg.ECN != ECNOff {
+		s.cwrEnd, s.sendCWR = s.nxt, true // this reduction answers congestion for the window
+	}
+}
+
+// ecnResponse reduces cwnd for an ECE, once per window: by half (RFC 3168 section 6.1.2) or
+// by alpha/2 (DCTCP, RFC 8257 section 3.3).
+func (s *IWARPSender) ecnResponse() {
+	if s.una < s.cwrEnd {
+		return
+	}
+	if s.cfg.ECN == ECNDCTCP {
+		s.cwnd = max(s.cwnd*(1-s.alpha/2), 2)
+		s.ssthresh = s.cwnd
+	} else {
+		s.ssthresh = max(s.cwnd/2, 2)
+		s.cwnd = s.ssthresh
+	}
+	s.cwrEnd, s.sendCWR = s.nxt, true
+	s.stats.ECNReductions++
+}
+
+func (s *IWARPSender) slot() *schedSlot { return &s.sched }
+func (s *IWARPSender) stop()            { s.over = true; s.timer.stop() }
+func (s *IWARPSender) class() uint8     { return s.flow.Priority }
+func (s *IWARPSender) hash() uint32     { return s.dataHash }
+func (s *IWARPSender) rate() sim.Rate   { return s.flow.Rate }
