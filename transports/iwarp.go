@@ -22,9 +22,6 @@ const (
 	ECNDCTCP
 )
 
-// DCTCPGain is DCTCP's default alpha gain g (RFC 8257 section 4.2: 1/16).
-const DCTCPGain = 1.0 / 16
-
 // IWARPConfig is the configuration of an iWARP connection: RDMAP/DDP/MPA over TCP.
 type IWARPConfig struct {
 	// MTU is the IPv4 MTU. The MSS is MTU - 40, less 12 with timestamps; each segment carries
@@ -95,13 +92,15 @@ func (r *Registry) StartIWARP(i int32, src, dst *NIC, cross bool, cfg IWARPConfi
 	// The scoreboard holds every segment the receive window lets be outstanding.
 	minSeg := max(c.lay.full, 1)
 	s := &IWARPSender{tcpConn: c,
-		sb:       newScoreboard(cfg.ReceiveWindow/minSeg + 2),
-		cwnd:     float64(cfg.InitCwnd),
-		ssthresh: float64(1 << 40), // "arbitrarily high" (RFC 5681 section 3.1)
-		rto:      cfg.InitialRTO,
-		maxCwnd:  float64(max(cfg.ReceiveWindow/minSeg, int64(cfg.InitCwnd), 2)),
-		alpha:    1, // RFC 8257 section 3.3
+		sb: newScoreboard(cfg.ReceiveWindow/minSeg + 2),
+		win: congestionWindow{
+			cwnd:     float64(cfg.InitCwnd),
+			ssthresh: float64(1 << 40), // "arbitrarily high" (RFC 5681 section 3.1)
+			max:      float64(max(cfg.ReceiveWindow/minSeg, int64(cfg.InitCwnd), 2)),
+		},
+		rto: cfg.InitialRTO,
 	}
+	s.cc = newCongestionControl(cfg.ECN, cfg.DCTCPGain, &s.win)
 	s.timer = newAlarm(r.eng, s, tcpOpTimer)
 	rcv := &IWARPReceiver{tcpConn: c}
 	rcv.ackTimer = newAlarm(r.eng, rcv, tcpOpDelAck)
@@ -123,7 +122,7 @@ type TCPStats struct {
 	Cwnd, Ssthresh  float64  // segments
 	SRTT, RTTVar    sim.Time // 0 before the first sample
 	RTO             sim.Time
-	Alpha           float64 // DCTCP
+	Alpha           float64 // DCTCP's alpha; 0 for other congestion control
 	FastRecoveries  int64   // entries into fast recovery
 	Timeouts        int64   // retransmission timeouts (handshake ones included)
 	ECNReductions   int64   // window reductions for ECE
@@ -139,7 +138,10 @@ func (r *Registry) TCPStats(i int32) (TCPStats, bool) {
 		return TCPStats{}, false
 	}
 	st := s.stats
-	st.Cwnd, st.Ssthresh, st.RTO, st.Alpha = s.cwnd, s.ssthresh, s.rto, s.alpha
+	st.Cwnd, st.Ssthresh, st.RTO = s.win.cwnd, s.win.ssthresh, s.rto
+	if d, ok := s.cc.(*dctcp); ok {
+		st.Alpha = d.alpha
+	}
 	if s.rtt.valid {
 		st.SRTT, st.RTTVar = s.rtt.srtt, s.rtt.rttvar
 	}

@@ -1,10 +1,10 @@
 package transports
 
 // Congestion states of the sender (Linux's names).
-type ccState uint8
+type caState uint8
 
 const (
-	ccOpen     ccState = iota // no loss outstanding: slow start or congestion avoidance
-	ccRecovery                // fast recovery (RFC 6675, or NewReno without SACK) until recoverAt
-	ccLoss                    // after an RTO: slow start from one segment, resending until recoverAt
+	caOpen     caState = iota // no loss outstanding: slow start or congestion avoidance
+	caRecovery                // fast recovery (RFC 6675, or NewReno without SACK) until recoverAt
+	caLoss                    // after an RTO: slow start from one segment, resending until recoverAt
 )

@@ -18,7 +18,7 @@ func (s *IWARPSender) renoAck(advanced bool, acked, outstandingBefore int64) {
 		return
 	}
 	s.dupacks = 0
-	if s.cc == ccRecovery && s.una < s.recoverAt {
+	if s.ca == caRecovery && s.una < s.recoverAt {
 		sb.sacked = max(sb.sacked-(acked-1), 0)
 		sb.markLostBelow(s.una, s.una+1)
 		s.fastRetx = true

@@ -34,11 +34,8 @@ func (s *IWARPSender) timeout(now sim.Time) {
 		s.sendMPARequest(now)
 		return
 	}
-	if s.timeouts == 1 {
-		s.ssthresh = max(float64(s.nxt-s.una)/2, 2)
-	}
-	s.cwnd = 1
-	s.cc, s.recoverAt, s.fastRetx, s.dupacks = ccLoss, s.nxt, false, 0
+	s.cc.rtoExpired(s.nxt-s.una, s.timeouts == 1)
+	s.ca, s.recoverAt, s.fastRetx, s.dupacks = caLoss, s.nxt, false, 0
 	sb := &s.sb
 	sb.lost, sb.retx = 0, 0
 	if !s.cfg.SACK {

@@ -16,28 +16,18 @@ type IWARPSender struct {
 
 	una, nxt int64 // oldest unacknowledged FPDU; next new one (HighData + 1)
 	sb       scoreboard
-	cwnd     float64 // in segments
-	ssthresh float64
-	maxCwnd  float64 // cwnd does not grow past what the receive window lets be in flight
-	cc       ccState
+	win      congestionWindow
+	cc       congestionControl
+	ca       caState
 	// recoverAt is RFC 6675's RecoveryPoint: recovery (or loss) ends when una reaches it.
 	recoverAt int64
 	fastRetx  bool // una's fast retransmission is due, whatever the pipe
 	dupacks   int  // without SACK: duplicate ACKs in a row
 
-	// Congestion window validation: whether cwnd limited the sender, and the most it had in
-	// flight, in this window (ending when una reaches useEnd) and the previous one.
-	limited, prevLimited bool
-	maxOut, prevMaxOut   int64
-	useEnd               int64
-
 	// ECN: cwrEnd ends the window of the last reduction (at most one per window), sendCWR
-	// puts CWR on the next new segment; DCTCP's alpha and its window's byte counts.
-	cwrEnd        int64
-	sendCWR       bool
-	alpha         float64
-	dAcked, dMark int64
-	dWinEnd       int64
+	// puts CWR on the next new segment.
+	cwrEnd  int64
+	sendCWR bool
 
 	// RTT and the retransmission timer. Without timestamps one segment at a time is timed
 	// (Karn: not a retransmitted one).
@@ -140,8 +130,8 @@ func (s *IWARPSender) pick() (int64, bool) {
 		}
 		s.fastRetx = false
 	}
-	if float64(s.pipe()+1) > s.cwnd {
-		s.limited = true
+	if float64(s.pipe()+1) > s.win.cwnd {
+		s.win.limited = true
 		return -1, false
 	}
 	sb.retxScan = max(sb.retxScan, s.una)
@@ -154,7 +144,7 @@ func (s *IWARPSender) pick() (int64, bool) {
 		s.lay.end(s.nxt)-s.lay.start(s.una) <= s.cfg.ReceiveWindow {
 		return s.nxt, false
 	}
-	if s.cc == ccRecovery && s.cfg.SACK {
+	if s.ca == caRecovery && s.cfg.SACK {
 		sb.rule3Scan = max(sb.rule3Scan, s.una)
 		for ; sb.rule3Scan < sb.top[0]; sb.rule3Scan++ {
 			if *sb.flag(sb.rule3Scan)&(segSacked|segRetx|segLost) == 0 {
@@ -215,8 +205,8 @@ func (s *IWARPSender) emit(now sim.Time) *topology.Packet {
 			s.timing, s.timedSeg, s.timedAt = true, k, now
 		}
 	}
-	if out := s.pipe(); out > s.maxOut {
-		s.maxOut = out
+	if out := s.pipe(); out > s.win.maxOut {
+		s.win.maxOut = out
 	}
 	if r := s.flow.Rate; r > 0 {
 		s.sched.readyAt = now + r.TxTime(p.WireBytes())
@@ -266,42 +256,30 @@ func (s *IWARPSender) onAck(now sim.Time, p *topology.Packet) {
 		s.renoAck(newUna > prevUna, newUna-prevUna, outstanding)
 	}
 
-	if s.cfg.ECN == ECNDCTCP {
-		s.dAcked += delivered
-		if ece {
-			s.dMark += delivered
-		}
-		if s.una >= s.dWinEnd {
-			if s.dAcked > 0 {
-				g := s.cfg.DCTCPGain
-				s.alpha = (1-g)*s.alpha + g*float64(s.dMark)/float64(s.dAcked)
-			}
-			s.dAcked, s.dMark, s.dWinEnd = 0, 0, s.nxt
-		}
+	s.cc.acked(delivered, ece, s.una, s.nxt)
+	if w := &s.win; s.una >= w.useEnd {
+		w.prevLimited, w.prevMaxOut = w.limited, w.maxOut
+		w.limited, w.maxOut, w.useEnd = false, s.pipe(), s.nxt
 	}
-	if s.una >= s.useEnd {
-		s.prevLimited, s.prevMaxOut = s.limited, s.maxOut
-		s.limited, s.maxOut, s.useEnd = false, s.pipe(), s.nxt
-	}
-	switch s.cc {
-	case ccOpen:
+	switch s.ca {
+	case caOpen:
 		if s.sb.lost > 0 {
 			s.enterRecovery()
 		} else {
-			s.grow(delivered)
+			s.cc.increase(delivered)
 			if ece {
 				s.ecnResponse()
 			}
 		}
-	case ccRecovery:
+	case caRecovery:
 		if s.una >= s.recoverAt {
-			s.cc = ccOpen // cwnd = ssthresh already (RFC 6675)
+			s.ca = caOpen // cwnd = ssthresh already (RFC 6675)
 		}
-	case ccLoss:
+	case caLoss:
 		if s.una >= s.recoverAt {
-			s.cc = ccOpen
+			s.ca = caOpen
 		}
-		s.grow(delivered)
+		s.cc.increase(delivered)
 	}
 	switch {
 	case s.una == s.nxt:
@@ -318,31 +296,13 @@ func (s *IWARPSender) onAck(now sim.Time, p *topology.Packet) {
 // recovery point is the highest segment sent, and una is resent at once (RFC 6675 section 5,
 // steps 4.1-4.3; RFC 6582 without SACK).
 func (s *IWARPSender) enterRecovery() {
-	s.ssthresh = max(float64(s.nxt-s.una)/2, 2)
-	s.cwnd = s.ssthresh
-	s.cc, s.recoverAt, s.fastRetx = ccRecovery, s.nxt, true
+	s.cc.lossDetected(s.nxt - s.una)
+	s.ca, s.recoverAt, s.fastRetx = caRecovery, s.nxt, true
 	s.sb.rule3Scan = s.una
 	s.stats.FastRecoveries++
 	if s.cfg.ECN != ECNOff {
 		s.cwrEnd, s.sendCWR = s.nxt, true // this reduction answers congestion for the window
 	}
-}
-
-// ecnResponse reduces cwnd for an ECE, once per window: by half (RFC 3168 section 6.1.2) or
-// by alpha/2 (DCTCP, RFC 8257 section 3.3).
-func (s *IWARPSender) ecnResponse() {
-	if s.una < s.cwrEnd {
-		return
-	}
-	if s.cfg.ECN == ECNDCTCP {
-		s.cwnd = max(s.cwnd*(1-s.alpha/2), 2)
-		s.ssthresh = s.cwnd
-	} else {
-		s.ssthresh = max(s.cwnd/2, 2)
-		s.cwnd = s.ssthresh
-	}
-	s.cwrEnd, s.sendCWR = s.nxt, true
-	s.stats.ECNReductions++
 }
 
 func (s *IWARPSender) slot() *schedSlot { return &s.sched }
