@@ -101,6 +101,7 @@ func (r *Registry) StartIWARP(i int32, src, dst *NIC, cross bool, cfg IWARPConfi
 		rto: cfg.InitialRTO,
 	}
 	s.cc = newCongestionControl(cfg.ECN, cfg.DCTCPGain, &s.win)
+	s.rec = newLossRecovery(s)
 	s.timer = newAlarm(r.eng, s, tcpOpTimer)
 	rcv := &IWARPReceiver{tcpConn: c}
 	rcv.ackTimer = newAlarm(r.eng, rcv, tcpOpDelAck)

@@ -35,12 +35,10 @@ func (s *IWARPSender) timeout(now sim.Time) {
 		return
 	}
 	s.cc.rtoExpired(s.nxt-s.una, s.timeouts == 1)
-	s.ca, s.recoverAt, s.fastRetx, s.dupacks = caLoss, s.nxt, false, 0
+	s.ca, s.recoverAt, s.fastRetx = caLoss, s.nxt, false
 	sb := &s.sb
 	sb.lost, sb.retx = 0, 0
-	if !s.cfg.SACK {
-		sb.sacked = 0
-	}
+	s.rec.rtoExpired()
 	for k := s.una; k < s.nxt; k++ {
 		f := sb.flag(k)
 		*f &^= segRetx

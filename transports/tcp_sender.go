@@ -22,7 +22,7 @@ type IWARPSender struct {
 	// recoverAt is RFC 6675's RecoveryPoint: recovery (or loss) ends when una reaches it.
 	recoverAt int64
 	fastRetx  bool // una's fast retransmission is due, whatever the pipe
-	dupacks   int  // without SACK: duplicate ACKs in a row
+	rec       lossRecovery
 
 	// ECN: cwrEnd ends the window of the last reduction (at most one per window), sendCWR
 	// puts CWR on the next new segment.
@@ -144,12 +144,9 @@ func (s *IWARPSender) pick() (int64, bool) {
 		s.lay.end(s.nxt)-s.lay.start(s.una) <= s.cfg.ReceiveWindow {
 		return s.nxt, false
 	}
-	if s.ca == caRecovery && s.cfg.SACK {
-		sb.rule3Scan = max(sb.rule3Scan, s.una)
-		for ; sb.rule3Scan < sb.top[0]; sb.rule3Scan++ {
-			if *sb.flag(sb.rule3Scan)&(segSacked|segRetx|segLost) == 0 {
-				return sb.rule3Scan, true
-			}
+	if s.ca == caRecovery {
+		if k := s.rec.rescue(); k >= 0 {
+			return k, true
 		}
 	}
 	return -1, false
@@ -237,25 +234,7 @@ func (s *IWARPSender) onAck(now sim.Time, p *topology.Packet) {
 			s.sampleRTT(now, p, s.timedAt)
 		}
 	}
-	outstanding := s.nxt - s.una
-	if s.cfg.SACK {
-		n := int(p.SACKBlocks)
-		var blocks [topology.TCPMaxSACKs][2]int64
-		for b := 0; b < n; b++ {
-			lo := s.lay.covered(unwrap(ref, p.SACK[b][0]-s.isn) - s.base)
-			hi := s.lay.covered(unwrap(ref, p.SACK[b][1]-s.isn) - s.base)
-			lo, hi = max(lo, s.una), min(hi, s.nxt)
-			blocks[b] = [2]int64{lo, hi}
-			if lo < hi {
-				delivered += s.sb.sack(lo, hi)
-			}
-		}
-		s.sb.cache, s.sb.ncache = blocks, n
-		s.sb.markLost(s.una)
-	} else {
-		s.renoAck(newUna > prevUna, newUna-prevUna, outstanding)
-	}
-
+	delivered += s.rec.onAck(p, ref, prevUna)
 	s.cc.acked(delivered, ece, s.una, s.nxt)
 	if w := &s.win; s.una >= w.useEnd {
 		w.prevLimited, w.prevMaxOut = w.limited, w.maxOut
@@ -289,19 +268,6 @@ func (s *IWARPSender) onAck(now sim.Time, p *topology.Packet) {
 	}
 	if s.una < s.lay.n {
 		s.src.activate(now, s)
-	}
-}
-
-// enterRecovery starts fast recovery: ssthresh = cwnd = FlightSize / 2 (at least 2), the
-// recovery point is the highest segment sent, and una is resent at once (RFC 6675 section 5,
-// steps 4.1-4.3; RFC 6582 without SACK).
-func (s *IWARPSender) enterRecovery() {
-	s.cc.lossDetected(s.nxt - s.una)
-	s.ca, s.recoverAt, s.fastRetx = caRecovery, s.nxt, true
-	s.sb.rule3Scan = s.una
-	s.stats.FastRecoveries++
-	if s.cfg.ECN != ECNOff {
-		s.cwrEnd, s.sendCWR = s.nxt, true // this reduction answers congestion for the window
 	}
 }
 
