@@ -19,8 +19,8 @@ const mpaFrameLen = topology.MPAReqRepHeader + mpaPrivateData
 // Every FPDU but the last carries d bytes of DDP payload: the largest multiple of 4 such that
 // ULPDU length 2 + tagged DDP header 14 + d + CRC 4, plus the markers the worst-placed
 // segment can hold (one per 512 bytes of the MSS, rounded up), fits the MSS. This is the
-// MULPDU of RFC 5044 section 7.1 and gives the figures of physics-references 1.2 (MSS 1460:
-// 1440 without markers, 1428 with). With markers, MPA puts a 4-byte marker at every 512th
+// MULPDU of RFC 5044 section 7.1: for an MSS of 1460, 1440 bytes without markers and 1428
+// with. With markers, MPA puts a 4-byte marker at every 512th
 // byte of the stream counted from the first FPDU, so a segment holds 2 or 3 of them (MSS 1460)
 // and its length varies with its position.
 type iwarpLayout struct {
