@@ -1,6 +1,8 @@
 package transports
 
 import (
+	"fmt"
+
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
 )
@@ -69,10 +71,42 @@ func (c IWARPConfig) MSS() int64 { return tcpMSS(c.MTU, c.Timestamps) }
 // DDPPayload is the DDP payload of a full FPDU: application bytes per segment.
 func (c IWARPConfig) DDPPayload() int64 { return ddpPayload(c.MSS(), c.Markers) }
 
+// Validate reports the first value of c that a connection cannot run with, as etcd raft's
+// Config.validate does for a node; nil when there is none. It checks what the transport needs,
+// not what a scenario allows.
+func (c *IWARPConfig) Validate() error {
+	switch {
+	case c.MTU < topology.IPv4Header+topology.TCPHeader || c.DDPPayload() < topology.MPAAlignment:
+		return fmt.Errorf("iWARP MTU %d: it leaves no room for an FPDU's DDP payload (MSS %d)", c.MTU, max(c.MSS(), 0))
+	case c.InitCwnd < 1:
+		return fmt.Errorf("TCP initial window %d: it is at least one segment", c.InitCwnd)
+	case c.MinRTO <= 0 || c.InitialRTO <= 0:
+		return fmt.Errorf("TCP minimum RTO %v and initial RTO %v: both must be positive", c.MinRTO, c.InitialRTO)
+	case c.MaxRTO < max(c.MinRTO, c.InitialRTO):
+		return fmt.Errorf("TCP maximum RTO %v: it is below the minimum or initial RTO", c.MaxRTO)
+	case c.Retries < 0:
+		return fmt.Errorf("TCP retries %d: it must not be negative", c.Retries)
+	case c.DelayedAck < 0 || c.NICDelay < 0:
+		return fmt.Errorf("delayed ACK %v and NIC delay %v: neither may be negative", c.DelayedAck, c.NICDelay)
+	case c.ReceiveWindow < c.MSS():
+		return fmt.Errorf("TCP receive window %d bytes: it must hold a segment of %d", c.ReceiveWindow, c.MSS())
+	case c.ECN > ECNDCTCP:
+		return fmt.Errorf("ECN mode %d: it is off, classic or DCTCP", c.ECN)
+	case c.DCTCPGain < 0 || c.DCTCPGain > 1:
+		return fmt.Errorf("DCTCP gain %v: it is in (0, 1], or 0 for the default", c.DCTCPGain)
+	}
+	return nil
+}
+
 // StartIWARP creates the iWARP connection of flow i from NIC src to NIC dst and schedules its
 // start; cross says whether the hosts are in different subnets (iWARP is IP: it is routed).
-func (r *Registry) StartIWARP(i int32, src, dst *NIC, cross bool, cfg IWARPConfig) {
+// When the configuration, the flow or a NIC is one the connection cannot run with, it returns
+// why and ends the flow as failed, without setting up endpoints.
+func (r *Registry) StartIWARP(i int32, src, dst *NIC, cross bool, cfg IWARPConfig) error {
 	f := r.Flows[i]
+	if err := r.checkStart(f, src, dst, cfg.Validate()); err != nil {
+		return r.refuse(i, err)
+	}
 	if cfg.DCTCPGain == 0 {
 		cfg.DCTCPGain = DCTCPGain
 	}
@@ -108,6 +142,7 @@ func (r *Registry) StartIWARP(i int32, src, dst *NIC, cross bool, cfg IWARPConfi
 	r.senders[i] = s
 	r.receivers[i] = rcv
 	r.eng.At(f.Start, s, tcpOpStart, nil)
+	return nil
 }
 
 // Handler operations of the iWARP endpoints.

@@ -1,6 +1,8 @@
 package transports
 
 import (
+	"fmt"
+
 	"github.com/fabricsim/fabricsim/ecn"
 	"github.com/fabricsim/fabricsim/pfc"
 	"github.com/fabricsim/fabricsim/sim"
@@ -43,6 +45,7 @@ type NIC struct {
 	TTL      uint8
 	PeerPort int
 	cnp      *cnpPacer // the port's CNP pacer (DCQCN with per-port pacing), made on first use
+	err      error     // what NewNIC found wrong
 }
 
 const (
@@ -51,10 +54,37 @@ const (
 	nicStorm // | class<<2: the next PAUSE of a storm on that class
 )
 
-// NewNIC returns the NIC of host id.
+// NewNIC returns the NIC of host id, which sends IPv4 datagrams with TTL ttl. An id that is
+// not a host of nw, or a TTL of 0, makes a NIC that no flow starts on (see validate).
 func NewNIC(reg *Registry, nw *topology.Network, id topology.NodeID, ttl uint8) *NIC {
+	nic := &NIC{ID: id, reg: reg, eng: reg.eng, TTL: ttl, wakeAt: sim.Never}
+	if int(id) < 0 || int(id) >= len(nw.Nodes) || nw.Nodes[id].Type != topology.Host {
+		nic.err = fmt.Errorf("node %d is not a host of the network", id)
+		return nic
+	}
 	n := &nw.Nodes[id]
-	return &NIC{ID: id, Name: n.Name, reg: reg, eng: reg.eng, IP: n.IP, TTL: ttl, wakeAt: sim.Never}
+	nic.Name, nic.IP = n.Name, n.IP
+	if ttl == 0 {
+		// RFC 1122 section 3.2.1.7: a host must not send a datagram with a TTL of 0.
+		nic.err = fmt.Errorf("NIC %s: an IP TTL of 0", n.Name)
+	}
+	return nic
+}
+
+// validate reports why no flow can run on the NIC: what NewNIC found, no link, a link
+// without a rate, a negative PAUSE response time.
+func (n *NIC) validate() error {
+	switch {
+	case n.err != nil:
+		return n.err
+	case n.Wire == nil:
+		return fmt.Errorf("NIC %s has no link", n.Name)
+	case n.Wire.Params.Rate <= 0:
+		return fmt.Errorf("NIC %s: its link's rate is %v", n.Name, n.Wire.Params.Rate)
+	case n.Response < 0:
+		return fmt.Errorf("NIC %s: a negative PAUSE response time, %v", n.Name, n.Response)
+	}
+	return nil
 }
 
 // Receive implements topology.Receiver.

@@ -1,7 +1,9 @@
 package transports
 
 import (
+	"errors"
 	"fmt"
+	"math"
 
 	"github.com/fabricsim/fabricsim/ecn"
 	"github.com/fabricsim/fabricsim/sim"
@@ -12,7 +14,7 @@ import (
 type RoCEConfig struct {
 	// Version is 2 (IB transport over IPv4/UDP, routable, ECN-capable) or 1 (IB transport
 	// with a GRH directly over Ethernet, EtherType 0x8915, priority in the 802.1Q PCP: it
-	// cannot cross a router and has no ECN field).
+	// cannot cross a router and has no ECN field). 0 is 2.
 	Version int
 	// GoBack0 makes loss recovery restart the whole message, as old NICs did (Guo et al.,
 	// SIGCOMM 2016), instead of going back to the lost packet (go-back-N).
@@ -34,6 +36,40 @@ type RoCEConfig struct {
 	DCQCN *ecn.Params
 	// CNPPriority is the traffic class of the CNPs the responder sends.
 	CNPPriority uint8
+}
+
+// Validate reports the first value of c that a queue pair cannot run with, as etcd raft's
+// Config.validate does for a node; nil when there is none. It checks what the transport needs,
+// not what a scenario allows (the scenario's validation is stricter: IB path MTUs only, say).
+func (c *RoCEConfig) Validate() error {
+	switch {
+	case c.Version < 0 || c.Version > 2:
+		return fmt.Errorf("RoCE version %d: it is 1 or 2", c.Version)
+	case c.MTU < 1:
+		return fmt.Errorf("RoCE MTU %d: a packet carries at least one payload byte", c.MTU)
+	case c.RetransmitTimeout <= 0:
+		return fmt.Errorf("RoCE retransmit timeout %v: it must be positive", c.RetransmitTimeout)
+	case c.RetryLimit < 0:
+		return fmt.Errorf("RoCE retry limit %d: it must not be negative", c.RetryLimit)
+	case c.AckInterval < 1:
+		return fmt.Errorf("RoCE ACK interval %d: an ACK covers at least one packet", c.AckInterval)
+	case int(c.CNPPriority) >= topology.NumPriorities:
+		return fmt.Errorf("CNP priority %d: there are %d priorities", c.CNPPriority, topology.NumPriorities)
+	}
+	if p := c.DCQCN; p != nil {
+		switch {
+		case p.G < 0 || p.G > 1:
+			return fmt.Errorf("DCQCN gain g %v: it is in [0, 1]", p.G)
+		case p.RateTimer <= 0 || p.AlphaPeriod <= 0:
+			return fmt.Errorf("DCQCN rate timer %v and alpha period %v: both must be positive", p.RateTimer, p.AlphaPeriod)
+		case p.MinRate <= 0:
+			return errors.New("DCQCN minimum rate: it must be positive, or a cut rate could reach zero and the flow never send again")
+		case p.CNPInterval < 0 || p.DecreasePeriod < 0 || p.ByteCounter < 0:
+			return fmt.Errorf("DCQCN CNP interval %v, decrease period %v and byte counter %d: none may be negative",
+				p.CNPInterval, p.DecreasePeriod, p.ByteCounter)
+		}
+	}
+	return nil
 }
 
 // qpBase is the first queue-pair number handed out; QPNs 0 and 1 are special in IBA.
@@ -98,11 +134,19 @@ const (
 	opCCCut   // DCQCN deferred rate cut
 )
 
-// StartRoCE creates the queue pair of flow i between NICs src and dst and schedules its start.
-// hashSrc and hashDst are the two NICs' addresses (for the ECMP 5-tuple); cross says whether
-// the two hosts are in different subnets.
-func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig) {
+// StartRoCE creates the queue pair of flow i between NICs src and dst and schedules its start;
+// cross says whether the two hosts are in different subnets. When the configuration, the
+// flow or a NIC is one the queue pair cannot run with, it returns why and ends the flow as
+// failed, without setting up endpoints.
+func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig) error {
 	f := r.Flows[i]
+	err := r.checkStart(f, src, dst, cfg.Validate())
+	if err == nil && (f.Size+int64(cfg.MTU)-1)/int64(cfg.MTU) > math.MaxUint32 {
+		err = fmt.Errorf("a message of %d bytes is more than 2^32 packets of %d bytes", f.Size, cfg.MTU)
+	}
+	if err != nil {
+		return r.refuse(i, err)
+	}
 	npkts := uint32((f.Size + int64(cfg.MTU) - 1) / int64(cfg.MTU))
 	if npkts == 0 {
 		npkts = 1
@@ -136,6 +180,7 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 	r.senders[i] = s
 	r.receivers[i] = rcv
 	r.eng.At(f.Start, s, opStart, nil)
+	return nil
 }
 
 // Handle implements sim.Handler: the flow's start and its retransmit timer.
