@@ -6,6 +6,13 @@
 //
 // Endpoints are state machines driven by the NIC: it asks a requester for its next frame
 // when its link is free, and hands each arriving frame to the endpoint it belongs to.
+//
+// The iWARP endpoints' TCP is cut as gVisor's tcp package is: the connection set-up
+// (handshake.go), the sender and receiver cores (tcp_sender.go, tcp_receiver.go), congestion
+// control behind one interface (congestion.go: NewReno in newreno.go, DCTCP in dctcp.go),
+// loss recovery behind another (recovery.go: SACK per RFC 6675 in sack_recovery.go, NewReno
+// per RFC 6582 in reno_recovery.go), the RTT estimator and the retransmission timeout (rtt.go,
+// rto.go), and the MPA/DDP/RDMAP framing (mpa.go).
 package transports
 
 import (

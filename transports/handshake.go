@@ -52,6 +52,8 @@ func (s *IWARPSender) onSynAck(now sim.Time, p *topology.Packet) {
 	s.sendMPARequest(now)
 }
 
+// sendMPARequest sends (or resends) the MPA Request (RFC 5044 section 7.1), which asks for
+// markers when the connection uses them, and arms the retransmission timer for it.
 func (s *IWARPSender) sendMPARequest(now sim.Time) {
 	p := s.reg.pool.Get(topology.KindData)
 	s.frame(p, s.src, s.dst, s.dataHash, s.sport, topology.TCPPortIWARP)

@@ -60,6 +60,7 @@ func ddpPayload(mss int64, markers bool) int64 {
 	return room &^ (topology.MPAAlignment - 1)
 }
 
+// newLayout is the layout of a message of size bytes over an IPv4 MTU.
 func newLayout(mtu int, timestamps, markers bool, size int64) iwarpLayout {
 	l := iwarpLayout{mss: tcpMSS(mtu, timestamps), markers: markers, size: size}
 	l.d = ddpPayload(l.mss, markers)

@@ -8,6 +8,7 @@ type newReno struct {
 	w *congestionWindow
 }
 
+// acked needs nothing: NewReno reacts to losses and ECEs, not to each ACK.
 func (r *newReno) acked(int64, bool, int64, int64) {}
 
 // increase opens cwnd for `delivered` newly delivered segments: slow start below ssthresh,

@@ -55,6 +55,7 @@ func (s *IWARPSender) timeout(now sim.Time) {
 	s.src.activate(now, s) // the resend arms the timer when it leaves
 }
 
+// fail ends the flow when the timeouts in a row have exceeded Retries, naming what timed out.
 func (s *IWARPSender) fail() {
 	s.over = true
 	s.timer.stop()

@@ -38,6 +38,8 @@ func (r *IWARPReceiver) Handle(now sim.Time, op int, _ any) {
 	}
 }
 
+// onData takes the sender's segments as they arrive: they reach TCP after the NIC's
+// processing delay.
 func (r *IWARPReceiver) onData(now sim.Time, p *topology.Packet) {
 	if r.cfg.NICDelay == 0 {
 		r.process(now, p)
@@ -48,6 +50,8 @@ func (r *IWARPReceiver) onData(now sim.Time, p *topology.Packet) {
 	}
 }
 
+// process takes a segment once the NIC has handed it to TCP: the SYN, the MPA Request, an
+// FPDU.
 func (r *IWARPReceiver) process(now sim.Time, p *topology.Packet) {
 	switch {
 	case p.TCPFlags&topology.TCPFlagSYN != 0:

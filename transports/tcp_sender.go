@@ -89,6 +89,8 @@ func (s *IWARPSender) onControl(now sim.Time, p *topology.Packet) {
 	}
 }
 
+// process takes a segment of the receiver's once the NIC has handed it to TCP: the SYN-ACK
+// and the MPA Reply during the set-up, ACKs after.
 func (s *IWARPSender) process(now sim.Time, p *topology.Packet) {
 	if s.over {
 		return
@@ -152,6 +154,7 @@ func (s *IWARPSender) pick() (int64, bool) {
 	return -1, false
 }
 
+// hasData reports whether NextSeg finds a segment the sender may send now.
 func (s *IWARPSender) hasData() bool {
 	if s.over || s.state != tcpEstablished {
 		return false
