@@ -130,13 +130,13 @@ func (f *fabric) idealFCT(fl *transports.Flow, hops []topology.Hop, rc transport
 	if npkts == 0 {
 		npkts = 1
 	}
-	middle := roceWireBytes(rc.Version, mtu, false)
+	middle := transports.RoCEWireBytes(rc.Version, mtu, false)
 	wire := func(k int64) int64 {
 		switch {
 		case k == 0:
-			return roceWireBytes(rc.Version, min(mtu, fl.Size), true)
+			return transports.RoCEWireBytes(rc.Version, min(mtu, fl.Size), true)
 		case k == npkts-1:
-			return roceWireBytes(rc.Version, fl.Size-k*mtu, false)
+			return transports.RoCEWireBytes(rc.Version, fl.Size-k*mtu, false)
 		}
 		return middle
 	}
@@ -263,18 +263,9 @@ func (f *fabric) switchByID(n topology.NodeID) *switchmodel.Switch {
 	return nil
 }
 
-// roceWireBytes is the wire size of a RoCE WRITE packet with this payload, built the way the
-// requester builds it: first packets carry a RETH; RoCE v1 has a GRH and an 802.1Q tag where
-// RoCE v2 has IPv4 and UDP.
-func roceWireBytes(version int, payload int64, first bool) int64 {
-	p := topology.Packet{EtherType: topology.EtherTypeIPv4, Protocol: topology.IPProtoUDP,
-		DstPort: topology.UDPPortRoCEv2, HasRETH: first, Payload: int32(payload)}
-	if version == 1 {
-		p = topology.Packet{EtherType: topology.EtherTypeRoCEv1, Tagged: true, HasRETH: first, Payload: int32(payload)}
-	}
-	p.Seal()
-	return p.WireBytes()
-}
+// roceWireBytes is transports.RoCEWireBytes, the wire size of a RoCE WRITE packet as the
+// requester builds it, under the name the headroom sizing calls it by.
+var roceWireBytes = transports.RoCEWireBytes
 
 // roceV2WireBytes is roceWireBytes for RoCE v2.
 func roceV2WireBytes(payload int64, first bool) int64 { return roceWireBytes(2, payload, first) }

@@ -25,7 +25,7 @@ const (
 	// SFD and inter-frame gap (672 bit times; IEEE 802.3 clauses 3 and 4).
 	FrameWireBytes = 64 + 8 + 12
 	// NumPriorities is the number of classes a PFC frame addresses.
-	NumPriorities = 8
+	NumPriorities = topology.NumPriorities
 )
 
 // PauseDuration is how long quanta pause quanta last at rate r: quanta x 512 bit times.

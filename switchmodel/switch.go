@@ -17,7 +17,7 @@ import (
 )
 
 // NumPriorities is the number of traffic classes, and of egress queues per port (802.1Q PCP).
-const NumPriorities = 8
+const NumPriorities = topology.NumPriorities
 
 // DropReason is why a switch discarded a packet.
 type DropReason uint8

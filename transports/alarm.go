@@ -2,23 +2,58 @@ package transports
 
 import "github.com/fabricsim/fabricsim/sim"
 
-// alarm keeps a timer whose deadline keeps moving cheap: armAt schedules an event only when
-// none is already due by t, so pushing a deadline later costs nothing, and the owner's
-// handler re-arms for the current deadline when an event fires early. The zero value has no
-// event pending.
+// alarm is a timer that owns its deadline and keeps moving it cheap. set schedules an event
+// only when none is already due by the new deadline, so pushing a deadline later costs
+// nothing; when an event runs, the owner's handler asks expired, which re-arms for the
+// current deadline if the event came early and reports the expiry only once the deadline
+// has come. An alarm is made by newAlarm with the handler and operation its events carry.
 type alarm struct {
-	at  sim.Time // time of the earliest pending event, when set
-	set bool
+	eng      *sim.Engine
+	h        sim.Handler
+	op       int
+	deadline sim.Time // when the timer expires; sim.Never while stopped
+	at       sim.Time // time of the earliest pending event, when pending
+	pending  bool
 }
 
-// armAt makes sure an event (h, op) is pending no later than t.
-func (a *alarm) armAt(eng *sim.Engine, h sim.Handler, op int, t sim.Time) {
-	if a.set && a.at <= t {
+// newAlarm returns a stopped alarm whose events are (h, op) on eng.
+func newAlarm(eng *sim.Engine, h sim.Handler, op int) alarm {
+	return alarm{eng: eng, h: h, op: op, deadline: sim.Never}
+}
+
+// set makes the alarm expire at t, in place of any earlier deadline.
+func (a *alarm) set(t sim.Time) {
+	a.deadline = t
+	a.schedule(t)
+}
+
+// stop cancels the deadline: the pending event, if any, will find nothing to do.
+func (a *alarm) stop() { a.deadline = sim.Never }
+
+// running reports whether a deadline is set.
+func (a *alarm) running() bool { return a.deadline != sim.Never }
+
+// expired is what the owner's handler calls when one of the alarm's events runs at now. It
+// reports true, and stops the alarm, when the deadline has come; an event that came early
+// re-arms for the deadline, and one for a stopped alarm does nothing.
+func (a *alarm) expired(now sim.Time) bool {
+	a.pending = false
+	if a.deadline == sim.Never {
+		return false
+	}
+	if now < a.deadline {
+		a.schedule(a.deadline)
+		return false
+	}
+	a.deadline = sim.Never
+	return true
+}
+
+// schedule makes sure an event is pending no later than t.
+func (a *alarm) schedule(t sim.Time) {
+	if a.pending && a.at <= t {
 		return
 	}
-	a.set, a.at = true, t
-	eng.At(t, h, op, nil)
+	a.pending, a.at = true, t
+	a.eng.At(t, a.h, a.op, nil)
 }
-
-// fired records that the pending event has run.
-func (a *alarm) fired() { a.set = false }

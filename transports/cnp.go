@@ -14,12 +14,23 @@ type cnpPacer struct {
 	timer alarm
 }
 
-// arm makes sure the pacer's Expire runs no later than t.
-func (c *cnpPacer) arm(t sim.Time) { c.timer.armAt(c.reg.eng, c, 0, t) }
+// newCNPPacer returns a pacer with p's interval and rule.
+func newCNPPacer(reg *Registry, p *ecn.Params) *cnpPacer {
+	c := &cnpPacer{Pacer: ecn.Pacer{Interval: p.CNPInterval, Rule: p.NP}, reg: reg}
+	c.timer = newAlarm(reg.eng, c, 0)
+	return c
+}
+
+// arm makes the pacer's Expire run at t, the end of the window it waits for. (The window's
+// end only moves later, when a CNP goes out, so t is never earlier than a pending deadline
+// that is still of use: Expire before a window's end does nothing.)
+func (c *cnpPacer) arm(t sim.Time) { c.timer.set(t) }
 
 // Handle implements sim.Handler: the end of a window sends the CNP it owes, if any.
 func (c *cnpPacer) Handle(now sim.Time, _ int, _ any) {
-	c.timer.fired()
+	if !c.timer.expired(now) {
+		return
+	}
 	to, wake := c.Expire(now)
 	if to != nil {
 		c.reg.receivers[to.Flow].(*RoCEReceiver).cnp(now)

@@ -6,9 +6,18 @@
 //
 // Endpoints are state machines driven by the NIC: it asks a requester for its next frame
 // when its link is free, and hands each arriving frame to the endpoint it belongs to.
+//
+// The iWARP endpoints' TCP is cut as gVisor's tcp package is: the connection set-up
+// (handshake.go), the sender and receiver cores (tcp_sender.go, tcp_receiver.go), congestion
+// control behind one interface (congestion.go: NewReno in newreno.go, DCTCP in dctcp.go),
+// loss recovery behind another (recovery.go: SACK per RFC 6675 in sack_recovery.go, NewReno
+// per RFC 6582 in reno_recovery.go), the RTT estimator and the retransmission timeout (rtt.go,
+// rto.go), and the MPA/DDP/RDMAP framing (mpa.go).
 package transports
 
 import (
+	"fmt"
+
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
 )
@@ -89,11 +98,43 @@ func (r *Registry) Add(f *Flow) int32 {
 // MarkUnroutable ends flow i before it starts.
 func (r *Registry) MarkUnroutable(i int32, reason string) {
 	f := r.Flows[i]
+	if f.Status != Pending {
+		return // ended already: refused at its start
+	}
 	f.Status, f.Reason = Unroutable, reason
 	if s := r.senders[i]; s != nil {
 		s.stop() // its endpoints may be set up already: it must send nothing
 	}
 	r.ended()
+}
+
+// checkStart reports why flow f cannot start between src and dst: cfgErr (its transport's
+// configuration), a NIC's, or the flow's own.
+func (r *Registry) checkStart(f *Flow, src, dst *NIC, cfgErr error) error {
+	switch {
+	case cfgErr != nil:
+		return cfgErr
+	case src == nil || dst == nil:
+		return fmt.Errorf("flow %d has no NIC at one end", f.ID)
+	case f.Size < 0:
+		return fmt.Errorf("flow %d has a negative size, %d bytes", f.ID, f.Size)
+	case int(f.Priority) >= topology.NumPriorities:
+		return fmt.Errorf("flow %d has priority %d: there are %d", f.ID, f.Priority, topology.NumPriorities)
+	case f.Rate < 0:
+		return fmt.Errorf("flow %d has a negative rate", f.ID)
+	}
+	if err := src.validate(); err != nil {
+		return err
+	}
+	return dst.validate()
+}
+
+// refuse ends flow i, which cannot start for err, as failed, and returns err.
+func (r *Registry) refuse(i int32, err error) error {
+	f := r.Flows[i]
+	f.Status, f.Reason = Failed, "not started: "+err.Error()
+	r.ended()
+	return err
 }
 
 func (r *Registry) ended() {
@@ -135,8 +176,13 @@ type schedSlot struct {
 	readyAt sim.Time
 }
 
-// Hash is the ECMP hash of flow i's data packets.
-func (r *Registry) Hash(i int32) uint32 { return r.senders[i].hash() }
+// Hash is the ECMP hash of flow i's data packets (0 for a flow that was refused).
+func (r *Registry) Hash(i int32) uint32 {
+	if s := r.senders[i]; s != nil {
+		return s.hash()
+	}
+	return 0
+}
 
 // CNPs is the number of CNPs flow i's receiver has sent.
 func (r *Registry) CNPs(i int32) int64 {

@@ -1,6 +1,8 @@
 package transports
 
 import (
+	"fmt"
+
 	"github.com/fabricsim/fabricsim/ecn"
 	"github.com/fabricsim/fabricsim/pfc"
 	"github.com/fabricsim/fabricsim/sim"
@@ -18,7 +20,7 @@ type NIC struct {
 	Name string
 	Wire *topology.Wire
 	// Control holds the control frames waiting for the link, by priority.
-	Control [8]topology.Queue
+	Control [topology.NumPriorities]topology.Queue
 	// Pause is the PFC state of the NIC's sending side, by class.
 	Pause pfc.Egress
 	// Response is how long the NIC takes to stop sending after a PAUSE arrives.
@@ -29,20 +31,21 @@ type NIC struct {
 	// PFCOut holds the PFC frames waiting to go out (faults only); PausesSent and
 	// ResumesSent count those sent, by class.
 	PFCOut                  topology.Queue
-	PausesSent, ResumesSent [8]int64
-	stormUntil              [8]sim.Time // a pause storm on the class lasts until then
+	PausesSent, ResumesSent [topology.NumPriorities]int64
+	stormUntil              [topology.NumPriorities]sim.Time // a pause storm on the class lasts until then
 
 	reg      *Registry
 	eng      *sim.Engine
 	busy     bool
 	ctrlLen  int
-	active   [8][]sender
-	rr       [8]int
+	active   [topology.NumPriorities][]sender
+	rr       [topology.NumPriorities]int
 	wakeAt   sim.Time
 	IP       topology.IPv4
 	TTL      uint8
 	PeerPort int
 	cnp      *cnpPacer // the port's CNP pacer (DCQCN with per-port pacing), made on first use
+	err      error     // what NewNIC found wrong
 }
 
 const (
@@ -51,10 +54,37 @@ const (
 	nicStorm // | class<<2: the next PAUSE of a storm on that class
 )
 
-// NewNIC returns the NIC of host id.
+// NewNIC returns the NIC of host id, which sends IPv4 datagrams with TTL ttl. An id that is
+// not a host of nw, or a TTL of 0, makes a NIC that no flow starts on (see validate).
 func NewNIC(reg *Registry, nw *topology.Network, id topology.NodeID, ttl uint8) *NIC {
+	nic := &NIC{ID: id, reg: reg, eng: reg.eng, TTL: ttl, wakeAt: sim.Never}
+	if int(id) < 0 || int(id) >= len(nw.Nodes) || nw.Nodes[id].Type != topology.Host {
+		nic.err = fmt.Errorf("node %d is not a host of the network", id)
+		return nic
+	}
 	n := &nw.Nodes[id]
-	return &NIC{ID: id, Name: n.Name, reg: reg, eng: reg.eng, IP: n.IP, TTL: ttl, wakeAt: sim.Never}
+	nic.Name, nic.IP = n.Name, n.IP
+	if ttl == 0 {
+		// RFC 1122 section 3.2.1.7: a host must not send a datagram with a TTL of 0.
+		nic.err = fmt.Errorf("NIC %s: an IP TTL of 0", n.Name)
+	}
+	return nic
+}
+
+// validate reports why no flow can run on the NIC: what NewNIC found, no link, a link
+// without a rate, a negative PAUSE response time.
+func (n *NIC) validate() error {
+	switch {
+	case n.err != nil:
+		return n.err
+	case n.Wire == nil:
+		return fmt.Errorf("NIC %s has no link", n.Name)
+	case n.Wire.Params.Rate <= 0:
+		return fmt.Errorf("NIC %s: its link's rate is %v", n.Name, n.Wire.Params.Rate)
+	case n.Response < 0:
+		return fmt.Errorf("NIC %s: a negative PAUSE response time, %v", n.Name, n.Response)
+	}
+	return nil
 }
 
 // Receive implements topology.Receiver.
@@ -167,7 +197,7 @@ func (n *NIC) nextFrame(now sim.Time) *topology.Packet {
 	}
 	earliest := sim.Never
 	if n.ctrlLen > 0 {
-		for i := 7; i >= 0; i-- {
+		for i := topology.NumPriorities - 1; i >= 0; i-- {
 			if n.Control[i].Len == 0 {
 				continue
 			}
@@ -179,7 +209,7 @@ func (n *NIC) nextFrame(now sim.Time) *topology.Packet {
 			return n.Control[i].Pop(now)
 		}
 	}
-	for prio := 7; prio >= 0; prio-- {
+	for prio := topology.NumPriorities - 1; prio >= 0; prio-- {
 		list := n.active[prio]
 		if len(list) > 0 && n.Pause.Paused(now, prio) {
 			earliest = min(earliest, n.Pause.Until(now, prio))
@@ -219,7 +249,7 @@ func (n *NIC) nextFrame(now sim.Time) *topology.Packet {
 // the same DCQCN parameters).
 func (n *NIC) portPacer(p *ecn.Params) *cnpPacer {
 	if n.cnp == nil {
-		n.cnp = &cnpPacer{Pacer: ecn.Pacer{Interval: p.CNPInterval, Rule: p.NP}, reg: n.reg}
+		n.cnp = newCNPPacer(n.reg, p)
 	}
 	return n.cnp
 }

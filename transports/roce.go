@@ -1,7 +1,9 @@
 package transports
 
 import (
+	"errors"
 	"fmt"
+	"math"
 
 	"github.com/fabricsim/fabricsim/ecn"
 	"github.com/fabricsim/fabricsim/sim"
@@ -12,7 +14,7 @@ import (
 type RoCEConfig struct {
 	// Version is 2 (IB transport over IPv4/UDP, routable, ECN-capable) or 1 (IB transport
 	// with a GRH directly over Ethernet, EtherType 0x8915, priority in the 802.1Q PCP: it
-	// cannot cross a router and has no ECN field).
+	// cannot cross a router and has no ECN field). 0 is 2.
 	Version int
 	// GoBack0 makes loss recovery restart the whole message, as old NICs did (Guo et al.,
 	// SIGCOMM 2016), instead of going back to the lost packet (go-back-N).
@@ -36,14 +38,42 @@ type RoCEConfig struct {
 	CNPPriority uint8
 }
 
+// Validate reports the first value of c that a queue pair cannot run with, as etcd raft's
+// Config.validate does for a node; nil when there is none. It checks what the transport needs,
+// not what a scenario allows (the scenario's validation is stricter: IB path MTUs only, say).
+func (c *RoCEConfig) Validate() error {
+	switch {
+	case c.Version < 0 || c.Version > 2:
+		return fmt.Errorf("RoCE version %d: it is 1 or 2", c.Version)
+	case c.MTU < 1:
+		return fmt.Errorf("RoCE MTU %d: a packet carries at least one payload byte", c.MTU)
+	case c.RetransmitTimeout <= 0:
+		return fmt.Errorf("RoCE retransmit timeout %v: it must be positive", c.RetransmitTimeout)
+	case c.RetryLimit < 0:
+		return fmt.Errorf("RoCE retry limit %d: it must not be negative", c.RetryLimit)
+	case c.AckInterval < 1:
+		return fmt.Errorf("RoCE ACK interval %d: an ACK covers at least one packet", c.AckInterval)
+	case int(c.CNPPriority) >= topology.NumPriorities:
+		return fmt.Errorf("CNP priority %d: there are %d priorities", c.CNPPriority, topology.NumPriorities)
+	}
+	if p := c.DCQCN; p != nil {
+		switch {
+		case p.G < 0 || p.G > 1:
+			return fmt.Errorf("DCQCN gain g %v: it is in [0, 1]", p.G)
+		case p.RateTimer <= 0 || p.AlphaPeriod <= 0:
+			return fmt.Errorf("DCQCN rate timer %v and alpha period %v: both must be positive", p.RateTimer, p.AlphaPeriod)
+		case p.MinRate <= 0:
+			return errors.New("DCQCN minimum rate: it must be positive, or a cut rate could reach zero and the flow never send again")
+		case p.CNPInterval < 0 || p.DecreasePeriod < 0 || p.ByteCounter < 0:
+			return fmt.Errorf("DCQCN CNP interval %v, decrease period %v and byte counter %d: none may be negative",
+				p.CNPInterval, p.DecreasePeriod, p.ByteCounter)
+		}
+	}
+	return nil
+}
+
 // qpBase is the first queue-pair number handed out; QPNs 0 and 1 are special in IBA.
 const qpBase = 0x100
-
-// sourcePort is the RoCE v2 UDP source port of a queue pair: IBA annex A17 lets it carry
-// flow entropy for ECMP; like mlx5 it is drawn from 0xC000-0xFFFF by hashing the QPN.
-func sourcePort(qpn uint32) uint16 {
-	return 0xC000 | uint16(topology.FlowHash(topology.IPv4(qpn), 0, 0, 0, 0)&0x3FFF)
-}
 
 // qp holds what a requester and its responder share: the flow, the addresses and the
 // framing.
@@ -63,37 +93,6 @@ type qp struct {
 	ipid     uint16 // the IPv4 identification of the next datagram this side sends
 }
 
-// frame fills the headers of a RoCE packet from `from` to `to` up to the BTH: for RoCE v2
-// Ethernet/IPv4/UDP, for RoCE v1 Ethernet with an 802.1Q tag and the GRH.
-func (q *qp) frame(p *topology.Packet, from, to *NIC, hash uint32) {
-	if q.cfg.Version == 1 {
-		p.EtherType = topology.EtherTypeRoCEv1
-		p.Tagged, p.PCP = true, q.flow.Priority // RoCE v1's priority rides in the 802.1Q PCP
-		p.DestQP = q.qpn
-		p.Priority = q.flow.Priority
-		p.Flow = q.index
-		p.Src, p.Dst = from.ID, to.ID
-		p.Hash = hash
-		return
-	}
-	p.EtherType = topology.EtherTypeIPv4
-	p.SrcIP, p.DstIP = from.IP, to.IP
-	// IP transports carry the priority in DSCP: class selector CSn = n << 3 (RFC 2474).
-	p.DSCP = q.flow.Priority << 3
-	p.ECN = topology.ECNNotECT // control frames are not ECN-capable; data sets ECT(0)
-	p.TTL = from.TTL
-	p.IPID = q.ipid
-	q.ipid++
-	p.Protocol = topology.IPProtoUDP
-	p.SrcPort, p.DstPort = q.sport, topology.UDPPortRoCEv2
-	p.DestQP = q.qpn
-	p.Priority = q.flow.Priority
-	p.Flow = q.index
-	p.Src, p.Dst = from.ID, to.ID
-	p.Hash = hash
-	p.CrossSubnet = q.cross
-}
-
 // RoCESender is the requester side of a queue pair: it segments the message into packets,
 // tracks PSNs and recovers losses by go-back-N.
 type RoCESender struct {
@@ -103,17 +102,15 @@ type RoCESender struct {
 	una      uint32    // oldest PSN not acknowledged
 	maxSent  uint32    // one past the highest PSN ever sent
 	sched    schedSlot // its place on the NIC's schedule
-	deadline sim.Time
-	timer    alarm // the retransmit timer's event
-	timeouts int   // consecutive timeouts without progress
+	timer    alarm     // the retransmit timer
+	timeouts int       // consecutive timeouts without progress
 	over     bool
 
 	// DCQCN reaction point, nil without congestion control, with its timers: the rate
 	// increase timer (lazy, like the retransmit timer) and a deferred rate cut.
-	cc         *ecn.ReactionPoint
-	ccDeadline sim.Time
-	ccTimer    alarm
-	cutAt      sim.Time
+	cc      *ecn.ReactionPoint
+	ccTimer alarm
+	cutAt   sim.Time
 }
 
 // RoCEReceiver is the responder side: it accepts packets in PSN order, acknowledges them in
@@ -137,11 +134,19 @@ const (
 	opCCCut   // DCQCN deferred rate cut
 )
 
-// StartRoCE creates the queue pair of flow i between NICs src and dst and schedules its start.
-// hashSrc and hashDst are the two NICs' addresses (for the ECMP 5-tuple); cross says whether
-// the two hosts are in different subnets.
-func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig) {
+// StartRoCE creates the queue pair of flow i between NICs src and dst and schedules its start;
+// cross says whether the two hosts are in different subnets. When the configuration, the
+// flow or a NIC is one the queue pair cannot run with, it returns why and ends the flow as
+// failed, without setting up endpoints.
+func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig) error {
 	f := r.Flows[i]
+	err := r.checkStart(f, src, dst, cfg.Validate())
+	if err == nil && (f.Size+int64(cfg.MTU)-1)/int64(cfg.MTU) > math.MaxUint32 {
+		err = fmt.Errorf("a message of %d bytes is more than 2^32 packets of %d bytes", f.Size, cfg.MTU)
+	}
+	if err != nil {
+		return r.refuse(i, err)
+	}
 	npkts := uint32((f.Size + int64(cfg.MTU) - 1) / int64(cfg.MTU))
 	if npkts == 0 {
 		npkts = 1
@@ -158,7 +163,9 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 		q.dataHash = topology.FlowHash(src.IP, dst.IP, topology.IPProtoUDP, q.sport, topology.UDPPortRoCEv2)
 		q.ackHash = topology.FlowHash(dst.IP, src.IP, topology.IPProtoUDP, q.sport, topology.UDPPortRoCEv2)
 	}
-	s := &RoCESender{qp: q, nic: src, deadline: sim.Never, ccDeadline: sim.Never, cutAt: sim.Never}
+	s := &RoCESender{qp: q, nic: src, cutAt: sim.Never}
+	s.timer = newAlarm(r.eng, s, opTimer)
+	s.ccTimer = newAlarm(r.eng, s, opCCTimer)
 	rcv := &RoCEReceiver{qp: q, nic: dst}
 	if cfg.DCQCN != nil {
 		s.cc = ecn.NewReactionPoint(*cfg.DCQCN, src.Wire.Params.Rate)
@@ -166,13 +173,14 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 		if cfg.DCQCN.PortPacing {
 			rcv.pacer = dst.portPacer(cfg.DCQCN)
 		} else {
-			rcv.pacer = &cnpPacer{Pacer: ecn.Pacer{Interval: cfg.DCQCN.CNPInterval, Rule: cfg.DCQCN.NP}, reg: r}
+			rcv.pacer = newCNPPacer(r, cfg.DCQCN)
 		}
 		rcv.np = &ecn.NotificationPoint{Pacer: &rcv.pacer.Pacer, Flow: i}
 	}
 	r.senders[i] = s
 	r.receivers[i] = rcv
 	r.eng.At(f.Start, s, opStart, nil)
+	return nil
 }
 
 // Handle implements sim.Handler: the flow's start and its retransmit timer.
@@ -181,28 +189,12 @@ func (s *RoCESender) Handle(now sim.Time, op int, _ any) {
 	case opStart:
 		s.nic.activate(now, s)
 	case opTimer:
-		s.timer.fired()
-		if s.over || s.deadline == sim.Never {
-			return
+		if s.timer.expired(now) && !s.over {
+			s.timeout(now)
 		}
-		if now < s.deadline {
-			s.armAt(s.deadline)
-			return
-		}
-		s.timeout(now)
 	case opCCTimer:
-		s.ccTimer.fired()
-		if s.ccDeadline == sim.Never {
-			return
-		}
-		if now < s.ccDeadline {
-			s.armCC(s.ccDeadline)
-			return
-		}
-		s.ccDeadline = sim.Never
-		if s.cc.RateTimer(now) {
-			s.ccDeadline = now + s.cc.P.RateTimer
-			s.armCC(s.ccDeadline)
+		if s.ccTimer.expired(now) && s.cc.RateTimer(now) {
+			s.ccTimer.set(now + s.cc.P.RateTimer)
 		}
 	case opCCCut:
 		if now == s.cutAt {
@@ -211,9 +203,6 @@ func (s *RoCESender) Handle(now sim.Time, op int, _ any) {
 		}
 	}
 }
-
-// armCC makes sure a rate-timer event is pending no later than t.
-func (s *RoCESender) armCC(t sim.Time) { s.ccTimer.armAt(s.reg.eng, s, opCCTimer, t) }
 
 // onCNP is the reaction point's congestion notification: cut the rate (now, or at the end of
 // the decrease period) and restart the rate-increase timer.
@@ -225,8 +214,7 @@ func (s *RoCESender) onCNP(now sim.Time) {
 		s.cutAt = at
 		s.reg.eng.At(at, s, opCCCut, nil)
 	}
-	s.ccDeadline = now + s.cc.P.RateTimer
-	s.armCC(s.ccDeadline)
+	s.ccTimer.set(now + s.cc.P.RateTimer)
 }
 
 // Rate is the flow's sending rate limit now: DCQCN's current rate, its own pacing rate, or
@@ -282,15 +270,11 @@ func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 	if r := s.Rate(); r > 0 {
 		s.sched.readyAt = now + r.TxTime(p.WireBytes())
 	}
-	if s.deadline == sim.Never {
-		s.deadline = now + s.cfg.RetransmitTimeout
-		s.armAt(s.deadline)
+	if !s.timer.running() {
+		s.timer.set(now + s.cfg.RetransmitTimeout)
 	}
 	return p
 }
-
-// armAt makes sure a timer event is pending no later than t.
-func (s *RoCESender) armAt(t sim.Time) { s.timer.armAt(s.reg.eng, s, opTimer, t) }
 
 func (s *RoCESender) onAck(now sim.Time, p *topology.Packet) {
 	if s.over {
@@ -299,8 +283,7 @@ func (s *RoCESender) onAck(now sim.Time, p *topology.Packet) {
 	if p.Syndrome == topology.SyndromeNAKSequence && s.cfg.GoBack0 {
 		// Go-back-0: the responder threw the message away; send it all again.
 		s.una, s.sndNxt = 0, 0
-		s.deadline = now + s.cfg.RetransmitTimeout
-		s.armAt(s.deadline)
+		s.timer.set(now + s.cfg.RetransmitTimeout)
 		s.nic.activate(now, s)
 		return
 	}
@@ -312,18 +295,17 @@ func (s *RoCESender) onAck(now sim.Time, p *topology.Packet) {
 	if acked > s.una {
 		s.una = acked
 		s.timeouts = 0
-		s.deadline = now + s.cfg.RetransmitTimeout
-		s.armAt(s.deadline)
+		s.timer.set(now + s.cfg.RetransmitTimeout)
 	}
 	if s.sndNxt < s.una {
 		s.sndNxt = s.una
 	}
 	if s.una >= s.npkts {
-		s.deadline = sim.Never // all acknowledged
+		s.timer.stop() // all acknowledged
 		return
 	}
 	if s.una == s.sndNxt {
-		s.deadline = sim.Never // nothing outstanding: the next packet sent arms the timer
+		s.timer.stop() // nothing outstanding: the next packet sent arms the timer
 	}
 	if p.Syndrome == topology.SyndromeNAKSequence && p.PSN < s.sndNxt && p.PSN >= s.una {
 		s.sndNxt = p.PSN // go back N
@@ -333,14 +315,12 @@ func (s *RoCESender) onAck(now sim.Time, p *topology.Packet) {
 
 func (s *RoCESender) timeout(now sim.Time) {
 	if s.una >= s.npkts {
-		s.deadline = sim.Never
 		return
 	}
 	s.timeouts++
 	s.flow.Timeouts++
 	if s.timeouts > s.cfg.RetryLimit {
 		s.over = true
-		s.deadline = sim.Never
 		f := s.flow
 		if f.Status == Pending {
 			f.Status = Failed
@@ -353,8 +333,7 @@ func (s *RoCESender) timeout(now sim.Time) {
 	if s.cfg.GoBack0 {
 		s.una = 0 // the whole message again
 	}
-	s.sndNxt = s.una
-	s.deadline = sim.Never // the resend arms the timer when it leaves: a retry waiting for the link is no retry yet
+	s.sndNxt = s.una // the resend arms the timer when it leaves: a retry waiting for the link is no retry yet
 	s.nic.activate(now, s)
 }
 
@@ -449,7 +428,7 @@ func (r *RoCEReceiver) cnps() int64 {
 }
 
 func (s *RoCESender) slot() *schedSlot { return &s.sched }
-func (s *RoCESender) stop()            { s.over = true }
+func (s *RoCESender) stop()            { s.over = true; s.timer.stop() }
 func (s *RoCESender) class() uint8     { return s.flow.Priority }
 func (s *RoCESender) hash() uint32     { return s.dataHash }
 func (s *RoCESender) rate() sim.Rate   { return s.Rate() }

@@ -1,0 +1,62 @@
+package transports
+
+import "github.com/fabricsim/fabricsim/topology"
+
+// roceStack sets the header stack of a RoCE packet below the BTH, which is what sizes it: for
+// RoCE v2 Ethernet, IPv4 and UDP to port 4791 (IBA annex A17), for RoCE v1 Ethernet with an
+// 802.1Q tag and the GRH, EtherType 0x8915 (IBA annex A16).
+func roceStack(p *topology.Packet, version int) {
+	if version == 1 {
+		p.EtherType, p.Tagged = topology.EtherTypeRoCEv1, true
+		return
+	}
+	p.EtherType = topology.EtherTypeIPv4
+	p.Protocol, p.DstPort = topology.IPProtoUDP, topology.UDPPortRoCEv2
+}
+
+// RoCEWireBytes is the wire size (frame, preamble and inter-frame gap) of a RoCE WRITE packet
+// of that version carrying payload bytes, built as the requester builds it: the first packet
+// of a message (or its only one) carries a RETH. Headroom sizing and ideal completion times
+// use it, so they count the bytes the requester sends.
+func RoCEWireBytes(version int, payload int64, first bool) int64 {
+	var p topology.Packet
+	roceStack(&p, version)
+	p.HasRETH, p.Payload = first, int32(payload)
+	p.Seal()
+	return p.WireBytes()
+}
+
+// sourcePort is the RoCE v2 UDP source port of a queue pair: IBA annex A17 lets it carry
+// flow entropy for ECMP; like mlx5 it is drawn from 0xC000-0xFFFF by hashing the QPN.
+func sourcePort(qpn uint32) uint16 {
+	return 0xC000 | uint16(topology.FlowHash(topology.IPv4(qpn), 0, 0, 0, 0)&0x3FFF)
+}
+
+// frame fills the headers of a RoCE packet from `from` to `to` up to the BTH: for RoCE v2
+// Ethernet/IPv4/UDP, for RoCE v1 Ethernet with an 802.1Q tag and the GRH.
+func (q *qp) frame(p *topology.Packet, from, to *NIC, hash uint32) {
+	roceStack(p, q.cfg.Version)
+	if q.cfg.Version == 1 {
+		p.PCP = q.flow.Priority // RoCE v1's priority rides in the 802.1Q PCP
+		p.DestQP = q.qpn
+		p.Priority = q.flow.Priority
+		p.Flow = q.index
+		p.Src, p.Dst = from.ID, to.ID
+		p.Hash = hash
+		return
+	}
+	p.SrcIP, p.DstIP = from.IP, to.IP
+	// IP transports carry the priority in DSCP: class selector CSn = n << 3 (RFC 2474).
+	p.DSCP = q.flow.Priority << 3
+	p.ECN = topology.ECNNotECT // control frames are not ECN-capable; data sets ECT(0)
+	p.TTL = from.TTL
+	p.IPID = q.ipid
+	q.ipid++
+	p.SrcPort = q.sport
+	p.DestQP = q.qpn
+	p.Priority = q.flow.Priority
+	p.Flow = q.index
+	p.Src, p.Dst = from.ID, to.ID
+	p.Hash = hash
+	p.CrossSubnet = q.cross
+}
