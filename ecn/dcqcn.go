@@ -62,14 +62,14 @@ func PaperParams() Params {
 	}
 }
 
-// NVIDIAParams are the ConnectX firmware defaults (physics references 3.4, from mlxconfig
+// NVIDIAParams are the ConnectX firmware defaults (docs/model.md section 4, from mlxconfig
 // and the mlx5 interface): alpha EWMA weight 1019/1024 (DCE_TCP_G, so g = 5/1024) updated
 // every 1 us (DCE_TCP_RTT), INITIAL_ALPHA_VALUE 1023/1023, a rate cut at most every 4 us
 // (RATE_REDUCE_MONITOR_PERIOD), rate timer 300 us (RPG_TIME_RESET), one fast-recovery stage
 // (RPG_THRESHOLD), AI 5 Mb/s and HAI 50 Mb/s per step, minimum rate 1 Mb/s, and 4 us between
 // CNPs (MIN_TIME_BETWEEN_CNPS; one mlxconfig dump says 2 us), paced per port as the
 // firmware's description of that setting says. The firmware increases by timer only
-// (physics references 7.4), so the byte counter is off.
+// (docs/model.md section 4), so the byte counter is off.
 func NVIDIAParams() Params {
 	return Params{
 		G: 5.0 / 1024, AlphaInit: 1, AlphaPeriod: 1 * sim.Microsecond, RateTimer: 300 * sim.Microsecond,

@@ -11,7 +11,7 @@ import (
 )
 
 func TestMarkingCurve(t *testing.T) {
-	// DCQCN paper defaults: Kmin 5 KB, Kmax 200 KB, Pmax 1% (physics references 3.2).
+	// DCQCN paper defaults: Kmin 5 KB, Kmax 200 KB, Pmax 1% (docs/model.md section 4).
 	m := Marker{Kmin: 5_000, Kmax: 200_000, Pmax: 0.01}
 	require.Zero(t, m.Probability(5_000), "no mark at Kmin")
 	require.InDelta(t, 0.005, m.Probability((5_000+200_000)/2+0), 1e-5, "half of Pmax at the midpoint")

@@ -6,7 +6,7 @@
 package ecn
 
 // Marker is the congestion point: RED-style marking of ECN-capable packets on an egress
-// queue, on the instantaneous queue length q (physics references 3.1): no mark at or below
+// queue, on the instantaneous queue length q (docs/model.md section 2): no mark at or below
 // Kmin, probability rising linearly to Pmax at Kmax, always above Kmax.
 type Marker struct {
 	Kmin, Kmax int64 // bytes

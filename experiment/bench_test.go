@@ -9,7 +9,7 @@ import (
 	"github.com/fabricsim/fabricsim/sim"
 )
 
-// standardFabric is the benchmark fabric of DESIGN.md: a 128-host leaf-spine at 100 Gb/s
+// standardFabric is the benchmark fabric of docs/architecture.md: a 128-host leaf-spine at 100 Gb/s
 // (8 racks of 16 hosts, 4 spines at 400 Gb/s: no oversubscription) with a random permutation
 // of long RoCE v2 flows, routed at layer 3.
 const standardFabric = `
@@ -72,8 +72,8 @@ func packetHops(f *fabric) int64 {
 // BenchmarkGoBackNTimeoutDominated is the long run behind the two renewal-reward cases that
 // TestGoBackNUnderRandomLossMatchesRenewalReward leaves out: RoCE v2 go-back-N with a 67.1 ms
 // retransmit timeout at loss 1e-3 and 1e-2, where lost retransmissions, and so timeouts, set
-// the goodput. It reports the measured goodput over the closed form (physics references
-// 4.1); each case is sized for about 100 timeouts, so expect the ratio within about 10%.
+// the goodput. It reports the measured goodput over the closed form (docs/model.md
+// section 7); each case is sized for about 100 timeouts, so expect the ratio within about 10%.
 // It takes minutes: go test -run xxx -bench GoBackNTimeoutDominated -benchtime 1x ./experiment
 func BenchmarkGoBackNTimeoutDominated(b *testing.B) {
 	rate := 100 * sim.Gbps

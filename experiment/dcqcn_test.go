@@ -1,10 +1,10 @@
 package experiment
 
 // System-level acceptance tests of issue 4 (ECN marking and DCQCN). Every expected value is
-// derived here from the physics references (../shared/notes/physics-references.md): the
-// paper's parameters from section 3.2, the fluid model's fixed point and convergence time
-// from section 3.3 ([CoNEXT16], Zhu et al.), wire overhead from section 1.2 and the victim
-// flow's shares from section 5.3. None comes from an earlier run.
+// derived here from the model's sources as docs/model.md gives them: the paper's
+// parameters (section 4), the fluid model's fixed point and convergence time (Zhu et al.,
+// CoNEXT 2016; section 7), wire overhead (section 1.1) and the victim flow's shares
+// (section 7). None comes from an earlier run.
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ import (
 	"github.com/fabricsim/fabricsim/sim"
 )
 
-// paperDCQCN are the DCQCN paper's defaults as physics references 3.2 gives them: CNP
+// paperDCQCN are the DCQCN paper's defaults as docs/model.md section 4 gives them: CNP
 // interval tau = 50 us, alpha update interval tau' = 55 us, rate-increase timer T = 55 us,
 // byte counter B = 10 MB, F = 5 fast-recovery stages, R_AI = 40 Mb/s; RED marking Kmin =
 // 5 KB, Kmax = 200 KB, Pmax = 1 %.
@@ -33,8 +33,8 @@ var paperDCQCN = struct {
 	pmax             float64
 }{50 * sim.Microsecond, 55 * sim.Microsecond, 55 * sim.Microsecond, 10_000_000, 5, 40 * sim.Mbps, 5_000, 200_000, 0.01}
 
-// fluidPStar solves the fixed-point equation of [CoNEXT16] Theorem 1 (physics references
-// 3.3) for the marking probability p* by bisection:
+// fluidPStar solves the fixed-point equation of [CoNEXT16] Theorem 1 (docs/model.md
+// section 7) for the marking probability p* by bisection:
 //
 //	a^2 alpha* / ((b + d)(c + e)) = tau^2 R_AI R*,  R* = C/N,  alpha* = 1 - (1-p)^(tau' R*)
 //	a = 1 - (1-p)^(tau R*)      b = p / ((1-p)^-B - 1)    c = (1-p)^(F B) b
@@ -85,7 +85,7 @@ const fluidPacketBits = 8000
 
 func TestDCQCNFluidFixedPointMatchesTheReferenceTable(t *testing.T) {
 	// The bisection above, in the model's own 1-KB packets, must give the "exact" column of
-	// the physics references 3.3 table at 40 Gb/s (and its p*), or it is not the model.
+	// the docs/model.md section 7 q* at 40 Gb/s (and its p*), or it is not the model.
 	c := 40 * sim.Gbps
 	for _, tc := range []struct {
 		n      int
@@ -185,7 +185,7 @@ func switchPauses(f *fabric) int64 {
 }
 
 // ---------------------------------------------------------------------------------------
-// 1. Fixed point (physics references 3.3, Theorem 1): R_C* = C/N each, queue q*.
+// 1. Fixed point (docs/model.md section 7, Theorem 1): R_C* = C/N each, queue q*.
 
 func TestDCQCNFixedPointRatesAndQueue(t *testing.T) {
 	c := 40 * sim.Gbps
@@ -198,7 +198,7 @@ func TestDCQCNFixedPointRatesAndQueue(t *testing.T) {
 	t0, t1 := 100*sim.Millisecond, 600*sim.Millisecond
 	for _, tc := range []struct {
 		n        int
-		tableQKB float64 // physics references 3.3, 40G, "exact" column (1-KB packets)
+		tableQKB float64 // docs/model.md section 7: q* at 40G with 1-KB packets
 	}{{2, 20.2}, {4, 41.8}, {10, 122.6}} {
 		t.Run(fmt.Sprintf("N=%d", tc.n), func(t *testing.T) {
 			t.Parallel()
@@ -301,7 +301,7 @@ func TestDCQCNFixedPointRatesAndQueue(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------------------
-// 2. A late joiner converges (physics references 3.3, "Convergence").
+// 2. A late joiner converges (docs/model.md section 7).
 
 func TestDCQCNLateJoinerConvergesInFluidModelTime(t *testing.T) {
 	// Flow 1 alone for 10 ms on the 40 Gb/s dumbbell: no congestion, its alpha decays to
@@ -424,7 +424,7 @@ func TestDCQCNIncastPausesLessAndQueuesLessThanPFCAlone(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------------------
-// 4. The victim flow (physics references 5.3) with DCQCN.
+// 4. The victim flow (docs/model.md section 7) with DCQCN.
 
 func TestDCQCNRestoresTheVictimFlowsShare(t *testing.T) {
 	// SA, SB; A1, A2 on SA; R, V, L1..L3 on SB; F1 A1->R, F2 A2->V, Li->R; all greedy, 100

@@ -16,7 +16,7 @@ import (
 
 // iWARP at the experiment level: scenario fields, the ideal FCT, routing, the small-message
 // latency against RoCE v2, and goodput under random loss against Mathis and PFTK
-// (physics-references 4.2). Expected values come from arithmetic, never from a run.
+// (docs/model.md sections 6 and 7). Expected values come from arithmetic, never from a run.
 
 const iwarpStar = `
 version: 1

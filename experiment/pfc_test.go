@@ -1,9 +1,9 @@
 package experiment
 
-// Acceptance tests of issue 3 (PFC). Every expected value is derived here from the physics
-// references (../shared/notes/physics-references.md): header sizes from section 1 through
-// the topology constants, pause and headroom arithmetic from section 2, the incast, victim
-// and deadlock closed forms from section 5.
+// Acceptance tests of issue 3 (PFC). Every expected value is derived here from the model's
+// sources as docs/model.md gives them: header sizes (section 1.1) through the topology
+// constants, pause and headroom arithmetic (section 3), the incast, victim and deadlock
+// closed forms (section 7).
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ import (
 )
 
 // The PMTU every test here uses (the rocev2 default) and the wire bytes of a WRITE middle
-// packet (payload + 82 bytes of RoCE v2 overhead, physics references 1.2).
+// packet (payload + 82 bytes of RoCE v2 overhead, docs/model.md section 1).
 const (
 	pfcMTU        = 1024
 	middleWire    = pfcMTU + roceV2Overhead
@@ -69,7 +69,7 @@ func hostList(prefix string, from, to int) string {
 }
 
 // ---------------------------------------------------------------------------------------
-// 1. Incast 16-to-1 (physics references 5.2).
+// 1. Incast 16-to-1 (docs/model.md section 7).
 
 const incast16 = `
 version: 1
@@ -183,7 +183,7 @@ func TestSynchronizedBurstDropsMatchClosedForm(t *testing.T) {
 		size   int64
 		buffer int64
 	}{
-		{8, 64 << 10, 200_000}, // physics references 5.2: 48% of the burst lost
+		{8, 64 << 10, 200_000}, // docs/model.md section 7: 48% of the burst lost
 		{4, 64 << 10, 256_000}, // lossless: B >= (N-1)S
 		{16, 32 << 10, 300_000},
 	}
@@ -248,7 +248,7 @@ func TestPFCFastSenderIntoSlowBottleneckIsLosslessAtBottleneckRate(t *testing.T)
 }
 
 // ---------------------------------------------------------------------------------------
-// 3. Headroom (physics references 2.2, 2.3).
+// 3. Headroom (docs/model.md section 3).
 
 // bytesAt is what rate r carries in t, rounded up (headroom must not fall short).
 func bytesAt(r sim.Rate, t sim.Time) int64 {
@@ -433,7 +433,7 @@ func TestHeadroomBelowNeedDropsAsHeadroomAndWarns(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------------------
-// 4. The victim flow (physics references 5.3).
+// 4. The victim flow (docs/model.md section 7).
 
 const victim = `
 version: 1
@@ -556,7 +556,7 @@ func TestVictimFlowWithoutPFCIsNotHeldBack(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------------------
-// 5. Routing-loop deadlock (physics references 5.4, [HotNets16]).
+// 5. Routing-loop deadlock (docs/model.md section 7, [HotNets16]).
 
 // routingLoop is h1 -> r1 <-> r2 -> h2 with a static route at r2 sending h2's subnet back to
 // r1: h1's packets circle until their TTL runs out. The injector stops for good when h1's

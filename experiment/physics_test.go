@@ -30,7 +30,7 @@ traffic:
 `
 
 func TestSingleFlowGoodputAndFCTMatchArithmetic(t *testing.T) {
-	require.Equal(t, 82, roceV2Overhead, "the physics references give 82 bytes of RoCE v2 overhead per packet")
+	require.Equal(t, 82, roceV2Overhead, "docs/model.md section 1.1 gives 82 bytes of RoCE v2 overhead per packet")
 	v := runOne(t, twoHops, 0)
 	require.Len(t, v.PerFlow, 1)
 	fl := v.PerFlow[0]

@@ -16,7 +16,7 @@ const roceV1Overhead = topology.EthernetHeader + topology.VLANTag + topology.GRH
 	topology.ICRC + topology.FCS + topology.PreambleSFD + topology.InterFrameGap
 
 func TestRoCEFrameSizes(t *testing.T) {
-	require.EqualValues(t, 98, roceV1Overhead, "physics references 1.2: 1122 - 1024")
+	require.EqualValues(t, 98, roceV1Overhead, "docs/model.md section 1: 1122 - 1024")
 	require.EqualValues(t, 1024+roceV1Overhead, roceWireBytes(1, 1024, false))
 	require.EqualValues(t, 1024+roceV1Overhead+topology.RETHHeader, roceWireBytes(1, 1024, true))
 	require.EqualValues(t, 1106, roceWireBytes(2, 1024, false))
@@ -106,7 +106,7 @@ func TestGoBack0LivelocksWhereGoBackNProgresses(t *testing.T) {
 
 	// Go-back-N resends only from the lost packet: each drop costs the packets sent before
 	// its NAK is back, W of them, so goodput is 255/(256+W) of the line-rate share
-	// (physics references 4.1). W = the round trip in packet times: the lost packet's
+	// (docs/model.md sections 5 and 7). W = the round trip in packet times: the lost packet's
 	// successor crosses two hops (2 x (tx + 1us)), the NAK comes back (2 x (tx_ack + 1us)).
 	g := runOne(t, fmt.Sprintf(dropEvery256, "go-back-n"), 0)
 	gf := g.PerFlow[0]
@@ -138,7 +138,7 @@ faults:
 `
 
 // TestGoBackNUnderRandomLossMatchesRenewalReward checks RoCE v2's go-back-N against the
-// renewal-reward closed form of physics references 4.1, eta = (1-p)/(1 + p(W + pi R)): W
+// renewal-reward closed form of docs/model.md sections 5 and 7, eta = (1-p)/(1 + p(W + pi R)): W
 // packets are resent per loss (the round trip in packet times), and a loss whose
 // retransmission is lost too (pi = p, losses on the data direction only) costs a whole
 // retransmit timeout, R packet times. Timeouts are rare events, so each case runs long

@@ -1,4 +1,4 @@
-// Package results holds the results document of a fabricsim run (SPEC section 3), the
+// Package results holds the results document of a fabricsim run (docs/results.md), the
 // summaries computed from its per-flow records, and its renderings: JSON, tables (text,
 // Markdown, CSV), per-flow CSV and the files of an output directory.
 //
@@ -18,7 +18,7 @@ import (
 	"encoding/json"
 )
 
-// Flow statuses, as SPEC section 3 names them.
+// Flow statuses, as docs/results.md names them.
 const (
 	StatusCompleted  = "completed"  // the receiver holds the whole message
 	StatusIncomplete = "incomplete" // not done at the scenario's stop time
@@ -58,14 +58,14 @@ type Variant struct {
 	Links                []Link          `json:"links"`
 	PerFlow              []Flow          `json:"per_flow"`
 	// PFCPorts lists, per port and lossless class where PFC acted, what it did: an addition
-	// to SPEC section 3, empty when PFC is off.
+	// to docs/results.md, empty when PFC is off.
 	PFCPorts []PFCPort `json:"pfc_ports"`
 	// Timeouts and NAKs sum the flows' retransmit timer expiries and RoCE sequence NAKs
-	// (additions to SPEC section 3; the variant's CNPs are ecn.cnps).
+	// (additions to docs/results.md; the variant's CNPs are ecn.cnps).
 	Timeouts int64 `json:"timeouts"`
 	NAKs     int64 `json:"naks"`
 	// FlowGbps is the mean of the flows' rate_gbps, nil when no flow has one: the
-	// throughput of flows that never end (an addition to SPEC section 3).
+	// throughput of flows that never end (an addition to docs/results.md).
 	FlowGbps *float64 `json:"flow_gbps"`
 	// SlowdownBySize bins the flows by size (SizeEdges, DefaultSizeEdges when nil).
 	SlowdownBySize []SizeBin `json:"slowdown_by_size"`
@@ -75,7 +75,7 @@ type Variant struct {
 	// "signal", "max-events" or "max-wall"; omitted when it ran to its end.
 	StopReason string `json:"stop_reason,omitempty"`
 	// Warnings explain, in words, anything a reader should not miss (e.g. a headroom drop on
-	// a lossless class). Not part of SPEC section 3's fixed keys; omitted when empty.
+	// a lossless class). Not part of docs/results.md's fixed keys; omitted when empty.
 	Warnings []string `json:"warnings,omitempty"`
 	// Series is the sampled time series, written to CSV files with --out only.
 	Series *Series `json:"-"`
@@ -227,7 +227,7 @@ type Flow struct {
 	Reason               string   `json:"reason"`
 	// Timeouts counts the sender's retransmit timer expiries, NAKs the sequence NAKs the
 	// RoCE responder sent, CNPs the congestion notifications the receiver sent (additions to
-	// SPEC section 3).
+	// docs/results.md).
 	Timeouts int64 `json:"timeouts"`
 	NAKs     int64 `json:"naks"`
 	CNPs     int64 `json:"cnps"`

@@ -6,7 +6,7 @@ import (
 	"strconv"
 )
 
-// flowsHeader names the per-flow CSV columns: the per_flow keys of SPEC section 3, in order.
+// flowsHeader names the per-flow CSV columns: the per_flow keys of docs/results.md, in order.
 var flowsHeader = []string{
 	"id", "src", "dst", "transport", "priority", "size_bytes", "start_us", "finish_us",
 	"fct_us", "slowdown", "status", "retransmitted_packets", "delivered_bytes", "reason",
@@ -45,7 +45,7 @@ func optExact(f *float64) string {
 }
 
 // WriteFlowsCSV writes v's flows as CSV, one row per flow under a header of the per_flow keys
-// of SPEC section 3 (id, src, dst, transport, priority, size_bytes, start_us, finish_us,
+// of docs/results.md (id, src, dst, transport, priority, size_bytes, start_us, finish_us,
 // fct_us, slowdown, status, retransmitted_packets, delivered_bytes, reason). Numbers are at
 // full precision; finish_us, fct_us and slowdown are empty for unfinished flows.
 func WriteFlowsCSV(w io.Writer, v *Variant) error {

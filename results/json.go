@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// WriteJSON writes d as the results document of SPEC section 3: indented by two spaces, keys
+// WriteJSON writes d as the results document of docs/results.md: indented by two spaces, keys
 // in the spec's order, empty lists as [] and unfinished flows' times as null, followed by a
 // newline. Floats are written at full precision, so the same document gives the same bytes.
 // A NaN or infinite number anywhere in d is an error naming the field, and nothing is written.

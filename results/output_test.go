@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Keys of SPEC section 3, in the spec's order.
+// Keys of docs/results.md, in the spec's order.
 var (
 	specDocumentKeys = []string{"scenario", "seed", "version", "variants"}
 	specVariantKeys  = []string{"name", "transport", "sim_time_us", "wall_seconds", "events",
@@ -81,7 +81,7 @@ func TestWriteJSONHasEverySpecKey(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b.Bytes(), &rawDoc))
 	for i, rv := range rawDoc.Variants {
 		got := objectKeys(t, rv)
-		// The spec's keys in its order, then the additions (SPEC: fields may be added).
+		// The spec's keys in its order, then the additions (fields may be added, never removed).
 		want := append(append([]string(nil), specVariantKeys...), "pfc_ports", "timeouts", "naks", "flow_gbps", "slowdown_by_size")
 		if len(d.Variants[i].Warnings) > 0 {
 			want = append(want, "warnings")
@@ -90,7 +90,7 @@ func TestWriteJSONHasEverySpecKey(t *testing.T) {
 	}
 
 	pfc := variants[0].(map[string]any) // has one of every list item
-	// SPEC section 4's additions to the nested objects.
+	// docs/results.md's additions to the nested objects.
 	additions := map[string][]string{"per_flow": {"timeouts", "naks", "cnps", "rate_gbps"}}
 	for key, spec := range specNestedKeys {
 		want := append(append([]string(nil), spec...), additions[key]...)

@@ -1,4 +1,4 @@
-// Package scenarios reads fabricsim scenario files (YAML, version 1; docs/model.md):
+// Package scenarios reads fabricsim scenario files (YAML, version 1; every field below):
 // strict loading, explicit units, semantic validation, --set overrides, variants, and the
 // bundled library of scenarios.
 //

@@ -10,7 +10,7 @@ import (
 // transports), which are kept as nodes and decoded by their declarations (settings.go).
 // Pointers mark the fields that have a default or must be told apart from zero; the resolver
 // turns a raw file into a Scenario. Every yaml tag here is a field name of the file format
-// (docs/model.md).
+// (the package documentation lists them).
 
 type rawFile struct {
 	Version     *int         `yaml:"version"`

@@ -32,7 +32,7 @@ func portTo(t *testing.T, f *fabric, sw *Switch, peer topology.NodeID) int {
 }
 
 func TestSinglePauseFrameStopsOnlyItsClassForQuantaTimes512BitTimes(t *testing.T) {
-	// IEEE 802.1Qbb (physics references 2.1): a PFC frame with quanta Q for class c stops
+	// IEEE 802.1Qbb (docs/model.md section 3): a PFC frame with quanta Q for class c stops
 	// class c on the port that receives it for Q x 512 bit times at that link's rate, after
 	// the frame in progress (a started frame is never aborted); the other classes keep
 	// sending; a frame with zero quanta ends the pause at once.

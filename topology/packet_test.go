@@ -15,7 +15,7 @@ func rocev2(op uint8, reth, aeth bool, payload int32) Packet {
 
 func TestSealFrameSizes(t *testing.T) {
 	// Frame = Ethernet header + FCS [+ 802.1Q] + IPv4 + UDP + BTH [+ RETH | AETH | CNP pad]
-	// + ICRC + payload, padded to the 64-byte minimum (physics-references section 1.1).
+	// + ICRC + payload, padded to the 64-byte minimum (docs/model.md section 1).
 	const (
 		eth  = EthernetHeader + FCS
 		ip   = IPv4Header + UDPHeader
@@ -27,7 +27,7 @@ func TestSealFrameSizes(t *testing.T) {
 		name  string
 		p     Packet
 		frame int32
-		// wire is the figure the reference tables give (physics-references 1.2, 2.1);
+		// wire is the figure the reference tables give (docs/model.md section 1);
 		// 0 where the table has none.
 		wire int64
 	}{

@@ -20,7 +20,7 @@ const (
 )
 
 // roceFrameBase is a RoCE v2 frame with neither RETH, AETH nor payload: Ethernet header,
-// IPv4, UDP, BTH, ICRC and FCS (physics-references 1.1).
+// IPv4, UDP, BTH, ICRC and FCS (docs/model.md section 1).
 const roceFrameBase = topology.EthernetHeader + topology.IPv4Header + topology.UDPHeader +
 	topology.BTHHeader + topology.ICRC + topology.FCS
 
@@ -286,7 +286,7 @@ func times(as []arrival) []sim.Time {
 }
 
 // TestHarnessArithmetic pins the frame arithmetic of the tests to the figures of
-// physics-references 1.2, which were derived by hand from the standards.
+// docs/model.md section 1, which were derived by hand from the standards.
 func TestHarnessArithmetic(t *testing.T) {
 	require.Equal(t, int64(1106), dataWire(1024, false), "RoCE v2 PMTU 1024 WRITE Middle, IPv4 untagged")
 	require.Equal(t, int64(1122), dataWire(1024, true), "WRITE First/Only carries the RETH")

@@ -11,7 +11,7 @@ import (
 )
 
 // The expected values of these tests come from the header sizes of RFC 9293 (TCP), 7323
-// (timestamps), 2018 (SACK), 5044 (MPA), 5041/5040 (DDP/RDMAP) as physics-references 1.1
+// (timestamps), 2018 (SACK), 5044 (MPA), 5041/5040 (DDP/RDMAP) as docs/model.md section 1
 // lists them, from the table of 1.2, and from arithmetic on the link parameters; never from a
 // previous run.
 
@@ -143,7 +143,7 @@ func (h *tcpHarness) stats(i int32) transports.TCPStats {
 // the transport: its DDP payload, its TCP payload (FPDU plus markers) and its markers.
 type fpduSeg struct{ d, tcp, markers int64 }
 
-// tableD is the DDP payload per segment of physics-references 1.2.
+// tableD is the DDP payload per segment of docs/model.md section 1.
 func tableD(mtu int, ts, markers bool) int64 {
 	return map[[3]any]int64{
 		{1500, false, false}: 1440, {1500, true, false}: 1428, {1500, false, true}: 1428, {1500, true, true}: 1416,
@@ -204,7 +204,7 @@ func TestIWARPSegmentSizesMatchTheTable(t *testing.T) {
 					}
 					require.Equal(t, mss, cfg.MSS())
 					d := tableD(mtu, ts, markers)
-					require.Equal(t, d, cfg.DDPPayload(), "physics-references 1.2")
+					require.Equal(t, d, cfg.DDPPayload(), "docs/model.md section 1")
 
 					// 40 full segments and a short last one, one FPDU each.
 					size := 40*d + 333
@@ -236,7 +236,7 @@ func TestIWARPSegmentSizesMatchTheTable(t *testing.T) {
 						require.Equal(t, uint8(3<<3), a.dscp)
 						require.Equal(t, ts, a.ts)
 					}
-					require.Equal(t, int64(mtu+38), maxWire, "a full segment is IP MTU + 38 on the wire (physics-references 1.2)")
+					require.Equal(t, int64(mtu+38), maxWire, "a full segment is IP MTU + 38 on the wire (docs/model.md section 1)")
 					require.Equal(t, wireSum, h.w12.Bytes, "only data goes h1 -> h2 (no handshake)")
 					// Pure ACKs: 58 bytes padded to 64, or 70 with timestamps.
 					for _, a := range h.to1.acks() {

@@ -1,5 +1,5 @@
 // Command fabricsim simulates lossless Ethernet datacenter fabrics at packet level and
-// compares transports and PFC/ECN setups side by side. See README.md and SPEC.md.
+// compares transports and PFC/ECN setups side by side. See README.md and docs/.
 //
 // Exit status: 0 success; 2 the scenario, a flag or a setting is invalid, or an output
 // cannot be written (found before simulating); 3 a bound (--max-events, --max-wall) ended
