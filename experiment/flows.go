@@ -63,7 +63,10 @@ func (f *fabric) addFlows() error {
 				f.warnf("transports.iwarp.ecn is %s but no switch marks ECN (switch.ecn.enabled: false): only losses will slow iWARP flows", f.sc.Transports.IWARP.ECN)
 			}
 			// iWARP is TCP/IP: it crosses routers like RoCE v2.
-			f.reg.StartIWARP(i, src, dst, cross, ic)
+			if err := f.reg.StartIWARP(i, src, dst, cross, ic); err != nil {
+				f.ideal = append(f.ideal, 0) // it ended failed, its reason says why
+				continue
+			}
 		} else {
 			var ok bool
 			rc, ok = configs[fl.Transport]
@@ -74,7 +77,10 @@ func (f *fabric) addFlows() error {
 				warnedCC = true
 				f.warnf("transports.rocev2.cc is dcqcn but no switch marks ECN (switch.ecn.enabled: false): DCQCN will never slow a flow")
 			}
-			f.reg.StartRoCE(i, src, dst, cross, rc)
+			if err := f.reg.StartRoCE(i, src, dst, cross, rc); err != nil {
+				f.ideal = append(f.ideal, 0) // it ended failed, its reason says why
+				continue
+			}
 			if rc.Version == 1 && cross {
 				f.reg.MarkUnroutable(i, f.roceV1Unroutable(fl))
 				f.ideal = append(f.ideal, 0)
@@ -262,10 +268,3 @@ func (f *fabric) switchByID(n topology.NodeID) *switchmodel.Switch {
 	}
 	return nil
 }
-
-// roceWireBytes is transports.RoCEWireBytes, the wire size of a RoCE WRITE packet as the
-// requester builds it, under the name the headroom sizing calls it by.
-var roceWireBytes = transports.RoCEWireBytes
-
-// roceV2WireBytes is roceWireBytes for RoCE v2.
-func roceV2WireBytes(payload int64, first bool) int64 { return roceWireBytes(2, payload, first) }

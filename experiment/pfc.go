@@ -19,12 +19,12 @@ func (f *fabric) maxFrameWire() int64 {
 	for _, t := range f.sc.Traffic {
 		switch transport := trafficTransport(t); transport {
 		case "rocev1":
-			frame = max(frame, roceWireBytes(1, int64(f.sc.Transports.RoCEv1.MTU), true))
+			frame = max(frame, transports.RoCEWireBytes(1, int64(f.sc.Transports.RoCEv1.MTU), true))
 		case "iwarp":
 			// A full TCP segment: the IP MTU plus Ethernet, FCS, preamble and IFG.
 			frame = max(frame, transports.NewIWARPFrames(f.iwarpConfig(), 1<<30).SegmentWire(0))
 		default:
-			frame = max(frame, roceWireBytes(2, int64(f.sc.Transports.RoCEv2.MTU), true))
+			frame = max(frame, transports.RoCEWireBytes(2, int64(f.sc.Transports.RoCEv2.MTU), true))
 		}
 	}
 	return frame

@@ -28,6 +28,13 @@ const (
 	NumPriorities = topology.NumPriorities
 )
 
+// RefreshInterval is how soon a PAUSE of quanta at rate r is sent again while its condition
+// lasts: at half the pause time, so the sender never resumes by expiry, but never sooner
+// than four PFC frame times, so that tiny quanta cannot fill the link with PAUSE frames.
+func RefreshInterval(quanta uint16, r sim.Rate) sim.Time {
+	return max(PauseDuration(quanta, r)/2, 4*r.TxTime(FrameWireBytes))
+}
+
 // PauseDuration is how long quanta pause quanta last at rate r: quanta x 512 bit times.
 func PauseDuration(quanta uint16, r sim.Rate) sim.Time {
 	return r.TxTime(int64(quanta) * QuantumBits / 8)

@@ -117,7 +117,7 @@ func (pt *Port) wakeAtPauseEnd(now sim.Time) {
 func (pt *Port) sendPause(now sim.Time, c int, quanta uint16) {
 	if quanta > 0 && !pt.refreshOn[c] {
 		pt.refreshOn[c] = true
-		pt.sw.eng.At(now+pt.refreshInterval(quanta), pt.sw, portOp(evRefresh, pt.Index, c), nil)
+		pt.sw.eng.At(now+pfc.RefreshInterval(quanta, pt.Wire.Params.Rate), pt.sw, portOp(evRefresh, pt.Index, c), nil)
 	}
 	pt.InjectPause(now, c, quanta)
 }
@@ -145,14 +145,6 @@ func (pt *Port) InjectPause(now sim.Time, c int, quanta uint16) {
 		pt.PausesSent[c]++
 	}
 	pt.kick(now)
-}
-
-// refreshInterval is how soon a PAUSE of quanta is refreshed while its condition lasts: at
-// half the pause time, but never sooner than a few PFC frame times, so that tiny quanta
-// cannot fill the link with pause frames.
-func (pt *Port) refreshInterval(quanta uint16) sim.Time {
-	rate := pt.Wire.Params.Rate
-	return max(pfc.PauseDuration(quanta, rate)/2, 4*rate.TxTime(pfc.FrameWireBytes))
 }
 
 // ControlCount is the number of PFC frames of kind k waiting to go out (for audits).

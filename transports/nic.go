@@ -158,8 +158,7 @@ func (n *NIC) stormTick(now sim.Time, c int) {
 		return
 	}
 	n.SendPause(now, c, pfc.MaxQuanta)
-	rate := n.Wire.Params.Rate
-	next := now + max(pfc.PauseDuration(pfc.MaxQuanta, rate)/2, 4*rate.TxTime(pfc.FrameWireBytes))
+	next := now + pfc.RefreshInterval(pfc.MaxQuanta, n.Wire.Params.Rate)
 	if next < n.stormUntil[c] {
 		n.eng.At(next, n, nicStorm|c<<2, nil)
 	}
