@@ -157,7 +157,10 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 			}
 			cfg.PFC = f.pfcConfig(n, c)
 			cfg.Rand = sim.Stream(sc.Seed, "switch:"+n.Name)
-			sw := switchmodel.New(f.eng, f.pool, nw, routes, n.ID, cfg)
+			sw, err := switchmodel.New(f.eng, f.pool, nw, routes, n.ID, cfg)
+			if err != nil {
+				return nil, err
+			}
 			f.switches = append(f.switches, sw)
 			receivers[i] = sw
 			continue

@@ -57,7 +57,11 @@ func build(t *testing.T, nw *topology.Network, cfg Config, static ...topology.St
 	for i := range nw.Nodes {
 		n := &nw.Nodes[i]
 		if n.Type == topology.Switch {
-			f.sw[n.ID] = New(f.eng, f.pool, nw, routes, n.ID, cfg)
+			sw, err := New(f.eng, f.pool, nw, routes, n.ID, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.sw[n.ID] = sw
 			recv[n.ID] = f.sw[n.ID]
 		} else {
 			f.hosts[n.ID] = &host{pool: f.pool}

@@ -8,6 +8,8 @@
 package switchmodel
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/fabricsim/fabricsim/ecn"
@@ -103,8 +105,11 @@ type Port struct {
 }
 
 // New builds switch id of nw with its ports unconnected; attach a wire to each with SetWire.
-func New(eng *sim.Engine, pool *topology.Pool, nw *topology.Network, routes *topology.Routes, id topology.NodeID, cfg Config) *Switch {
+func New(eng *sim.Engine, pool *topology.Pool, nw *topology.Network, routes *topology.Routes, id topology.NodeID, cfg Config) (*Switch, error) {
 	n := &nw.Nodes[id]
+	if err := cfg.validate(len(n.Ports)); err != nil {
+		return nil, fmt.Errorf("switch %s: %w", n.Name, err)
+	}
 	sw := &Switch{ID: id, Name: n.Name, router: n.Router(), cfg: cfg, eng: eng, pool: pool, routes: routes,
 		lossless: cfg.PFC.Lossless}
 	if cfg.PFC.Quanta == 0 {
@@ -115,7 +120,57 @@ func New(eng *sim.Engine, pool *topology.Pool, nw *topology.Network, routes *top
 		pt.configurePFC(&cfg.PFC)
 		sw.Ports = append(sw.Ports, pt)
 	}
-	return sw
+	return sw, nil
+}
+
+// validate reports a configuration the switch cannot run with, as etcd raft's
+// Config.validate does: a buffer or threshold factor that is not positive, a DWRR weight
+// below 1 (its queue would starve), a negative latency, PFC sizes missing for a port or out
+// of order (XON above XOFF), or ECN marking without a random stream. PFC response times may
+// be left out (nil): every port then stops at once.
+func (c *Config) validate(ports int) error {
+	switch {
+	case c.BufferBytes <= 0:
+		return fmt.Errorf("buffer %d bytes: must be positive", c.BufferBytes)
+	case !(c.Alpha > 0) || math.IsInf(c.Alpha, 0):
+		return fmt.Errorf("dynamic threshold factor %v: must be positive and finite", c.Alpha)
+	case c.Latency < 0:
+		return fmt.Errorf("forwarding latency %v: must not be negative", c.Latency)
+	case c.ECN != nil && c.Rand == nil:
+		return fmt.Errorf("ECN marking needs a random stream")
+	}
+	if c.Scheduler == DWRR {
+		for prio, w := range c.Weights {
+			if w < 1 {
+				return fmt.Errorf("DWRR weight of priority %d is %d: at least 1, or its queue never sends", prio, w)
+			}
+		}
+	}
+	lossless := false
+	for _, l := range c.PFC.Lossless {
+		lossless = lossless || l
+	}
+	if !lossless {
+		return nil
+	}
+	if len(c.PFC.Ports) != ports || (c.PFC.Response != nil && len(c.PFC.Response) != ports) {
+		return fmt.Errorf("PFC thresholds for %d ports and response times for %d (none: 0): the switch has %d ports",
+			len(c.PFC.Ports), len(c.PFC.Response), ports)
+	}
+	for i, t := range c.PFC.Ports {
+		if t.Xoff < 0 || t.Headroom < 0 || t.Xon < 0 || t.Xon > t.Xoff {
+			return fmt.Errorf("port %d: PFC XOFF %d, XON %d, headroom %d bytes: none negative, XON at most XOFF", i+1, t.Xoff, t.Xon, t.Headroom)
+		}
+	}
+	for i, r := range c.PFC.Response {
+		if r < 0 {
+			return fmt.Errorf("port %d: PFC response time %v: must not be negative", i+1, r)
+		}
+	}
+	if c.PFC.Watchdog < 0 {
+		return fmt.Errorf("PFC watchdog %v: must not be negative", c.PFC.Watchdog)
+	}
+	return nil
 }
 
 // SetWire attaches the egress wire of port i.

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/fabricsim/fabricsim/pfc"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
 	"github.com/stretchr/testify/require"
@@ -576,4 +577,39 @@ func TestECMPDoesNotPolarize(t *testing.T) {
 		require.InDelta(t, n/cores, carried, 0.2*n/float64(cores), "%s", name)
 	}
 	f.checkBooks(t)
+}
+
+func TestNewRefusesAConfigItCannotRun(t *testing.T) {
+	nw, err := topology.Star(2, topology.LinkParams{Rate: 100 * sim.Gbps})
+	require.NoError(t, err)
+	routes, err := topology.ComputeRoutes(nw, nil)
+	require.NoError(t, err)
+	good := Config{BufferBytes: 1 << 20, Alpha: 1}
+	lossless := good
+	lossless.PFC.Lossless[3] = true
+	lossless.PFC.Ports = []pfc.Thresholds{{Xoff: 1000, Xon: 500}, {Xoff: 1000, Xon: 500}}
+	sw, ok := nw.Lookup("sw")
+	require.True(t, ok)
+	for _, tc := range []struct {
+		mutate func(c *Config)
+		want   string
+	}{
+		{func(c *Config) { c.BufferBytes = 0 }, "buffer 0 bytes"},
+		{func(c *Config) { c.Alpha = 0 }, "dynamic threshold factor 0"},
+		{func(c *Config) { c.Latency = -1 }, "forwarding latency"},
+		{func(c *Config) { c.Scheduler = DWRR; c.Weights = [NumPriorities]int{1, 1, 1, 0, 1, 1, 1, 1} }, "DWRR weight of priority 3 is 0"},
+		{func(c *Config) { c.PFC.Ports = c.PFC.Ports[:1] }, "PFC thresholds for 1 ports"},
+		{func(c *Config) { c.PFC.Ports = []pfc.Thresholds{{Xoff: 1000, Xon: 2000}, {}} }, "port 1: PFC XOFF 1000, XON 2000"},
+		{func(c *Config) { c.PFC.Response = []sim.Time{0, -1} }, "port 2: PFC response time"},
+	} {
+		cfg := lossless
+		cfg.PFC.Ports = append([]pfc.Thresholds(nil), lossless.PFC.Ports...)
+		tc.mutate(&cfg)
+		_, err := New(sim.NewEngine(), &topology.Pool{}, nw, routes, sw, cfg)
+		require.ErrorContains(t, err, tc.want)
+	}
+	_, err = New(sim.NewEngine(), &topology.Pool{}, nw, routes, sw, lossless)
+	require.NoError(t, err)
+	_, err = New(sim.NewEngine(), &topology.Pool{}, nw, routes, sw, good)
+	require.NoError(t, err)
 }
