@@ -6,7 +6,6 @@ package experiment
 
 import (
 	"fmt"
-	"math/rand/v2"
 
 	"github.com/fabricsim/fabricsim/ecn"
 	"github.com/fabricsim/fabricsim/scenarios"
@@ -217,88 +216,4 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 		return nil, err
 	}
 	return f, nil
-}
-
-// expandTraffic turns the traffic items into flows, in order.
-func (f *fabric) expandTraffic() ([]*transports.Flow, error) {
-	var flows []*transports.Flow
-	host := func(name string) (topology.NodeID, error) {
-		id, ok := f.nw.Lookup(name)
-		if !ok || f.nw.Nodes[id].Type != topology.Host {
-			return 0, fmt.Errorf("%q is not a host", name)
-		}
-		return id, nil
-	}
-	add := func(src, dst string, size int64, start sim.Time, transport string, prio int, rate sim.Rate) error {
-		s, err := host(src)
-		if err != nil {
-			return err
-		}
-		d, err := host(dst)
-		if err != nil {
-			return err
-		}
-		flows = append(flows, &transports.Flow{ID: len(flows) + 1, Src: s, Dst: d, Size: size, Start: start,
-			Transport: transport, Priority: uint8(prio), Rate: rate, Finish: sim.Never})
-		return nil
-	}
-	for ti, t := range f.sc.Traffic {
-		switch {
-		case t.Flow != nil:
-			fl := t.Flow
-			if err := add(fl.Src, fl.Dst, fl.Size, fl.Start, fl.Transport, fl.Priority, fl.Rate); err != nil {
-				return nil, err
-			}
-		case t.Incast != nil:
-			in := t.Incast
-			for _, s := range in.Senders {
-				if err := add(s, in.Receiver, in.Size, in.Start, in.Transport, in.Priority, in.Rate); err != nil {
-					return nil, err
-				}
-			}
-		case t.Permutation != nil:
-			pm := t.Permutation
-			names := pm.Hosts
-			if len(names) == 0 {
-				for _, h := range f.nw.Hosts() {
-					names = append(names, f.nw.Nodes[h].Name)
-				}
-			}
-			rng := sim.Stream(f.sc.Seed, fmt.Sprintf("traffic:%d:permutation", ti))
-			dst := derangement(len(names), rng)
-			for i, s := range names {
-				if err := add(s, names[dst[i]], pm.Size, pm.Start, pm.Transport, pm.Priority, pm.Rate); err != nil {
-					return nil, err
-				}
-			}
-		default:
-			return nil, fmt.Errorf("traffic item %d: kind %q is not supported", ti, t.Kind)
-		}
-	}
-	return flows, nil
-}
-
-// derangement is a uniformly random permutation of 0..n-1 with no fixed point, so no host
-// sends to itself (rejection sampling: about e tries on average).
-func derangement(n int, rng *rand.Rand) []int {
-	p := make([]int, n)
-	if n < 2 {
-		return p
-	}
-	for {
-		for i := range p {
-			p[i] = i
-		}
-		rng.Shuffle(n, func(i, j int) { p[i], p[j] = p[j], p[i] })
-		ok := true
-		for i, v := range p {
-			if i == v {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			return p
-		}
-	}
 }

@@ -212,8 +212,18 @@
 // needs 8 weights and strict takes none, xon <= xoff, kmin <= kmax, iwarp rto_init >= min_rto
 // and max_rto >= both, receive_window from 2 x mtu to 1GiB, and rocev1 takes no dcqcn.
 //
-// Features of later issues are parsed and then rejected at their position as "not supported
-// yet", never silently ignored: poisson traffic.
+// # Traffic
+//
+// A traffic item is one of: flow {src, dst, size, start, transport, priority, rate}; incast
+// {senders, receiver, size, ..., repeat: {every, count}} (count bursts, every apart);
+// permutation {hosts, size, ...} (each host sends to one other, each receives from one, drawn
+// from the seed); all_to_all {hosts, size, ...} (every host to every other); poisson {hosts,
+// load, workload, start, stop | count, dst, ...}: each sender starts flows at Poisson times at
+// load (0, 1] of its link rate, sizes drawn from workload (websearch, hadoop, alistorage,
+// googlerpc, or a file of "size_bytes cumulative_percent" lines, checked with file:line),
+// destinations uniform over the other hosts of dst (default hosts), until stop (default the
+// scenario's) or until count flows in all. Every random draw comes from the scenario seed and
+// the item's index, so a run is the same whatever the number of workers.
 //
 // # Library
 //

@@ -476,7 +476,6 @@ func TestNotSupportedYet(t *testing.T) {
 		path, msg string
 	}{
 		{"rocev1 dcqcn", []string{"transports.rocev1={cc: dcqcn}"}, "transports.rocev1.cc", "RoCE v1 frames carry no IP header"},
-		{"poisson", []string{"traffic.0={poisson: {hosts: all, load: 0.5, workload: websearch, count: 10, transport: rocev2}}"}, "traffic.0.poisson", "poisson traffic is not supported yet"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -91,6 +91,7 @@ type rawTraffic struct {
 	Incast      *rawIncast      `yaml:"incast"`
 	Permutation *rawPermutation `yaml:"permutation"`
 	Poisson     *rawPoisson     `yaml:"poisson"`
+	AllToAll    *rawAllToAll    `yaml:"all_to_all"`
 }
 
 type rawFlow struct {
@@ -104,13 +105,19 @@ type rawFlow struct {
 }
 
 type rawIncast struct {
-	Senders   []string  `yaml:"senders"`
-	Receiver  string    `yaml:"receiver"`
-	Size      *Size     `yaml:"size"`
-	Start     *Duration `yaml:"start"`
-	Transport string    `yaml:"transport"`
-	Priority  *int      `yaml:"priority"`
-	Rate      *Rate     `yaml:"rate"`
+	Senders   []string   `yaml:"senders"`
+	Receiver  string     `yaml:"receiver"`
+	Size      *Size      `yaml:"size"`
+	Start     *Duration  `yaml:"start"`
+	Transport string     `yaml:"transport"`
+	Priority  *int       `yaml:"priority"`
+	Rate      *Rate      `yaml:"rate"`
+	Repeat    *rawRepeat `yaml:"repeat"`
+}
+
+type rawRepeat struct {
+	Every *Duration `yaml:"every"`
+	Count *int      `yaml:"count"`
 }
 
 type rawPermutation struct {
@@ -122,12 +129,22 @@ type rawPermutation struct {
 	Rate      *Rate     `yaml:"rate"`
 }
 
-// rawPoisson is parsed so that its fields are checked, then rejected: not supported yet.
 type rawPoisson struct {
 	Hosts     *hostList `yaml:"hosts"`
 	Load      *float64  `yaml:"load"`
 	Workload  string    `yaml:"workload"`
 	Count     *int      `yaml:"count"`
+	Start     *Duration `yaml:"start"`
+	Stop      *Duration `yaml:"stop"`
+	Dst       *hostList `yaml:"dst"`
+	Transport string    `yaml:"transport"`
+	Priority  *int      `yaml:"priority"`
+	Rate      *Rate     `yaml:"rate"`
+}
+
+type rawAllToAll struct {
+	Hosts     *hostList `yaml:"hosts"`
+	Size      *Size     `yaml:"size"`
 	Start     *Duration `yaml:"start"`
 	Transport string    `yaml:"transport"`
 	Priority  *int      `yaml:"priority"`
@@ -165,7 +182,7 @@ var rawTypes = func() map[string]reflect.Type {
 	for _, v := range []any{
 		rawFile{}, rawVariant{}, rawTopology{}, rawParams{}, rawLinkSpec{}, rawNode{},
 		rawLink{}, rawRoute{}, rawTraffic{}, rawFlow{}, rawIncast{}, rawPermutation{},
-		rawPoisson{}, rawFault{}, rawPFCStorm{}, rawPause{},
+		rawPoisson{}, rawAllToAll{}, rawRepeat{}, rawFault{}, rawPFCStorm{}, rawPause{},
 	} {
 		t := reflect.TypeOf(v)
 		m[t.String()] = t

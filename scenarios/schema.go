@@ -4,6 +4,7 @@ import (
 	"net/netip"
 
 	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/workload"
 )
 
 // Pos is the 1-based line and column where an item starts in the scenario file; zero when the
@@ -105,11 +106,43 @@ type Route struct {
 
 // Traffic is one item of the traffic list; Kind says which pointer is set.
 type Traffic struct {
-	Kind        string // flow | incast | permutation (poisson is not supported yet)
+	Kind        string // flow | incast | permutation | poisson | all_to_all
 	Flow        *Flow
 	Incast      *Incast
 	Permutation *Permutation
+	Poisson     *Poisson
+	AllToAll    *AllToAll
 	Pos         Pos
+}
+
+// Poisson is open-loop traffic: each host of Hosts starts flows at the times of a Poisson
+// process whose rate offers Load of its link's rate (rate = Load x link rate / (8 x mean
+// size)), from Start until Stop, or until Count flows in all have started. Sizes are drawn
+// from Workload by inverse CDF; each flow goes to a host of Dst other than its sender, drawn
+// uniformly.
+type Poisson struct {
+	Hosts        []string // nil = all hosts of the topology
+	Dst          []string // nil = Hosts
+	Load         float64  // in (0, 1]
+	Workload     *workload.CDF
+	WorkloadFile string // the workload's file, "" for a bundled one
+	Start, Stop  sim.Time
+	Count        int // > 0: stop after this many flows in all (then Stop is the run's stop)
+	Transport    string
+	Priority     int
+	Rate         sim.Rate
+	Pos          Pos
+}
+
+// AllToAll sends one message of Size from every host of Hosts to every other one.
+type AllToAll struct {
+	Hosts     []string // nil = all hosts of the topology
+	Size      int64
+	Start     sim.Time
+	Transport string
+	Priority  int
+	Rate      sim.Rate
+	Pos       Pos
 }
 
 // Flow is one message from Src to Dst.
@@ -123,7 +156,8 @@ type Flow struct {
 	Pos       Pos
 }
 
-// Incast is one message of Size bytes from each sender to the receiver, all starting at Start.
+// Incast is one message of Size bytes from each sender to the receiver, all starting at Start,
+// and again every Every, Count times in all (Count 1 when it does not repeat).
 type Incast struct {
 	Senders   []string
 	Receiver  string
@@ -132,6 +166,8 @@ type Incast struct {
 	Transport string
 	Priority  int // the item's, else the global hosts.priority
 	Rate      sim.Rate
+	Every     sim.Time
+	Count     int
 	Pos       Pos
 }
 

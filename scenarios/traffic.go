@@ -2,10 +2,14 @@ package scenarios
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 
 	"go.yaml.in/yaml/v4"
 
 	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/workload"
 )
 
 // pos is the position of path's value in the file, or zero for --set values.
@@ -58,7 +62,7 @@ type common struct {
 }
 
 func (r *resolver) common(path string, size *Size, start *Duration, transport string, priority *int, rate *Rate, defPriority int) common {
-	var c common
+	c := r.sending(path, start, transport, priority, rate, defPriority)
 	if size == nil {
 		r.errf(path+".size", "size is required, e.g. size: 1MB")
 	} else if c.size = int64(*size); c.size <= 0 {
@@ -66,6 +70,13 @@ func (r *resolver) common(path string, size *Size, start *Duration, transport st
 	} else if c.size > maxFlowSize {
 		r.errf(path+".size", "size %d bytes is more than a flow may carry (at most 1TB: a RoCE message of up to 2^32 packets)", c.size)
 	}
+	return c
+}
+
+// sending resolves the fields of every traffic kind but the size: start, transport,
+// priority and rate.
+func (r *resolver) sending(path string, start *Duration, transport string, priority *int, rate *Rate, defPriority int) common {
+	var c common
 	if start != nil {
 		c.start = sim.Time(*start)
 		if c.start >= r.sc.Stop {
@@ -92,14 +103,15 @@ func (r *resolver) common(path string, size *Size, start *Duration, transport st
 	return c
 }
 
-var trafficKinds = []string{"flow", "incast", "permutation", "poisson"}
+var trafficKinds = []string{"flow", "incast", "permutation", "poisson", "all_to_all"}
 
 // kindNeeds says what an empty traffic item of each kind lacks.
 var kindNeeds = map[string]string{
 	"flow":        "src, dst and size, e.g. {src: h1, dst: h2, size: 1MB}",
 	"incast":      "senders, receiver and size, e.g. {senders: [h1, h2], receiver: h3, size: 1MB}",
 	"permutation": "a size, e.g. {hosts: all, size: 1MB}",
-	"poisson":     "hosts, load, workload and count",
+	"poisson":     "a load and a workload, e.g. {hosts: all, load: 0.5, workload: websearch, count: 1000}",
+	"all_to_all":  "a size, e.g. {hosts: all, size: 100KB}",
 }
 
 func (r *resolver) traffic(raw []rawTraffic) {
@@ -137,7 +149,9 @@ func (r *resolver) traffic(raw []rawTraffic) {
 		case it.Permutation != nil:
 			item.Permutation = r.permutation(kp, it.Permutation)
 		case it.Poisson != nil:
-			r.errf(kp, "poisson traffic is not supported yet; use flow, incast or permutation")
+			item.Poisson = r.poisson(kp, it.Poisson)
+		case it.AllToAll != nil:
+			item.AllToAll = r.allToAll(kp, it.AllToAll)
 		default:
 			r.errf(kp, "%s is empty; it needs %s", kinds[0], kindNeeds[kinds[0]])
 		}
@@ -174,8 +188,137 @@ func (r *resolver) incast(path string, in *rawIncast) *Incast {
 	}
 	r.host(path+".receiver", "receiver", in.Receiver)
 	c := r.common(path, in.Size, in.Start, in.Transport, in.Priority, in.Rate, r.sc.Hosts.Priority)
-	return &Incast{Senders: in.Senders, Receiver: in.Receiver, Size: c.size, Start: c.start,
+	out := &Incast{Senders: in.Senders, Receiver: in.Receiver, Size: c.size, Start: c.start,
+		Transport: c.transport, Priority: c.priority, Rate: c.rate, Count: 1, Pos: r.pos(path)}
+	if rp := in.Repeat; rp != nil {
+		switch {
+		case rp.Every == nil || *rp.Every <= 0:
+			r.errf(path+".repeat.every", "repeat.every is required: the time from one burst's start to the next, e.g. every: 100us")
+		case rp.Count == nil || *rp.Count < 1 || *rp.Count > maxRepeat:
+			r.errf(path+".repeat.count", "repeat.count is the number of bursts in all, 1 to %d", maxRepeat)
+		default:
+			out.Every, out.Count = sim.Time(*rp.Every), *rp.Count
+		}
+	}
+	return out
+}
+
+// maxRepeat bounds an incast's bursts, and maxGenerated the flows one traffic item may
+// generate: both keep a typo from asking for more memory than a run can have.
+const (
+	maxRepeat       = 100_000
+	maxGenerated    = 1_000_000
+	maxWorkloadFile = 10 << 20 // a CDF of a few thousand points is a few tens of KB
+)
+
+// hostSet resolves a hosts (or dst) list of path: nil for all hosts of the topology (with at
+// least 2 of them), else the listed ones, checked, none twice.
+func (r *resolver) hostSet(path string, hl *hostList, kind string) []string {
+	if hl == nil || hl.All {
+		if r.topo != nil && r.topo.hostCount() < 2 {
+			r.errf(path, "%s needs at least 2 hosts; the topology has %d", kind, r.topo.hostCount())
+		}
+		return nil
+	}
+	if len(hl.Names) < 2 {
+		r.errf(path, "%s needs at least 2 hosts (or all)", kind)
+	}
+	seen := map[string]int{}
+	for i, h := range hl.Names {
+		hp := fmt.Sprintf("%s.%d", path, i)
+		if j, dup := seen[h]; dup {
+			r.errf(hp, "host %q is listed twice (also %d)", h, j)
+			continue
+		}
+		seen[h] = i
+		r.host(hp, "a host", h)
+	}
+	return hl.Names
+}
+
+func (r *resolver) poisson(path string, pr *rawPoisson) *Poisson {
+	c := r.sending(path, pr.Start, pr.Transport, pr.Priority, pr.Rate, r.sc.Hosts.Priority)
+	p := &Poisson{Hosts: r.hostSet(path+".hosts", pr.Hosts, "poisson"), Start: c.start, Stop: r.sc.Stop,
 		Transport: c.transport, Priority: c.priority, Rate: c.rate, Pos: r.pos(path)}
+	if pr.Dst != nil {
+		p.Dst = r.hostSet(path+".dst", pr.Dst, "poisson.dst")
+	}
+	switch {
+	case pr.Load == nil:
+		r.errf(path+".load", "load is required: the share of each sender's link rate offered, in (0, 1], e.g. load: 0.5")
+	case !(*pr.Load > 0 && *pr.Load <= 1):
+		r.errf(path+".load", "load is the share of each sender's link rate offered, in (0, 1]; got %v", *pr.Load)
+	default:
+		p.Load = *pr.Load
+	}
+	p.Workload, p.WorkloadFile = r.workload(path+".workload", pr.Workload)
+	switch {
+	case pr.Count != nil && pr.Stop != nil:
+		r.errf(path+".stop", "give stop or count, not both: stop ends the arrivals at a time, count after that many flows")
+	case pr.Count != nil:
+		if *pr.Count < 1 || *pr.Count > maxGenerated {
+			r.errf(path+".count", "count is the number of flows in all, 1 to %d; got %d", maxGenerated, *pr.Count)
+		}
+		p.Count = *pr.Count
+	case pr.Stop != nil:
+		p.Stop = sim.Time(*pr.Stop)
+		if p.Stop <= p.Start {
+			r.errf(path+".stop", "stop %v must be after start (%v)", p.Stop, p.Start)
+		}
+	}
+	return p
+}
+
+// workload resolves a workload name: a bundled one, or a CDF file (relative to the
+// scenario's directory), checked line by line.
+func (r *resolver) workload(path, name string) (*workload.CDF, string) {
+	if name == "" {
+		r.errf(path, "workload is required: one of %s, or a file of size and cumulative percent per line", listOf(workload.Names))
+		return nil, ""
+	}
+	if slices.Contains(workload.Names, name) {
+		c, err := workload.Bundled(name)
+		if err != nil {
+			r.errf(path, "%v", err)
+		}
+		return c, ""
+	}
+	file := name
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(filepath.Dir(r.l.file), file)
+	}
+	fi, err := os.Stat(file)
+	if err == nil && (!fi.Mode().IsRegular() || fi.Size() > maxWorkloadFile) {
+		err = fmt.Errorf("not a regular file of at most %d bytes", maxWorkloadFile)
+	}
+	var data []byte
+	if err == nil {
+		data, err = os.ReadFile(file)
+	}
+	if err != nil {
+		r.errf(path, "workload %q is not bundled (%s) and cannot be read as a file: %v", name, listOf(workload.Names), err)
+		return nil, ""
+	}
+	c, err := workload.Parse(file, data)
+	if err != nil {
+		r.errf(path, "workload %v", err)
+		return nil, ""
+	}
+	return c, file
+}
+
+func (r *resolver) allToAll(path string, a *rawAllToAll) *AllToAll {
+	c := r.common(path, a.Size, a.Start, a.Transport, a.Priority, a.Rate, r.sc.Hosts.Priority)
+	out := &AllToAll{Hosts: r.hostSet(path+".hosts", a.Hosts, "all_to_all"), Size: c.size, Start: c.start,
+		Transport: c.transport, Priority: c.priority, Rate: c.rate, Pos: r.pos(path)}
+	n := len(out.Hosts)
+	if out.Hosts == nil && r.topo != nil {
+		n = r.topo.hostCount()
+	}
+	if n*(n-1) > maxGenerated {
+		r.errf(path+".hosts", "all_to_all over %d hosts is %d flows; at most %d", n, n*(n-1), maxGenerated)
+	}
+	return out
 }
 
 func (r *resolver) permutation(path string, pm *rawPermutation) *Permutation {
