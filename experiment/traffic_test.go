@@ -2,10 +2,12 @@ package experiment
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fabricsim/fabricsim/results"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/transports"
 	"github.com/fabricsim/fabricsim/workload"
@@ -120,4 +122,38 @@ func secondMoment(c *workload.CDF) float64 {
 		m += (a*a + a*b + b*b) / 3 * (p[i].Cum - p[i-1].Cum)
 	}
 	return m
+}
+
+// TestResultsDoNotDependOnWorkers: the same file run one variant at a time and all at once
+// gives byte-identical results (wall time aside), random traffic included.
+func TestResultsDoNotDependOnWorkers(t *testing.T) {
+	const text = `
+version: 1
+name: workers
+stop: 5ms
+topology:
+  preset: star
+  params: {hosts: 8, link: {rate: 100Gbps, delay: 1us}}
+switch: {buffer: 1MB}
+traffic:
+  - poisson: {hosts: all, load: 0.6, workload: hadoop, count: 300}
+variants:
+  - {name: a, transport: rocev2}
+  - {name: b, transport: rocev2, set: {switch.pfc.enabled: true}}
+  - {name: c, transport: iwarp}
+`
+	f := load(t, text)
+	render := func(workers int) string {
+		doc, err := RunFile(f, nil, workers, nil, Capture{})
+		require.NoError(t, err)
+		for i := range doc.Variants {
+			doc.Variants[i].WallSeconds = 0
+		}
+		var b strings.Builder
+		require.NoError(t, results.WriteJSON(&b, doc))
+		return b.String()
+	}
+	one := render(1)
+	require.Equal(t, one, render(3))
+	require.Equal(t, one, render(1), "and across runs")
 }
