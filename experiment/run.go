@@ -74,7 +74,8 @@ func RunFileWith(f *scenarios.File, only []string, opt Options) (*results.Docume
 	if err := CheckVariants(f, only); err != nil {
 		return nil, err
 	}
-	doc := &results.Document{Scenario: f.Name(), Seed: f.Seed(), Version: Version, Variants: make([]results.Variant, len(chosen))}
+	doc := &results.Document{Scenario: f.Name(), Seed: f.Seed(), Version: Version, Variants: make([]results.Variant, len(chosen)),
+		ResolvedScenario: f.Resolved(), Workloads: workloadsOf(f)}
 	if workers < 1 {
 		workers = 1
 	}
@@ -364,4 +365,22 @@ func (f *fabric) addQueue(v *results.Variant, node topology.NodeID, port, prio i
 	n := &f.nw.Nodes[node]
 	v.Queues = append(v.Queues, results.Queue{Node: n.Name, Port: port + 1, Peer: f.nw.Nodes[n.Ports[port].Peer].Name,
 		Priority: prio, MeanBytes: q.Depth.Mean(now), P99Bytes: q.Depth.Quantile(0.99, now), MaxBytes: q.Depth.Max})
+}
+
+// workloadsOf lists the flow-size distributions the file's traffic draws from, each once,
+// in the order they first appear.
+func workloadsOf(f *scenarios.File) []results.Workload {
+	var out []results.Workload
+	seen := map[string]bool{}
+	for i := range f.Variants() {
+		for _, t := range f.Scenario(i).Traffic {
+			p := t.Poisson
+			if p == nil || p.Workload == nil || seen[p.Workload.Name] {
+				continue
+			}
+			seen[p.Workload.Name] = true
+			out = append(out, results.Workload{Name: p.Workload.Name, File: p.WorkloadFile, MeanBytes: p.Workload.Mean()})
+		}
+	}
+	return out
 }

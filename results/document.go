@@ -35,6 +35,21 @@ type Document struct {
 	// Interrupted is true when a variant was stopped early, by a signal or a bound
 	// (--max-events, --max-wall): its results are those of the simulated time reached.
 	Interrupted bool `json:"interrupted"`
+	// ResolvedScenario is the scenario as run, in YAML: the file after the --set overrides
+	// (Overrides, in order), each variant's set in its variants list. Run again with no
+	// flag, it gives these results.
+	ResolvedScenario string   `json:"resolved_scenario"`
+	Overrides        []string `json:"overrides"`
+	// Workloads are the flow-size distributions the traffic drew from.
+	Workloads []Workload `json:"workloads"`
+}
+
+// Workload names a flow-size distribution a run used: a bundled one (File empty) or a
+// user's file, with its mean, so that a changed file shows.
+type Workload struct {
+	Name      string  `json:"name"`
+	File      string  `json:"file,omitempty"`
+	MeanBytes float64 `json:"mean_bytes"`
 }
 
 // Variant is the outcome of one variant of a scenario: one run of the engine.
@@ -259,6 +274,12 @@ func (d Document) MarshalJSON() ([]byte, error) {
 	p := plain(d)
 	if p.Variants == nil {
 		p.Variants = []Variant{}
+	}
+	if p.Overrides == nil {
+		p.Overrides = []string{}
+	}
+	if p.Workloads == nil {
+		p.Workloads = []Workload{}
 	}
 	return marshal(p)
 }

@@ -71,7 +71,7 @@ func TestWriteJSONHasEverySpecKey(t *testing.T) {
 	require.True(t, strings.HasSuffix(b.String(), "}\n"))
 	require.True(t, strings.HasPrefix(b.String(), "{\n  \"scenario\""), "indented by two spaces")
 
-	require.Equal(t, append(append([]string(nil), specDocumentKeys...), "interrupted"), objectKeys(t, b.Bytes()), "the spec's keys, then the additions")
+	require.Equal(t, append(append([]string(nil), specDocumentKeys...), "interrupted", "resolved_scenario", "overrides", "workloads"), objectKeys(t, b.Bytes()), "the spec's keys, then the additions")
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(b.Bytes(), &doc))
 	variants := doc["variants"].([]any)

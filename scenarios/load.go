@@ -17,7 +17,12 @@ type File struct {
 	seed              uint64
 	variants          []VariantInfo
 	scenarios         []*Scenario
+	resolved          string
 }
+
+// Resolved is the file as run: its YAML after the --set overrides (each variant's set still
+// in its variants list), so that running it again, with no flag, gives the same results.
+func (f *File) Resolved() string { return f.resolved }
 
 // Name returns the scenario's name.
 func (f *File) Name() string { return f.name }
@@ -147,12 +152,16 @@ func (l *loader) load(data []byte) *File {
 	for i, o := range l.overrides {
 		l.applyOverride(root, i, o)
 	}
+	resolved := ""
+	if out, err := yaml.Dump(root); err == nil {
+		resolved = string(out)
+	}
 
 	variants := l.variants(root)
 	if len(variants) == 0 {
 		variants = []variantSpec{{name: "default", index: -1}}
 	}
-	f := &File{}
+	f := &File{resolved: resolved}
 	for _, v := range variants {
 		tree := copyTree(root)
 		for _, s := range v.sets {

@@ -297,6 +297,7 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 				}
 				return err
 			}
+			doc.Overrides = sets
 			if s.sizeEdges != nil {
 				for i := range doc.Variants {
 					doc.Variants[i].SizeEdges = s.sizeEdges

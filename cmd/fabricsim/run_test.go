@@ -190,3 +190,35 @@ func TestSignalWritesTheResultsSoFar(t *testing.T) {
 		require.FileExists(t, filepath.Join(dir, "flows.csv"))
 	}
 }
+
+// TestResolvedScenarioReruns: the results document records the scenario as run (after --set
+// and --seed) and the overrides; that YAML, run with no flag, gives the same results.
+func TestResolvedScenarioReruns(t *testing.T) {
+	path := writeFile(t, "small.yaml", small)
+	dir := t.TempDir()
+	first := filepath.Join(dir, "first.json")
+	status, _, stderr := fabricsim(t, "run", path, "-q", "--seed", "9", "--set", "switch.buffer=300KB", "--json", first)
+	require.Equal(t, 0, status, stderr)
+	var doc struct {
+		Resolved  string   `json:"resolved_scenario"`
+		Overrides []string `json:"overrides"`
+		Seed      uint64   `json:"seed"`
+	}
+	data, err := os.ReadFile(first)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &doc))
+	require.Equal(t, []string{"seed=9", "switch.buffer=300KB"}, doc.Overrides)
+	require.EqualValues(t, 9, doc.Seed)
+	require.Contains(t, doc.Resolved, "300KB")
+	again := writeFile(t, "resolved.yaml", doc.Resolved)
+	second := filepath.Join(dir, "second.json")
+	status, _, stderr = fabricsim(t, "run", again, "-q", "--json", second)
+	require.Equal(t, 0, status, stderr)
+	strip := func(p string) map[string]any {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(resultsWithoutWallTime(t, p), &m))
+		delete(m, "overrides")
+		return m
+	}
+	require.Equal(t, strip(first), strip(second))
+}
