@@ -51,6 +51,10 @@ type Options struct {
 	Progress Progress
 	Capture  Capture
 	Limits   Limits
+	// Seeds, two or more, replicate every variant under each (the document then lists each
+	// variant once per seed, and its Replication); otherwise each variant runs once, with
+	// its scenario's seed.
+	Seeds []uint64
 }
 
 // RunFile runs the chosen variants of a loaded scenario file (all when only is empty), in
@@ -74,15 +78,32 @@ func RunFileWith(f *scenarios.File, only []string, opt Options) (*results.Docume
 	if err := CheckVariants(f, only); err != nil {
 		return nil, err
 	}
-	doc := &results.Document{Scenario: f.Name(), Seed: f.Seed(), Version: Version, Variants: make([]results.Variant, len(chosen)),
+	// The runs: each chosen variant, under each seed of a replication, variant by variant.
+	type job struct {
+		variant int
+		sc      *scenarios.Scenario
+	}
+	var jobs []job
+	for _, i := range chosen {
+		if len(opt.Seeds) < 2 {
+			jobs = append(jobs, job{i, f.Scenario(i)})
+			continue
+		}
+		for _, s := range opt.Seeds {
+			sc := *f.Scenario(i) // a shallow copy: only the seed differs, the rest is shared read-only
+			sc.Seed = s
+			jobs = append(jobs, job{i, &sc})
+		}
+	}
+	doc := &results.Document{Scenario: f.Name(), Seed: f.Seed(), Version: Version, Variants: make([]results.Variant, len(jobs)),
 		ResolvedScenario: f.Resolved(), Workloads: workloadsOf(f)}
 	if workers < 1 {
 		workers = 1
 	}
-	errs := make([]error, len(chosen))
+	errs := make([]error, len(jobs))
 	sem := make(chan struct{}, workers)
 	var wg sync.WaitGroup
-	for k, i := range chosen {
+	for k, j := range jobs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -92,9 +113,9 @@ func RunFileWith(f *scenarios.File, only []string, opt Options) (*results.Docume
 			if progress != nil {
 				report = func(d float64) { progress(k, d) }
 			}
-			v, err := runRecovered(f.Scenario(i), report, capture, opt.Limits)
+			v, err := runRecovered(j.sc, report, capture, opt.Limits)
 			if err != nil {
-				errs[k] = fmt.Errorf("variant %q: %w", infos[i].Name, err)
+				errs[k] = fmt.Errorf("variant %q (seed %d): %w", infos[j.variant].Name, j.sc.Seed, err)
 				return
 			}
 			doc.Variants[k] = *v
@@ -108,6 +129,9 @@ func RunFileWith(f *scenarios.File, only []string, opt Options) (*results.Docume
 	}
 	for _, v := range doc.Variants {
 		doc.Interrupted = doc.Interrupted || v.StopReason != ""
+	}
+	if len(opt.Seeds) >= 2 {
+		results.Replicate(doc)
 	}
 	return doc, nil
 }
@@ -248,6 +272,7 @@ func (f *fabric) collect() *results.Variant {
 	v := &results.Variant{
 		Name:      f.sc.Variant,
 		Transport: f.sc.Transport,
+		Seed:      f.sc.Seed,
 		SimTimeUS: now.Microseconds(),
 		Events:    int64(f.eng.Executed()),
 		Deadlocks: []results.Deadlock{},

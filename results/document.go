@@ -42,6 +42,10 @@ type Document struct {
 	Overrides        []string `json:"overrides"`
 	// Workloads are the flow-size distributions the traffic drew from.
 	Workloads []Workload `json:"workloads"`
+	// Replication, when the variants ran under several seeds (Variants then lists each
+	// variant once per seed, seed after seed), gives per variant each table metric's mean
+	// and 95% confidence interval; omitted for one seed.
+	Replication []Replication `json:"replication,omitempty"`
 }
 
 // Workload names a flow-size distribution a run used: a bundled one (File empty) or a
@@ -84,6 +88,8 @@ type Variant struct {
 	FlowGbps *float64 `json:"flow_gbps"`
 	// SlowdownBySize bins the flows by size (SizeEdges, DefaultSizeEdges when nil).
 	SlowdownBySize []SizeBin `json:"slowdown_by_size"`
+	// Seed is the seed of this run (the document's, or one of a replication's).
+	Seed uint64 `json:"seed"`
 	// SizeEdges are the bin edges of SlowdownBySize, ascending; not in the document.
 	SizeEdges []int64 `json:"-"`
 	// StopReason says why the variant stopped before its stop time or its last flow:

@@ -62,17 +62,17 @@ func WriteFlowsCSV(w io.Writer, v *Variant) error {
 	return cw.Error()
 }
 
-// writeAllFlowsCSV writes the flows of every variant of d as one CSV with a leading variant
-// column.
+// writeAllFlowsCSV writes the flows of every variant of d as one CSV with leading variant
+// and seed columns (one row per flow and seed when the variants ran under several).
 func writeAllFlowsCSV(w io.Writer, d *Document) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(append([]string{"variant"}, flowsHeader...)); err != nil {
+	if err := cw.Write(append([]string{"variant", "seed"}, flowsHeader...)); err != nil {
 		return err
 	}
 	for i := range d.Variants {
 		v := &d.Variants[i]
 		for j := range v.PerFlow {
-			if err := cw.Write(append([]string{v.Name}, flowRecord(&v.PerFlow[j])...)); err != nil {
+			if err := cw.Write(append([]string{v.Name, strconv.FormatUint(v.Seed, 10)}, flowRecord(&v.PerFlow[j])...)); err != nil {
 				return err
 			}
 		}
@@ -81,8 +81,9 @@ func writeAllFlowsCSV(w io.Writer, d *Document) error {
 	return cw.Error()
 }
 
-// sizesHeader names the columns of sizes.csv: the variant, then the slowdown_by_size keys.
-var sizesHeader = []string{"variant", "lo_bytes", "hi_bytes", "flows", "completed", "fct_p50_us",
+// sizesHeader names the columns of sizes.csv: the variant and seed, then the
+// slowdown_by_size keys.
+var sizesHeader = []string{"variant", "seed", "lo_bytes", "hi_bytes", "flows", "completed", "fct_p50_us",
 	"fct_p99_us", "p50", "p95", "p99"}
 
 // writeSizesCSV writes every variant's slowdown_by_size bins, one row per bin; an unbounded
@@ -99,7 +100,7 @@ func writeSizesCSV(w io.Writer, d *Document) error {
 			if b.HiBytes != nil {
 				hi = integer(*b.HiBytes)
 			}
-			if err := cw.Write([]string{v.Name, integer(b.LoBytes), hi, integer(b.Flows), integer(b.Completed),
+			if err := cw.Write([]string{v.Name, strconv.FormatUint(v.Seed, 10), integer(b.LoBytes), hi, integer(b.Flows), integer(b.Completed),
 				optExact(b.FCTP50US), optExact(b.FCTP99US), optExact(b.P50), optExact(b.P95), optExact(b.P99)}); err != nil {
 				return err
 			}

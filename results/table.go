@@ -131,6 +131,9 @@ func WriteTable(w io.Writer, d *Document, format string) error {
 		rows[i] = summaryRow(&d.Variants[i])
 		notes = append(notes, Notes(&d.Variants[i])...)
 	}
+	if len(d.Replication) > 0 {
+		return writeReplicated(w, d, format, notes)
+	}
 	sizes := sizeRows(d, SizeTableMinFlows)
 	switch format {
 	case FormatCSV:
@@ -278,4 +281,75 @@ func writeCSV(w io.Writer, header []string, rows [][]string) error {
 		return err
 	}
 	return cw.WriteAll(rows) // flushes
+}
+
+// writeReplicated writes the comparison of a replicated run: in a table or Markdown, one row
+// per variant, each metric as "mean ±ci95" over its seeds; in CSV, one row per variant and
+// seed (the comparison's columns with a seed column), then, after a blank line, one row per
+// variant with each metric's mean and ci95.
+func writeReplicated(w io.Writer, d *Document, format string, notes []string) error {
+	metrics := make([]string, len(replicatedMetrics))
+	for i, m := range replicatedMetrics {
+		metrics[i] = m.name
+	}
+	switch format {
+	case FormatCSV:
+		header := append([]string{"variant", "transport", "seed"}, summaryHeader[2:]...)
+		var rows [][]string
+		for i := range d.Variants {
+			row := summaryRow(&d.Variants[i])
+			rows = append(rows, append([]string{row[0], row[1], strconv.FormatUint(d.Variants[i].Seed, 10)}, row[2:]...))
+		}
+		if err := writeCSV(w, header, rows); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
+		}
+		header = []string{"variant", "transport", "seeds"}
+		for _, m := range metrics {
+			header = append(header, m+"_mean", m+"_ci95")
+		}
+		rows = nil
+		for _, r := range d.Replication {
+			row := []string{r.Name, r.Transport, strconv.Itoa(len(r.Seeds))}
+			for _, m := range metrics {
+				e, ok := r.Metrics[m]
+				if !ok {
+					row = append(row, "-", "-")
+					continue
+				}
+				row = append(row, exact(e.Mean), exact(e.CI95))
+			}
+			rows = append(rows, row)
+		}
+		return writeCSV(w, header, rows)
+	case FormatTable, FormatMarkdown:
+		header := append([]string{"variant", "transport", "seeds"}, metrics...)
+		align := []tw.Align{tw.AlignLeft, tw.AlignLeft}
+		for range len(header) - 2 {
+			align = append(align, tw.AlignRight)
+		}
+		var rows [][]string
+		for _, r := range d.Replication {
+			row := []string{r.Name, r.Transport, strconv.Itoa(len(r.Seeds))}
+			for _, m := range metrics {
+				if e, ok := r.Metrics[m]; ok {
+					row = append(row, e.cell())
+				} else {
+					row = append(row, "-")
+				}
+			}
+			rows = append(rows, row)
+		}
+		if _, err := io.WriteString(w, "mean ±95% confidence half-width over the seeds (Student's t):\n"); err != nil {
+			return err
+		}
+		if err := renderTable(w, format, header, align, rows); err != nil {
+			return err
+		}
+		return writeNotes(w, format, notes)
+	}
+	return fmt.Errorf("results: unknown table format %q; allowed: %s, %s, %s",
+		format, FormatTable, FormatMarkdown, FormatCSV)
 }

@@ -212,6 +212,12 @@
 // needs 8 weights and strict takes none, xon <= xoff, kmin <= kmax, iwarp rto_init >= min_rto
 // and max_rto >= both, receive_window from 2 x mtu to 1GiB, and rocev1 takes no dcqcn.
 //
+// # Seeds
+//
+// seed (default 1) seeds every random draw of a run. seeds: [s1, s2, ...] (2 to MaxSeeds,
+// none twice) runs every variant under each seed instead (seed, if not given, is the first):
+// one random run is not a result. A variant's set may not change seeds.
+//
 // # Traffic
 //
 // A traffic item is one of: flow {src, dst, size, start, transport, priority, rate}; incast

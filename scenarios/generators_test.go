@@ -87,3 +87,24 @@ func TestTrafficGeneratorProblems(t *testing.T) {
 		requireProblem(t, errs, tc.path, tc.msg)
 	}
 }
+
+func TestSeedsList(t *testing.T) {
+	f, errs, _ := loadYAML(t, starScenario, "seeds=[4, 5, 9]")
+	require.Empty(t, errs)
+	require.Equal(t, []uint64{4, 5, 9}, f.Seeds())
+	require.EqualValues(t, 4, f.Seed(), "without seed, the first of seeds")
+	f, errs, _ = loadYAML(t, starScenario)
+	require.Empty(t, errs)
+	require.Nil(t, f.Seeds())
+	for _, tc := range []struct{ set, path, msg string }{
+		{"seeds=[4]", "seeds", "a list of 2 to 100 seeds"},
+		{"seeds=[4, 5, 4]", "seeds.2", "seed 4 is listed twice (also seeds.0)"},
+		{"seeds=four", "seeds", ""},
+	} {
+		_, errs, _ := loadYAML(t, starScenario, tc.set)
+		require.NotEmpty(t, errs, tc.set)
+		if tc.msg != "" {
+			requireProblem(t, errs, tc.path, tc.msg)
+		}
+	}
+}

@@ -20,6 +20,15 @@ type File struct {
 	resolved          string
 }
 
+// Seeds are the seeds the file asks to replicate its variants under (seeds: [..]), or nil
+// for one run.
+func (f *File) Seeds() []uint64 {
+	if len(f.scenarios) == 0 || f.scenarios[0] == nil {
+		return nil
+	}
+	return append([]uint64(nil), f.scenarios[0].Seeds...)
+}
+
 // Resolved is the file as run: its YAML after the --set overrides (each variant's set still
 // in its variants list), so that running it again, with no flag, gives the same results.
 func (f *File) Resolved() string { return f.resolved }
@@ -202,7 +211,7 @@ func (l *loader) applyOverride(root *yaml.Node, i int, o Override) {
 
 // forbiddenSets are the top-level fields a variant's set may not change: they describe the
 // file, not one run.
-var forbiddenSets = []string{"version", "name", "description", "variants"}
+var forbiddenSets = []string{"version", "name", "description", "variants", "seeds"}
 
 // variants reads the variant list from the tree. Its type errors and unknown fields are left
 // to the decoder, which sees the same nodes in every variant.

@@ -17,6 +17,7 @@ type rawFile struct {
 	Name        *string      `yaml:"name"`
 	Description string       `yaml:"description"`
 	Seed        *uint64      `yaml:"seed"`
+	Seeds       []uint64     `yaml:"seeds"`
 	Stop        *Duration    `yaml:"stop"`
 	Sample      *Duration    `yaml:"sample_interval"`
 	Topology    *rawTopology `yaml:"topology"`

@@ -14,6 +14,8 @@ import (
 // on their fields (settings.go).
 const (
 	defaultSeed = 1
+	// MaxSeeds bounds a replication (seeds: or --seeds).
+	MaxSeeds    = 100
 	defaultStop = 100 * sim.Millisecond
 	maxFlowSize = 1_000_000_000_000 // 1TB: under 2^32 packets even at the smallest path MTU, 256
 	maxSamples  = 100_000           // time-series samples per run: bounds memory
@@ -114,6 +116,24 @@ func (r *resolver) scenario(raw *rawFile) *Scenario {
 	}
 	if raw.Seed != nil {
 		sc.Seed = *raw.Seed
+	}
+	if raw.Seeds != nil {
+		seen := map[uint64]int{}
+		switch {
+		case len(raw.Seeds) < 2 || len(raw.Seeds) > MaxSeeds:
+			r.errf("seeds", "seeds replicate the run: a list of 2 to %d seeds, e.g. seeds: [1, 2, 3]; for one run use seed", MaxSeeds)
+		default:
+			for i, s := range raw.Seeds {
+				if j, dup := seen[s]; dup {
+					r.errf(fmt.Sprintf("seeds.%d", i), "seed %d is listed twice (also seeds.%d)", s, j)
+				}
+				seen[s] = i
+			}
+			sc.Seeds = raw.Seeds
+			if raw.Seed == nil {
+				sc.Seed = raw.Seeds[0]
+			}
+		}
 	}
 	if raw.Stop != nil {
 		sc.Stop = sim.Time(*raw.Stop)

@@ -15,12 +15,15 @@ type Pos struct{ Line, Column int }
 // filled in, every reference checked. The topology builder and the traffic generators consume
 // it as is.
 type Scenario struct {
-	File        string   // the file as the caller named it
-	Version     int      // always 1
-	Name        string   // lower-case letters, digits and '-'
-	Description string   // may be empty
-	Seed        uint64   // default 1
-	Stop        sim.Time // simulated-time limit, default 100ms
+	File        string // the file as the caller named it
+	Version     int    // always 1
+	Name        string // lower-case letters, digits and '-'
+	Description string // may be empty
+	Seed        uint64 // default 1
+	// Seeds, when set, replicate every variant under each of these seeds (seeds: [1, 2, 3]);
+	// nil means one run with Seed.
+	Seeds []uint64
+	Stop  sim.Time // simulated-time limit, default 100ms
 	// SampleInterval is the period of the time series (flow rates, queue depths) written
 	// with --out; default stop/500.
 	SampleInterval sim.Time

@@ -47,6 +47,7 @@ type runSettings struct {
 	force     bool
 	json, out string
 	sizeEdges []int64
+	seeds     int // --seeds: 0 unless given
 	maxEvents uint64
 	maxWall   time.Duration
 }
@@ -113,6 +114,13 @@ func readSettings(cmd *cobra.Command, v *viper.Viper) (runSettings, error) {
 			bad(src, "%v", err)
 		}
 		s.sizeEdges = edges
+	}
+	if val, src, set := raw("seeds"); set {
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 1 || n > scenarios.MaxSeeds {
+			bad(src, "%q: the number of seeds to run each variant under, 1 to %d", val, scenarios.MaxSeeds)
+		}
+		s.seeds = n
 	}
 	if val, src, set := raw("max-events"); set {
 		n, err := strconv.ParseUint(val, 10, 64)
@@ -271,12 +279,19 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 			if err := experiment.CheckVariants(f, variants); err != nil {
 				return usagef("%v", err)
 			}
+			// A replication: --seeds N runs the seed and the N-1 after it, else the file's seeds.
+			seeds := f.Seeds()
+			if s.seeds > 0 {
+				seeds = nil
+				for k := range s.seeds {
+					seeds = append(seeds, f.Seed()+uint64(k))
+				}
+			}
+			if len(seeds) > 1 && len(pcaps) > 0 {
+				return usagef("--pcap captures one run: give it without --seeds (or seeds: in the file)")
+			}
 			if err := checkOutputs(s); err != nil {
 				return err
-			}
-			shown := len(f.Variants())
-			if len(variants) > 0 {
-				shown = len(variants)
 			}
 
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -285,9 +300,13 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 			if s.maxWall > 0 {
 				limits.Deadline = time.Now().Add(s.maxWall)
 			}
-			bar := newProgress(stderr, shown, s.quiet)
+			shown := len(f.Variants())
+			if len(variants) > 0 {
+				shown = len(variants)
+			}
+			bar := newProgress(stderr, shown*max(len(seeds), 1), s.quiet)
 			doc, err := experiment.RunFileWith(f, variants, experiment.Options{Workers: s.workers,
-				Progress: bar.report, Capture: capture, Limits: limits})
+				Progress: bar.report, Capture: capture, Limits: limits, Seeds: seeds})
 			bar.finish()
 			stop() // a second Ctrl-C while the results are written kills the process
 			if err != nil {
@@ -334,6 +353,7 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 	fl.StringArrayVar(&sets, "set", nil, "override one scenario field, `PATH=VALUE` (repeatable), e.g. switch.buffer=4MB")
 	fl.StringArrayVar(&variants, "variant", nil, "run only the variant `NAME` (repeatable)")
 	fl.StringArrayVar(&pcaps, "pcap", nil, "write the packets crossing a link (`NODE:PORT` or A-B) to a pcap file in the --out directory (repeatable)")
+	fl.Int("seeds", 0, "run each variant under `N` seeds (the scenario's seed and the N-1 after it) and report means with 95% intervals")
 	fl.String("size-bins", "", "flow-size bin edges of slowdown_by_size, e.g. `10KB,100KB,1MB,10MB` (the default)")
 	fl.Uint64("max-events", 0, "stop each variant after `N` events (exit 3, results so far written)")
 	fl.Duration("max-wall", 0, "stop the run after this wall-clock `time`, e.g. 5m (exit 3, results so far written)")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -221,4 +222,59 @@ func TestResolvedScenarioReruns(t *testing.T) {
 		return m
 	}
 	require.Equal(t, strip(first), strip(second))
+}
+
+func TestSeedsReplicateAndReportIntervals(t *testing.T) {
+	path := writeFile(t, "small.yaml", small)
+	j := filepath.Join(t.TempDir(), "r.json")
+	status, out, stderr := fabricsim(t, "run", path, "-q", "--seeds", "4", "--json", j)
+	require.Equal(t, 0, status, stderr)
+	require.Contains(t, out, "mean ±95% confidence half-width over the seeds")
+	require.Regexp(t, `\| a +\| rocev2 +\| +4 \|`, out, "a row per variant, with its number of seeds")
+	data, err := os.ReadFile(j)
+	require.NoError(t, err)
+	var doc struct {
+		Variants []struct {
+			Name string  `json:"name"`
+			Seed uint64  `json:"seed"`
+			Good float64 `json:"goodput_gbps"`
+		} `json:"variants"`
+		Replication []struct {
+			Name    string   `json:"name"`
+			Seeds   []uint64 `json:"seeds"`
+			Metrics map[string]struct {
+				Mean   float64   `json:"mean"`
+				CI95   float64   `json:"ci95"`
+				Values []float64 `json:"values"`
+			} `json:"metrics"`
+		} `json:"replication"`
+	}
+	require.NoError(t, json.Unmarshal(data, &doc))
+	require.Len(t, doc.Variants, 8, "two variants, four seeds each")
+	require.Equal(t, []uint64{3, 4, 5, 6}, doc.Replication[0].Seeds, "the file's seed 3 and the three after it")
+	// The interval is Student's: t(0.975, 3) = 3.182 times the sample deviation over 2.
+	var g []float64
+	for _, v := range doc.Variants[:4] {
+		require.Equal(t, "a", v.Name)
+		g = append(g, v.Good)
+	}
+	mean := (g[0] + g[1] + g[2] + g[3]) / 4
+	ss := 0.0
+	for _, x := range g {
+		ss += (x - mean) * (x - mean)
+	}
+	want := 3.182446305284263 * math.Sqrt(ss/3) / 2
+	e := doc.Replication[0].Metrics["goodput_gbps"]
+	require.InDelta(t, mean, e.Mean, 1e-9)
+	require.InDelta(t, want, e.CI95, 1e-9)
+	require.Equal(t, g, e.Values)
+	require.Positive(t, e.CI95, "the loss is random: seeds differ")
+
+	status, out, _ = fabricsim(t, "run", path, "-q", "--seeds", "2", "--format", "csv")
+	require.Equal(t, 0, status)
+	require.Contains(t, out, "variant,transport,seed,flows,")
+	require.Contains(t, out, "variant,transport,seeds,completed_mean,completed_ci95,")
+	status, _, stderr = fabricsim(t, "run", path, "-q", "--seeds", "0")
+	require.Equal(t, 2, status)
+	require.Contains(t, stderr, "--seeds")
 }
