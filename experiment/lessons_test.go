@@ -2,8 +2,10 @@ package experiment
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,4 +66,138 @@ func TestWebsearchLeafSpineLesson(t *testing.T) {
 	require.Greater(t, small(pfcOnly), 5*small(dcqcn), "DCQCN shortens the small flows' tail under PFC")
 	require.Less(t, small(dctcp), small(dcqcn), "DCTCP keeps queues shortest")
 	require.Zero(t, dctcp.Drops.Total, "DCTCP's marks keep the lossy fabric from dropping")
+}
+
+// flowOf is the record of the flow from src to dst of v (the first such).
+func flowOf(t *testing.T, v *results.Variant, src, dst string) *results.Flow {
+	t.Helper()
+	for i := range v.PerFlow {
+		if f := &v.PerFlow[i]; f.Src == src && f.Dst == dst {
+			return f
+		}
+	}
+	require.FailNow(t, "no flow "+src+"->"+dst+" in "+v.Name)
+	return nil
+}
+
+// shortP99 is the p99 FCT of v's flows of at most 100 KB.
+func shortP99(v *results.Variant) float64 {
+	var fcts []float64
+	for _, f := range v.PerFlow {
+		if f.SizeBytes <= results.ShortFlowBytes && f.FCTUS != nil {
+			fcts = append(fcts, *f.FCTUS)
+		}
+	}
+	slices.Sort(fcts)
+	return fcts[max(int(math.Ceil(0.99*float64(len(fcts))))-1, 0)]
+}
+
+// TestTradeoffLesson: RoCE v1 cannot leave its rack; the PFC variants drop nothing but pause
+// and spread congestion to a flow that avoids the bottleneck; RoCE v2 lossy drops and goes
+// back N; iWARP lossy completes everything, its drops repaired by SACK one for one; DCTCP
+// drops nothing and keeps short flows' latency below plain iWARP's.
+func TestTradeoffLesson(t *testing.T) {
+	d := golden(t, "tradeoff")
+	require.LessOrEqual(t, len(d.Variants), 8, "one table of at most 8 rows")
+	v1 := variantNamed(t, d, "RoCEv1 + PFC")
+	require.EqualValues(t, 8, v1.Flows.Unroutable, "the incast and the background flows cross racks")
+	require.EqualValues(t, 5, v1.Flows.Completed, "h4's messages stay in the rack")
+	for _, name := range []string{"RoCEv2 + PFC", "RoCEv2 + PFC + DCQCN", "iWARP + PFC"} {
+		v := variantNamed(t, d, name)
+		require.Zero(t, v.Drops.Total, name)
+		require.Positive(t, v.PFC.PauseFrames, name)
+		require.Equal(t, v.Flows.Total, v.Flows.Completed, name)
+	}
+	lossy := variantNamed(t, d, "RoCEv2 lossy")
+	require.Positive(t, lossy.Drops.Total)
+	require.Greater(t, lossy.RetransmittedPackets, lossy.Drops.Total, "go-back-N resends more than it lost")
+	iw := variantNamed(t, d, "iWARP lossy")
+	require.Equal(t, iw.Flows.Total, iw.Flows.Completed)
+	require.Positive(t, iw.Drops.Total)
+	require.LessOrEqual(t, iw.RetransmittedPackets, 2*iw.Drops.Total, "SACK resends about what was lost")
+	dctcp := variantNamed(t, d, "iWARP lossy + DCTCP")
+	require.Zero(t, dctcp.Drops.Total)
+	require.Positive(t, dctcp.ECN.MarkedPackets)
+	require.Less(t, shortP99(dctcp), shortP99(iw), "DCTCP keeps the queue the short flows wait in short")
+	// Congestion spreading: h15 -> h3 never crosses h1's port, yet PFC's pauses slow it.
+	pfc := variantNamed(t, d, "RoCEv2 + PFC")
+	victim, free := *flowOf(t, pfc, "h15", "h3").FCTUS, *flowOf(t, iw, "h15", "h3").FCTUS
+	require.Greater(t, victim, 1.3*free, "the victim flow under PFC (%.0f us) against lossy iWARP (%.0f us)", victim, free)
+}
+
+func TestIncastPFCLesson(t *testing.T) {
+	d := golden(t, "incast-pfc")
+	pfc, lossy := variantNamed(t, d, "RoCEv2 + PFC"), variantNamed(t, d, "RoCEv2 lossy")
+	require.Zero(t, pfc.Drops.Total)
+	require.Positive(t, pfc.PFC.PauseFrames)
+	// 16 x 1 MiB at line rate x 1024/1106: 1.4497 ms, plus a few microseconds of path.
+	burst := 16 * float64(1<<20) * 1106 / 1024 * 8 / 100e9 * 1e6
+	require.InDelta(t, burst, *pfc.FCT.Max, 0.01*burst)
+	require.Positive(t, lossy.Drops.Total)
+	// The description's ratios: lossy about 1.5x at the median and 2.1x at the max.
+	require.InDelta(t, 1.5, *lossy.FCT.P50 / *pfc.FCT.P50, 0.1)
+	require.InDelta(t, 2.1, *lossy.FCT.Max / *pfc.FCT.Max, 0.1)
+}
+
+func TestCrossSubnetLesson(t *testing.T) {
+	d := golden(t, "cross-subnet")
+	v1 := variantNamed(t, d, "RoCEv1")
+	require.EqualValues(t, 1, v1.Flows.Unroutable)
+	require.Contains(t, flowOf(t, v1, "h1", "h5").Reason, "RoCE v1 cannot cross a router")
+	for _, name := range []string{"RoCEv2", "iWARP"} {
+		v := variantNamed(t, d, name)
+		require.EqualValues(t, 2, v.Flows.Completed, name)
+	}
+}
+
+func TestLossyLinkLesson(t *testing.T) {
+	d := golden(t, "lossy-link")
+	// No loss: each transport near its payload share of 100 Gb/s.
+	for name, share := range map[string]float64{"RoCEv2 loss 0": 1024.0 / 1106, "RoCEv1 loss 0": 1024.0 / 1122, "iWARP loss 0": 1440.0 / 1538} {
+		require.InEpsilon(t, 100*share, variantNamed(t, d, name).GoodputGbps, 0.01, name)
+	}
+	// At 1%, with the 67.1 ms timeout RoCE waits out timeouts and collapses; TCP does not.
+	slow := variantNamed(t, d, "RoCEv2 67ms RTO loss 1%")
+	require.Positive(t, slow.Timeouts)
+	require.Less(t, slow.GoodputGbps, 5.0)
+	require.Greater(t, variantNamed(t, d, "iWARP loss 1%").GoodputGbps, 10.0)
+}
+
+func TestHeadroomLesson(t *testing.T) {
+	d := golden(t, "headroom")
+	require.Zero(t, variantNamed(t, d, "auto headroom").Drops.Total)
+	small := variantNamed(t, d, "16KB headroom")
+	require.Positive(t, small.Drops.ByReason.Headroom)
+	require.Equal(t, small.Drops.Total, small.Drops.ByReason.Headroom, "a lossless class never counts buffer drops")
+}
+
+func TestPFCDeadlockLesson(t *testing.T) {
+	d := golden(t, "pfc-deadlock")
+	require.NotEmpty(t, variantNamed(t, d, "20G + PFC").Deadlocks, "above n B / TTL the loop deadlocks")
+	require.Empty(t, variantNamed(t, d, "5G + PFC").Deadlocks, "below it, it does not")
+	require.Empty(t, variantNamed(t, d, "20G lossy").Deadlocks, "without PFC nothing can deadlock")
+	wd := variantNamed(t, d, "20G + PFC + watchdog")
+	require.Empty(t, wd.Deadlocks)
+	require.Positive(t, wd.Drops.ByReason.Watchdog, "the watchdog breaks it by dropping")
+}
+
+func TestDCQCNConvergenceLesson(t *testing.T) {
+	d := golden(t, "dcqcn-convergence")
+	for _, name := range []string{"DCQCN paper", "DCQCN nvidia"} {
+		v := variantNamed(t, d, name)
+		require.Zero(t, v.Drops.Total, name)
+		require.Zero(t, v.PFC.PauseFrames, "%s: the rates converge before PFC must act", name)
+		require.Positive(t, v.ECN.CNPs, name)
+	}
+	require.Positive(t, variantNamed(t, d, "PFC only").PFC.PauseFrames)
+}
+
+func TestVictimFlowLesson(t *testing.T) {
+	d := golden(t, "victim-flow")
+	pfc := variantNamed(t, d, "RoCEv2 + PFC")
+	// With PFC the victim a2 -> v gets about C/(n+1) of goodput, n = 3: 25 Gb/s x 1024/1106.
+	share := 100.0 / 4 * 1024 / 1106
+	require.InEpsilon(t, share, *flowOf(t, pfc, "a2", "v").RateGbps, 0.1)
+	require.Zero(t, pfc.Drops.Total)
+	require.Positive(t, variantNamed(t, d, "RoCEv2 lossy").Drops.Total)
 }

@@ -333,10 +333,13 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 					return err
 				}
 			}
-			if s.format == "json" {
+			switch s.format {
+			case "json":
 				err = results.WriteJSON(stdout, doc)
-			} else {
+			case "csv":
 				err = results.WriteTable(stdout, doc, s.format)
+			default:
+				err = writeReadable(stdout, f, scenario, doc, s.format)
 			}
 			if err != nil {
 				return err
@@ -398,4 +401,35 @@ func writeJSONFile(path string, doc *results.Document) error {
 		}
 	}
 	return results.WriteFileAtomic(path, func(w io.Writer) error { return results.WriteJSON(w, doc) })
+}
+
+// writeReadable writes a table for people: the scenario's title above the comparison, and
+// under it what the comparison shows (results.Reading) and where to read why (scenario is
+// the file or bundled name the run was given).
+func writeReadable(w io.Writer, f *scenarios.File, scenario string, doc *results.Document, format string) error {
+	title := f.Name()
+	if line, _, _ := strings.Cut(strings.TrimSpace(f.Description()), "\n"); line != "" {
+		title += ": " + line
+	}
+	if _, err := fmt.Fprintf(w, "%s\n\n", title); err != nil {
+		return err
+	}
+	if err := results.WriteTable(w, doc, format); err != nil {
+		return err
+	}
+	reading := results.Reading(doc, scenario)
+	if len(reading) == 0 {
+		return nil
+	}
+	prefix := ""
+	if format == "markdown" {
+		prefix = "- "
+	}
+	var b strings.Builder
+	b.WriteString("\n")
+	for _, l := range reading {
+		b.WriteString(prefix + l + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
