@@ -201,3 +201,22 @@ func TestVictimFlowLesson(t *testing.T) {
 	require.Zero(t, pfc.Drops.Total)
 	require.Positive(t, variantNamed(t, d, "RoCEv2 lossy").Drops.Total)
 }
+
+func TestPFCStormLesson(t *testing.T) {
+	d := golden(t, "pfc-storm")
+	storm, wd := variantNamed(t, d, "storm"), variantNamed(t, d, "storm + watchdog")
+	// b -> v alone: 4 MB at line rate x 1024/1106, about 0.35 ms; the storm holds it past its
+	// end at 3 ms; the watchdog frees it within a millisecond.
+	alone := 4e6 * 1106 / 1024 * 8 / 100e9 * 1e6
+	require.Greater(t, *flowOf(t, storm, "b", "v").FCTUS, 3000.0, "the victim waits out the storm")
+	require.Less(t, *flowOf(t, wd, "b", "v").FCTUS, 1000.0, "the watchdog frees it (alone: %.0f us)", alone)
+	require.Zero(t, storm.Drops.Total, "PFC drops nothing, however long the storm")
+	require.Positive(t, storm.Timeouts, "paused past the retransmit timer")
+	require.Equal(t, wd.Drops.Total, wd.Drops.ByReason.Watchdog)
+	require.Positive(t, wd.Drops.ByReason.Watchdog)
+	spread := false
+	for _, p := range storm.PFCPorts {
+		spread = spread || (p.Node == "sw1" && p.Peer == "sw2" && p.PausedUS > 1000)
+	}
+	require.True(t, spread, "sw2 paused sw1: the storm spread")
+}
