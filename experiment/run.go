@@ -52,8 +52,8 @@ type Options struct {
 	Capture  Capture
 	Limits   Limits
 	// Seeds, two or more, replicate every variant under each (the document then lists each
-	// variant once per seed, and its Replication); otherwise each variant runs once, with
-	// its scenario's seed.
+	// variant once per seed, and its Replication); nil takes the file's seeds (seeds: [..]);
+	// otherwise each variant runs once, with its scenario's seed.
 	Seeds []uint64
 }
 
@@ -77,6 +77,9 @@ func RunFileWith(f *scenarios.File, only []string, opt Options) (*results.Docume
 	}
 	if err := CheckVariants(f, only); err != nil {
 		return nil, err
+	}
+	if opt.Seeds == nil {
+		opt.Seeds = f.Seeds() // the file's seeds: [..], if it has any
 	}
 	// The runs: each chosen variant, under each seed of a replication, variant by variant.
 	type job struct {
