@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fabricsim/fabricsim/results"
+	"github.com/fabricsim/fabricsim/scenarios"
 )
 
 // golden reads a bundled scenario's golden results document, which TestGoldenResults holds
@@ -246,4 +247,33 @@ func TestVictimFlowDCQCNLesson(t *testing.T) {
 	for _, f := range variantNamed(t, d, "RoCEv2 lossy").PerFlow {
 		require.Less(t, *f.RateGbps, 1.0, "lossy without congestion control: %s collapses", f.Src)
 	}
+}
+
+// TestCrossSubnetNICDelay: iWARP's NIC delay costs its flows a few microseconds, not a
+// microsecond per packet: the per-packet processing is pipelined.
+func TestCrossSubnetNICDelay(t *testing.T) {
+	data, ok := scenarios.BundledYAML("cross-subnet")
+	require.True(t, ok)
+	fct := func(delay string) float64 {
+		f, problems, _ := scenarios.Load("cross-subnet.yaml", data, mustSets(t, "transports.iwarp.nic_delay="+delay))
+		require.Empty(t, problems)
+		i := f.VariantIndex("iWARP")
+		v, err := Run(f.Scenario(i), nil)
+		require.NoError(t, err)
+		return *v.FCT.Max
+	}
+	with, without := fct("1us"), fct("0")
+	require.Greater(t, with-without, 1.0, "the delay shows")
+	require.Less(t, with-without, 10.0, "but pipelined: far less than 1 us x %d packets", 4_000_000/1440)
+}
+
+func mustSets(t *testing.T, sets ...string) []scenarios.Override {
+	t.Helper()
+	var ovs []scenarios.Override
+	for _, s := range sets {
+		o, err := scenarios.ParseOverride(s)
+		require.NoError(t, err)
+		ovs = append(ovs, o)
+	}
+	return ovs
 }
