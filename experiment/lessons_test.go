@@ -277,3 +277,14 @@ func mustSets(t *testing.T, sets ...string) []scenarios.Override {
 	}
 	return ovs
 }
+
+func TestFatTreeECMPLesson(t *testing.T) {
+	d := golden(t, "fattree-ecmp")
+	ideal := 10e6 * 1106 / 1024 * 8 / 100e9 * 1e6 // 0.86 ms: a permutation at line rate
+	pfc := variantNamed(t, d, "RoCEv2 + PFC")
+	require.Zero(t, pfc.Drops.Total)
+	require.Greater(t, *pfc.FCT.Max, 2*ideal, "hash collisions: some link carries two or more flows")
+	require.Greater(t, *pfc.FCT.P50, 1.5*ideal, "most flows collide")
+	require.Zero(t, variantNamed(t, d, "iWARP lossy + DCTCP").Drops.Total)
+	require.Positive(t, variantNamed(t, d, "RoCEv2 lossy").Drops.Total)
+}
