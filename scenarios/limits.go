@@ -7,6 +7,12 @@ import (
 	"github.com/fabricsim/fabricsim/sim"
 )
 
+// FileTooLarge is the problem of a scenario file of size bytes, more than MaxFileBytes.
+func FileTooLarge(size int64) string {
+	return fmt.Sprintf("the file is %s; a scenario file is at most %s: describe large traffic with a generator (permutation, all_to_all, poisson, incast with repeat) instead of flow by flow",
+		bytesOf(size), bytesOf(MaxFileBytes))
+}
+
 // exceeded lists, in words, the limits an estimate is over.
 func exceeded(e Estimate) []string {
 	var over []string

@@ -131,6 +131,10 @@ type setEntry struct {
 }
 
 func (l *loader) load(data []byte) *File {
+	if len(data) > MaxFileBytes {
+		l.errs = append(l.errs, Problem{File: l.file, Msg: FileTooLarge(int64(len(data)))})
+		return nil
+	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		l.errs = append(l.errs, Problem{File: l.file, Msg: "the file is empty; a scenario needs at least version, name, topology and traffic"})
 		return nil

@@ -25,6 +25,12 @@ func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
 
+// isUsage reports whether err is a usageError.
+func isUsage(err error) bool {
+	var ue *usageError
+	return errors.As(err, &ue)
+}
+
 // run executes the command line and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) (status int) {
 	defer func() {
