@@ -139,6 +139,10 @@ func (l *loader) load(data []byte) *File {
 		l.errs = append(l.errs, Problem{File: l.file, Msg: "the file is empty; a scenario needs at least version, name, topology and traffic"})
 		return nil
 	}
+	if line, col, what, bad := badByte(data); bad {
+		l.errs = append(l.errs, l.problem(mark{line, col}, "", what))
+		return nil
+	}
 	var doc yaml.Node
 	if err := yaml.Load(data, &doc); err != nil {
 		l.syntaxErrors(err)
@@ -161,6 +165,7 @@ func (l *loader) load(data []byte) *File {
 	if len(l.errs) > 0 {
 		return nil
 	}
+	dropDuplicateKeys(root, "", 0, func(k *yaml.Node, path, msg string) { l.errAt(k, path, msg) })
 
 	for i, o := range l.overrides {
 		l.applyOverride(root, i, o)

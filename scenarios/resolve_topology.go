@@ -41,9 +41,14 @@ func (r *resolver) topology(raw *rawTopology) {
 		}
 		ok = r.explicit(raw)
 	}
-	if ok {
+	// An explicit topology with problems still names its nodes: traffic, faults and routes
+	// are checked against the names it has, so that each problem is reported on its own.
+	if ok || (raw.Preset == nil && len(t.Nodes) > 0) {
 		r.topo = newTopoInfo(t)
 		r.routes(raw.Routes)
+	}
+	if ok {
+		r.connected()
 	}
 }
 
