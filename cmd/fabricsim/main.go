@@ -1,9 +1,9 @@
 // Command fabricsim simulates lossless Ethernet datacenter fabrics at packet level and
 // compares transports and PFC/ECN setups side by side. See README.md and docs/.
 //
-// Exit status: 0 success; 2 the scenario, a flag or a setting is invalid, or an output
-// cannot be written (found before simulating); 3 a bound (--max-events, --max-wall) ended
-// the run; 130 a signal did (the results so far are written in both cases); 1 anything else.
+// Exit status: 0 success; 2 the scenario, a flag or a setting is invalid, the run is too
+// large (the scenario package's limits), or an output cannot be written (found before
+// simulating); 3 a bound (--max-events, --max-wall) ended the run; 130 a signal did (the results so far are written in both cases); 1 anything else.
 package main
 
 import (
