@@ -13,7 +13,7 @@ import (
 
 // maxFlows bounds the flows a scenario's traffic may generate: a million flows take about a
 // gigabyte to simulate and report.
-const maxFlows = 1_000_000
+const maxFlows = scenarios.MaxFlows
 
 // expandTraffic turns the traffic items into flows, in order; a generator's flows are in the
 // order they start. Every random draw comes from a stream named after the item (and, for

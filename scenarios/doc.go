@@ -14,7 +14,10 @@
 //	if errs != nil { /* print each; exit status 2 */ }
 //	for i, v := range f.Variants() { run(v.Name, f.Scenario(i)) }
 //
-// Every problem in the file is reported, not only the first, each as a Problem that names
+// Every problem in the file is reported, not only the first, and each on its own: a problem
+// does not hide or change another (a key given twice is one problem, the rest of its mapping
+// is still checked; traffic is checked against an explicit topology's names even when a node
+// has a problem). Each is a Problem that names
 // the file, the line and column of the offending value, the field path
 // ("traffic.1.flow.dst") and what is allowed. Problems found in several variants are
 // reported once. Problems caused by a --set flag name OverrideFile ("--set") instead of a
@@ -181,7 +184,8 @@
 //
 //	seed                          1
 //	stop                          100ms
-//	sample_interval               stop/500: the period of the time series written with --out
+//	sample_interval               stop/500: the period of the time series written with --out,
+//	                              widened when needed to keep MaxSeriesRows (see Limits)
 //	link delay, loss              0, 0
 //	flow start, rate              0, 0 (0 = unpaced)
 //	flow priority                 the sending host's hosts.priority (incast, permutation: the
@@ -211,6 +215,34 @@
 // The settings' own limits are in the settings table; across fields: switch.scheduler dwrr
 // needs 8 weights and strict takes none, xon <= xoff, kmin <= kmax, iwarp rto_init >= min_rto
 // and max_rto >= both, receive_window from 2 x mtu to 1GiB, and rocev1 takes no dcqcn.
+//
+// Explicit nodes must all be joined by links: a fabric in pieces is an error that names its
+// islands (the connected parts) by their first nodes. A file is UTF-8 text: a byte that is
+// not, or a control character, is reported at its line and column.
+//
+// # Limits
+//
+// Before anything is built, each variant's run is estimated from its resolved scenario
+// alone (Estimate, File.Estimate): nodes, switches, hosts, links, route-table entries
+// (switches x nodes), routing steps (hosts x (nodes + 4 x links): routes are a search from
+// every destination host), flows (counted, not made; a Poisson item without count by its
+// offered load and the workload's mean size), events in flight, time-series rows (at most:
+// every flow in every sample, plus two queues per switch port) and memory. A run over any of
+// these limits is refused with the estimate and how to shrink it (for a preset, the largest
+// size of its shape that fits):
+//
+//	file size                     8 MB (MaxFileBytes; checked before parsing)
+//	nodes                         131,072 (MaxNodes)
+//	route-table entries           20,000,000 (MaxRouteEntries, the builder's own bound)
+//	routing steps                 1,000,000,000 (MaxRouteWork, a few seconds of routing)
+//	flows                         1,000,000 (MaxFlows, all traffic items together)
+//	time-series rows              2,000,000 (MaxSeriesRows: rates.csv and queues.csv together)
+//	memory                        4 GB (MaxMemory, estimated per variant)
+//
+// Routing binds first: the largest star is 14,142 hosts, the largest fat-tree k = 32
+// (8,192 hosts). The default sample_interval (stop/500) widens to keep the time series
+// under MaxSeriesRows; a sample_interval given that would exceed it is refused with the
+// least that fits.
 //
 // # Seeds
 //

@@ -14,7 +14,7 @@ func (r *resolver) faults(raw []rawFault) {
 		f := Fault{Pos: r.pos(path)}
 		if rf.At != nil {
 			f.At = sim.Time(*rf.At)
-			if f.At >= r.sc.Stop {
+			if f.At >= r.sc.Stop && r.sc.Stop > 0 { // an invalid stop is its own problem
 				r.warnf(path+".at", "at %v is at or after stop (%v); the fault never happens", f.At, r.sc.Stop)
 			}
 		}

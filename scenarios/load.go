@@ -131,8 +131,16 @@ type setEntry struct {
 }
 
 func (l *loader) load(data []byte) *File {
+	if len(data) > MaxFileBytes {
+		l.errs = append(l.errs, Problem{File: l.file, Msg: FileTooLarge(int64(len(data)))})
+		return nil
+	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		l.errs = append(l.errs, Problem{File: l.file, Msg: "the file is empty; a scenario needs at least version, name, topology and traffic"})
+		return nil
+	}
+	if line, col, what, bad := badByte(data); bad {
+		l.errs = append(l.errs, l.problem(mark{line, col}, "", what))
 		return nil
 	}
 	var doc yaml.Node
@@ -157,6 +165,7 @@ func (l *loader) load(data []byte) *File {
 	if len(l.errs) > 0 {
 		return nil
 	}
+	dropDuplicateKeys(root, "", 0, func(k *yaml.Node, path, msg string) { l.errAt(k, path, msg) })
 
 	for i, o := range l.overrides {
 		l.applyOverride(root, i, o)

@@ -339,7 +339,7 @@ func TestRules(t *testing.T) {
 		{"missing param", starScenario, []string{"topology.params={hosts: 3}"}, "topology.params.link", `the star preset needs param "link"`},
 		{"missing params", starScenario, []string{"topology={preset: star}"}, "topology.params", "the star preset needs params: hosts, link"},
 		{"odd k", starScenario, []string{"topology={preset: fattree, params: {k: 3, link: {rate: 1Gbps}}}"}, "topology.params.k", "k must be even"},
-		{"huge k", starScenario, []string{"topology={preset: fattree, params: {k: 1000, link: {rate: 1Gbps}}}"}, "topology.params.k", "at most k = 80"},
+		{"huge k", starScenario, []string{"topology={preset: fattree, params: {k: 1000, link: {rate: 1Gbps}}}"}, "topology.params.k", "at most k = 32 fits"},
 		{"bad routing", starScenario, []string{"topology={preset: fattree, params: {k: 4, routing: l4, link: {rate: 1Gbps}}}"}, "topology.params.routing", `unknown routing "l4"`},
 		{"no topology", starScenario, []string{"topology={}"}, "topology", "topology needs a preset"},
 		{"preset and nodes", starScenario, []string{"topology.nodes=[{name: h1, type: host}]"}, "topology.preset", "either a preset or nodes and links, not both"},

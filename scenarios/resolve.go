@@ -161,6 +161,9 @@ func (r *resolver) scenario(raw *rawFile) *Scenario {
 	}
 	r.traffic(raw.Traffic)
 	r.faults(raw.Faults)
+	if r.topo != nil && sc.Stop > 0 && sc.SampleInterval > 0 {
+		r.checkSize(raw.Sample != nil)
+	}
 	return sc
 }
 

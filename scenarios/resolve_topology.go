@@ -41,9 +41,14 @@ func (r *resolver) topology(raw *rawTopology) {
 		}
 		ok = r.explicit(raw)
 	}
-	if ok {
+	// An explicit topology with problems still names its nodes: traffic, faults and routes
+	// are checked against the names it has, so that each problem is reported on its own.
+	if ok || (raw.Preset == nil && len(t.Nodes) > 0) {
 		r.topo = newTopoInfo(t)
 		r.routes(raw.Routes)
+	}
+	if ok {
+		r.connected()
 	}
 }
 
@@ -118,10 +123,6 @@ func (r *resolver) preset(raw *rawTopology) bool {
 		p.HostLink = link("host_link", raw.Params.HostLink)
 		p.FabricLink = link("fabric_link", raw.Params.FabricLink)
 		routing()
-		if ok && int64(p.Leaves)*int64(p.HostsPerLeaf)+int64(p.Leaves+p.Spines) > maxNodes {
-			r.errf("topology.params", "this leafspine has %d nodes; at most %d are allowed", int64(p.Leaves)*int64(p.HostsPerLeaf)+int64(p.Leaves+p.Spines), maxNodes)
-			ok = false
-		}
 	case "fattree":
 		p.K = count("k", raw.Params.K, 2)
 		p.Link = link("link", raw.Params.Link)
@@ -131,17 +132,9 @@ func (r *resolver) preset(raw *rawTopology) bool {
 		case p.K%2 != 0:
 			r.errf("topology.params.k", "k must be even (a k-ary fat-tree has k/2 edge and k/2 aggregation switches per pod), got %d", p.K)
 			ok = false
-		case p.K > 80: // k^3/4 hosts + 5k^2/4 switches; k = 80 gives 136000 nodes
-			r.errf("topology.params.k", "k = %d makes %d hosts; at most k = 80 is allowed", p.K, int64(p.K)*int64(p.K)*int64(p.K)/4)
-			ok = false
 		}
 	}
-	if ok && name != "leafspine" && name != "fattree" {
-		if total := p.Hosts + p.Left + p.Right; total+2 > maxNodes {
-			r.errf("topology.params", "this %s has %d hosts; at most %d nodes are allowed", name, total, maxNodes)
-			ok = false
-		}
-	}
+	// The size of the whole (nodes, routes, memory) is checked on the estimate (checkSize).
 	return ok
 }
 

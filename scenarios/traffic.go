@@ -35,8 +35,10 @@ func (r *resolver) host(path, field, name string) bool {
 	case !ok:
 		r.errf(path, "unknown host %q (%s)", name, r.topo.hostsHint(name))
 		return false
-	case typ != "host":
+	case typ == "switch":
 		r.errf(path, "%q is a switch; traffic runs between hosts", name)
+		return false
+	case typ != "host": // a node of an unknown type: reported at its type
 		return false
 	}
 	return true
@@ -79,7 +81,7 @@ func (r *resolver) sending(path string, start *Duration, transport string, prior
 	var c common
 	if start != nil {
 		c.start = sim.Time(*start)
-		if c.start >= r.sc.Stop {
+		if c.start >= r.sc.Stop && r.sc.Stop > 0 { // an invalid stop is its own problem
 			r.warnf(path+".start", "starts at %v, at or after stop (%v); it will not run", c.start, r.sc.Stop)
 		}
 	}

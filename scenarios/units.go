@@ -90,6 +90,10 @@ func (q quantity) parse(s string) (int64, error) {
 	if len(intDigits)+len(fracDigits) > maxDigits {
 		return 0, fmt.Errorf("%s %q has too many digits", q.what, s)
 	}
+	if rest := t[i:]; len(rest) > 1 && (rest[0] == 'e' || rest[0] == 'E') && strings.ContainsAny(rest[1:2], "0123456789+-") {
+		return 0, fmt.Errorf("%s %q: an exponent (e%s) is not allowed; write the number out with its unit, e.g. %s (units: %s)",
+			q.what, s, strings.TrimRightFunc(rest[1:], func(r rune) bool { return r < '0' || r > '9' }), q.example, q.listed)
+	}
 	u := strings.TrimLeft(t[i:], " ")
 	if u == "" {
 		if strings.Trim(intDigits+fracDigits, "0") == "" {

@@ -23,10 +23,16 @@ type flagError struct{ error }
 // usageArgs makes a wrong number of arguments a usage error (exit status 2).
 func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if err := check(cmd, args); err != nil {
-			return usagef("fabricsim %s: %v (usage: %s)", cmd.Name(), err, cmd.UseLine())
+		err := check(cmd, args)
+		switch {
+		case err == nil:
+			return nil
+		case !cmd.HasParent() && len(args) > 0:
+			return unknownCommand(cmd, args[0])
+		case !cmd.HasParent():
+			return usagef("fabricsim: %v (usage: %s)", err, cmd.UseLine())
 		}
-		return nil
+		return usagef("fabricsim %s: %v (usage: %s)", cmd.Name(), err, cmd.UseLine())
 	}
 }
 
@@ -69,8 +75,10 @@ With no arguments it runs the bundled scenario "tradeoff".`,
 
 // readScenario finds SCENARIO as a file path, or else as the name of a bundled scenario.
 func readScenario(arg string) (name string, data []byte, err error) {
-	if data, err := os.ReadFile(arg); err == nil {
+	if data, err := readFile(arg); err == nil {
 		return arg, data, nil
+	} else if isUsage(err) {
+		return "", nil, err
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return "", nil, usagef("%s: %v", arg, err)
 	}
@@ -90,7 +98,7 @@ func unknownScenario(name, what string) error {
 
 // loadScenario reads and checks a scenario, printing warnings; problems are a usage error
 // listing every one.
-func loadScenario(arg string, sets []string, stderr io.Writer) (*scenarios.File, error) {
+func loadScenario(arg string, sets []string, stderr io.Writer, quiet bool) (*scenarios.File, error) {
 	var ovs []scenarios.Override
 	for _, s := range sets {
 		o, err := scenarios.ParseOverride(s)
@@ -99,21 +107,19 @@ func loadScenario(arg string, sets []string, stderr io.Writer) (*scenarios.File,
 		}
 		ovs = append(ovs, o)
 	}
+	done := slowNotice(stderr, "reading and checking "+arg, quiet)
 	name, data, err := readScenario(arg)
 	if err != nil {
+		done()
 		return nil, err
 	}
 	f, problems, warnings := scenarios.Load(name, data, ovs)
+	done()
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "warning: %v\n", w)
 	}
 	if len(problems) > 0 {
-		var b strings.Builder
-		for _, p := range problems {
-			fmt.Fprintln(&b, p.Error())
-		}
-		fmt.Fprintf(&b, "%s: %d problem(s)", name, len(problems))
-		return nil, &usageError{b.String()}
+		return nil, &usageError{problemList(name, problems)}
 	}
 	return f, nil
 }
@@ -159,11 +165,13 @@ func newValidateCommand(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Check a scenario and print every problem found, or ok",
 		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := loadScenario(args[0], sets, stderr)
+			f, err := loadScenario(args[0], sets, stderr, false)
 			if err != nil {
 				return err
 			}
+			done := slowNotice(stderr, "building "+args[0], false)
 			warnings, err := experiment.Check(f)
+			done()
 			if err != nil {
 				return usagef("%s: %v", args[0], err)
 			}
@@ -184,7 +192,7 @@ func newExplainCommand(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Say in plain words what will be simulated and what to look for",
 		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := loadScenario(args[0], nil, stderr)
+			f, err := loadScenario(args[0], nil, stderr, false)
 			if err != nil {
 				return err
 			}

@@ -1,9 +1,9 @@
 // Command fabricsim simulates lossless Ethernet datacenter fabrics at packet level and
 // compares transports and PFC/ECN setups side by side. See README.md and docs/.
 //
-// Exit status: 0 success; 2 the scenario, a flag or a setting is invalid, or an output
-// cannot be written (found before simulating); 3 a bound (--max-events, --max-wall) ended
-// the run; 130 a signal did (the results so far are written in both cases); 1 anything else.
+// Exit status: 0 success; 2 the scenario, a flag or a setting is invalid, the run is too
+// large (the scenario package's limits), or an output cannot be written (found before
+// simulating); 3 a bound (--max-events, --max-wall) ended the run; 130 a signal did (the results so far are written in both cases); 1 anything else.
 package main
 
 import (
@@ -24,6 +24,12 @@ type usageError struct{ msg string }
 func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// isUsage reports whether err is a usageError.
+func isUsage(err error) bool {
+	var ue *usageError
+	return errors.As(err, &ue)
+}
 
 // run executes the command line and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) (status int) {

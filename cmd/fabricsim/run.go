@@ -258,13 +258,16 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 			if s.seed != nil {
 				sets = append([]string{fmt.Sprintf("seed=%d", *s.seed)}, sets...)
 			}
-			f, err := loadScenario(scenario, sets, stderr)
+			f, err := loadScenario(scenario, sets, stderr, s.quiet)
 			if err != nil {
 				return err
 			}
 			// A fabric that cannot be built (too large to route, say) is the scenario's
 			// problem, not a failed run.
-			if _, err := experiment.Check(f); err != nil {
+			done := slowNotice(stderr, "building "+scenario, s.quiet)
+			_, err = experiment.Check(f)
+			done()
+			if err != nil {
 				return usagef("%s: %v", scenario, err)
 			}
 			capture := experiment.Capture{Links: pcaps, Dir: s.out}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fabricsim/fabricsim/scenarios"
+)
+
+// maxShown is how many problems of a scenario are printed; the rest are counted.
+const maxShown = 100
+
+// slowEvery is how long a step before the simulation (reading, checking, building) may run
+// before a plain line says it is still running, and how often the line repeats.
+var slowEvery = 5 * time.Second
+
+// readFile reads a scenario file of at most scenarios.MaxFileBytes; a larger one is refused
+// by its size, without reading it.
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > scenarios.MaxFileBytes {
+		return nil, usagef("%s: %s", path, scenarios.FileTooLarge(fi.Size()))
+	}
+	data, err := io.ReadAll(io.LimitReader(f, scenarios.MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > scenarios.MaxFileBytes {
+		return nil, usagef("%s: %s", path, scenarios.FileTooLarge(int64(len(data))))
+	}
+	return data, nil
+}
+
+// problemList formats a scenario's problems one per line, at most maxShown of them, then
+// "and N more", then the count.
+func problemList(name string, problems scenarios.Problems) string {
+	var b strings.Builder
+	for i, p := range problems {
+		if i == maxShown {
+			fmt.Fprintf(&b, "... and %d more problem(s) not shown\n", len(problems)-maxShown)
+			break
+		}
+		fmt.Fprintln(&b, p.Error())
+	}
+	fmt.Fprintf(&b, "%s: %d problem(s)", name, len(problems))
+	return b.String()
+}
+
+// slowNotice prints a plain line to w every slowEvery while a step runs, so that a long load
+// or build is seen to be alive; the returned function ends it. Quiet prints nothing.
+func slowNotice(w io.Writer, what string, quiet bool) (done func()) {
+	if quiet {
+		return func() {}
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		start := time.Now()
+		tick := time.NewTicker(slowEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case now := <-tick.C:
+				fmt.Fprintf(w, "fabricsim: %s: still running after %s\n", what, now.Sub(start).Round(time.Second))
+			}
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { close(stop); wg.Wait() }) }
+}
+
+// unknownCommand is the error of `fabricsim WORD` when WORD is no command.
+func unknownCommand(root *cobra.Command, word string) error {
+	var names []string
+	for _, c := range root.Commands() {
+		if c.IsAvailableCommand() {
+			names = append(names, c.Name())
+		}
+	}
+	hint := ""
+	if root.SuggestionsMinimumDistance <= 0 {
+		root.SuggestionsMinimumDistance = 2
+	}
+	if s := root.SuggestionsFor(word); len(s) > 0 {
+		hint = fmt.Sprintf(" (did you mean %q?)", s[0])
+	}
+	return usagef("fabricsim: unknown command %q%s; the commands are %s (a scenario file runs with: fabricsim run FILE)",
+		word, hint, strings.Join(names, ", "))
+}

@@ -1,0 +1,285 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/topology"
+)
+
+// The limits of one variant's run. Each is checked on the Estimate of the resolved scenario,
+// before anything is built, so that a run too large for memory or for a sensible wait is
+// refused at once with the estimate and how to shrink it, instead of after minutes of
+// building or at the end of the machine's memory. They agree with the builder's own bounds
+// (MaxRouteEntries is the topology package's table bound).
+const (
+	// MaxFileBytes bounds a scenario file: parsing and checking take about 250 times the
+	// file's size in memory, and large traffic is better described by a generator.
+	MaxFileBytes = 8 << 20
+	// MaxNodes bounds the nodes of a topology (hosts and switches).
+	MaxNodes = maxNodes
+	// MaxRouteEntries bounds switches x nodes, the rows of the route tables.
+	MaxRouteEntries = topology.MaxTableEntries
+	// MaxRouteWork bounds hosts x (nodes + 4 x links), the steps of computing the routes
+	// (a search from every destination host): about 5 s on a 2020s core.
+	MaxRouteWork = 1_000_000_000
+	// MaxFlows bounds the flows the traffic makes, in all.
+	MaxFlows = 1_000_000
+	// MaxSeriesRows bounds the time series kept and written (rates.csv and queues.csv): the
+	// default sample_interval widens to stay under it, a sample_interval given is refused
+	// beyond it.
+	MaxSeriesRows = 2_000_000
+	// MaxMemory bounds the estimated memory of one variant's run.
+	MaxMemory = 4 << 30
+)
+
+// The estimate's cost model, measured on the simulator's own structures: bytes per node,
+// link, route-table entry (two rows of slice headers and the ports, for two tables), flow,
+// time-series row and pending event, and the bytes in flight per frame on a wire.
+const (
+	baseBytes        = 32 << 20
+	nodeBytes        = 4 << 10
+	linkBytes        = 2 << 10
+	routeEntryBytes  = 200
+	flowBytes        = 2 << 10
+	seriesRowBytes   = 48
+	eventBytes       = 128
+	wireFrameBytes   = 1000
+	queuesPerPortEst = 2 // queue series per switch port: the classes that carry traffic
+)
+
+// Estimate is the size of one variant's run, worked out from the resolved scenario alone:
+// counts from the topology's shape and the traffic's items (a Poisson item without count
+// by its offered load and the workload's mean size), never by building anything.
+type Estimate struct {
+	Nodes, Switches, Hosts, Links int64
+	RouteEntries                  int64 // switches x nodes
+	RouteWork                     int64 // hosts x (nodes + 4 x links)
+	Flows                         int64
+	EventsInFlight                int64 // pending events: flow starts, frames on the wires, timers
+	SeriesRows                    int64 // at most: every flow in every sample, plus the queues'
+	MemoryBytes                   int64
+}
+
+// String is the estimate in one line, as the refusal prints it.
+func (e Estimate) String() string {
+	return fmt.Sprintf("%s (%s, %s), %s, %s, %s, %s, about %s in flight, at most %s, about %s of memory",
+		counted(e.Nodes, "node"), counted(e.Switches, "switch"), counted(e.Hosts, "host"), counted(e.Links, "link"),
+		counted(e.RouteEntries, "route-table entry"), counted(e.RouteWork, "routing step"), counted(e.Flows, "flow"),
+		counted(e.EventsInFlight, "event"), counted(e.SeriesRows, "time-series row"), bytesOf(e.MemoryBytes))
+}
+
+// Estimate returns the estimate of variant i's run (see Estimate), or the zero Estimate when
+// i is out of range.
+func (f *File) Estimate(i int) Estimate {
+	sc := f.Scenario(i)
+	if sc == nil {
+		return Estimate{}
+	}
+	return estimate(sc)
+}
+
+// shape counts the nodes and links of a topology (saturating: a preset's counts are each at
+// most MaxNodes, but their products need not fit).
+func shape(t *Topology) (hosts, switches, links int64) {
+	p := t.Params
+	switch t.Preset {
+	case "star":
+		return int64(p.Hosts), 1, int64(p.Hosts)
+	case "dumbbell":
+		h := int64(p.Left) + int64(p.Right)
+		return h, 2, h + 1
+	case "leafspine":
+		h := mulSat(int64(p.Leaves), int64(p.HostsPerLeaf))
+		return h, int64(p.Leaves) + int64(p.Spines), addSat(h, mulSat(int64(p.Leaves), int64(p.Spines)))
+	case "fattree":
+		k := int64(p.K)
+		return mulSat(k, k*k) / 4, 5 * k * k / 4, mulSat(3*k, k*k) / 4
+	}
+	for _, n := range t.Nodes {
+		if n.Type == "host" {
+			hosts++
+		} else {
+			switches++
+		}
+	}
+	return hosts, switches, int64(len(t.Links))
+}
+
+// mulSat is a*b for a, b >= 0, saturating at math.MaxInt64.
+func mulSat(a, b int64) int64 {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	if a > math.MaxInt64/b {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+// addSat is a+b for a, b >= 0, saturating at math.MaxInt64.
+func addSat(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// estimate computes the Estimate of a resolved scenario.
+func estimate(sc *Scenario) Estimate {
+	var e Estimate
+	e.Hosts, e.Switches, e.Links = shape(&sc.Topology)
+	e.Nodes = addSat(e.Hosts, e.Switches)
+	e.RouteEntries = mulSat(e.Switches, e.Nodes)
+	e.RouteWork = mulSat(e.Hosts, addSat(e.Nodes, mulSat(4, e.Links)))
+	e.Flows = flowCount(sc, e.Hosts)
+	e.EventsInFlight = addSat(addSat(e.Flows, mulSat(4, e.Links)), mulSat(2, wireFrames(&sc.Topology)))
+	e.SeriesRows = seriesRows(sc, e, sc.SampleInterval)
+	e.MemoryBytes = baseBytes
+	for _, term := range [][2]int64{{nodeBytes, e.Nodes}, {linkBytes, e.Links}, {routeEntryBytes, e.RouteEntries},
+		{flowBytes, e.Flows}, {seriesRowBytes, e.SeriesRows}, {eventBytes, e.EventsInFlight}} {
+		e.MemoryBytes = addSat(e.MemoryBytes, mulSat(term[0], term[1]))
+	}
+	return e
+}
+
+// seriesRows is the most rows the time series can hold at interval: every flow in every
+// sample, and the queues that carry traffic (queuesPerPortEst per switch port).
+func seriesRows(sc *Scenario, e Estimate, interval sim.Time) int64 {
+	if interval <= 0 {
+		return 0
+	}
+	samples := int64(sc.Stop / interval)
+	switchPorts := max(mulSat(2, e.Links)-e.Hosts, 0)
+	return mulSat(samples, addSat(e.Flows, mulSat(queuesPerPortEst, switchPorts)))
+}
+
+// wireFrames is the number of full frames on all wires at once, one direction: a wire holds
+// rate x delay.
+func wireFrames(t *Topology) int64 {
+	frames := func(s LinkSpec) int64 { return int64(min(bytesIn(s.Rate, s.Delay)/wireFrameBytes, 1e15)) + 1 }
+	p := t.Params
+	hosts, _, links := shape(t)
+	switch t.Preset {
+	case "star", "fattree":
+		return mulSat(links, frames(p.Link))
+	case "dumbbell":
+		return addSat(mulSat(hosts, frames(p.HostLink)), frames(p.Bottleneck))
+	case "leafspine":
+		return addSat(mulSat(hosts, frames(p.HostLink)), mulSat(links-hosts, frames(p.FabricLink)))
+	}
+	var n int64
+	for _, l := range t.Links {
+		n = addSat(n, frames(LinkSpec{Rate: l.Rate, Delay: l.Delay}))
+	}
+	return n
+}
+
+// flowCount counts the flows of the traffic without making them; a Poisson item without
+// count by its expected number of arrivals.
+func flowCount(sc *Scenario, hosts int64) int64 {
+	var n int64
+	set := func(names []string) int64 {
+		if names == nil {
+			return hosts
+		}
+		return int64(len(names))
+	}
+	for _, t := range sc.Traffic {
+		switch {
+		case t.Flow != nil:
+			n++
+		case t.Incast != nil:
+			n = addSat(n, mulSat(int64(len(t.Incast.Senders)), int64(max(t.Incast.Count, 1))))
+		case t.Permutation != nil:
+			n = addSat(n, set(t.Permutation.Hosts))
+		case t.AllToAll != nil:
+			h := set(t.AllToAll.Hosts)
+			n = addSat(n, mulSat(h, max(h-1, 0)))
+		case t.Poisson != nil:
+			n = addSat(n, poissonCount(sc, t.Poisson, set(t.Poisson.Hosts)))
+		}
+	}
+	return n
+}
+
+// poissonCount is the number of flows a Poisson item starts: its count, or the expected
+// arrivals load x link rate x (stop - start) / mean size of its senders.
+func poissonCount(sc *Scenario, p *Poisson, senders int64) int64 {
+	if p.Count > 0 {
+		return int64(p.Count)
+	}
+	if p.Workload == nil || p.Stop <= p.Start {
+		return 0
+	}
+	mean := p.Workload.Mean()
+	if mean < 1 {
+		mean = 1
+	}
+	bytes := bytesIn(hostRate(&sc.Topology), p.Stop-p.Start)
+	return int64(min(float64(senders)*p.Load*bytes/mean, 1e18)) + senders
+}
+
+// bytesIn is the bytes rate r carries in d, in floating point (no product overflows).
+func bytesIn(r sim.Rate, d sim.Time) float64 {
+	return max(float64(r)*float64(d)/(8*float64(sim.Second)), 0)
+}
+
+// hostRate is the fastest host link of the topology.
+func hostRate(t *Topology) sim.Rate {
+	p := t.Params
+	switch t.Preset {
+	case "star", "fattree":
+		return p.Link.Rate
+	case "dumbbell", "leafspine":
+		return p.HostLink.Rate
+	}
+	var r sim.Rate
+	for _, l := range t.Links {
+		r = max(r, l.Rate)
+	}
+	return r
+}
+
+// count writes n with thousands separators.
+func count(n int64) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// counted writes n and the noun, in the plural unless n is 1.
+func counted(n int64, noun string) string {
+	switch {
+	case n == 1:
+	case strings.HasSuffix(noun, "ch"):
+		noun += "es"
+	case strings.HasSuffix(noun, "y"):
+		noun = noun[:len(noun)-1] + "ies"
+	default:
+		noun += "s"
+	}
+	return count(n) + " " + noun
+}
+
+// bytesOf writes a byte count in MB or GB.
+func bytesOf(n int64) string {
+	if n >= 1000<<30 {
+		return count(n>>30) + " GB"
+	}
+	if n >= 1<<30 {
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	}
+	return fmt.Sprintf("%d MB", (n+1<<20-1)>>20)
+}

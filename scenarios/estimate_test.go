@@ -1,0 +1,146 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/topology"
+)
+
+// presetFile is a scenario of one preset topology and one flow.
+func presetFile(params string) []byte {
+	return fmt.Appendf(nil, `version: 1
+name: big
+stop: 1ms
+topology: %s
+traffic:
+  - flow: {src: h1, dst: h2, size: 1MB, transport: rocev2}
+`, params)
+}
+
+// TestHugeStarRefusedAtOnce: a 100,000-host star (allowed by the node count, but its routes
+// are a search from each of 100,000 hosts) is refused before anything is built, with the
+// estimate and the largest star that fits. The wall bound is generous; the speed itself is
+// BenchmarkLoadHugeStar's.
+func TestHugeStarRefusedAtOnce(t *testing.T) {
+	data := presetFile("{preset: star, params: {hosts: 100000, link: {rate: 100Gbps, delay: 1us}}}")
+	start := time.Now()
+	f, errs, _ := Load("big.yaml", data, nil)
+	require.Less(t, time.Since(start), time.Second)
+	require.Nil(t, f)
+	require.Len(t, errs, 1)
+	p := errs[0]
+	require.Equal(t, "topology.params.hosts", p.Path)
+	require.Equal(t, 4, p.Line)
+	for _, want := range []string{
+		"the run is too large: 50,000,100,000 routing steps (hosts x (nodes + 4 x links)), more than 1,000,000,000",
+		"Estimate: 100,001 nodes (1 switch, 100,000 hosts), 100,000 links, 100,001 route-table entries",
+		"1 flow,", "of memory",
+		"To shrink it: fewer hosts: a star of at most 14,142 hosts fits",
+	} {
+		require.Contains(t, p.Msg, want)
+	}
+}
+
+func BenchmarkLoadHugeStar(b *testing.B) {
+	data := presetFile("{preset: star, params: {hosts: 100000, link: {rate: 100Gbps, delay: 1us}}}")
+	for b.Loop() {
+		Load("big.yaml", data, nil)
+	}
+}
+
+// TestLimitsAgree: the largest sizes the messages and the package documentation name are
+// the ones that load, one size more is refused, and the node bound is the one messages give.
+func TestLimitsAgree(t *testing.T) {
+	require.Equal(t, int64(topology.MaxTableEntries), int64(MaxRouteEntries))
+	for _, c := range []struct {
+		fits, over string
+	}{
+		{"{preset: star, params: {hosts: 14142, link: {rate: 100Gbps}}}", "{preset: star, params: {hosts: 14143, link: {rate: 100Gbps}}}"},
+		{"{preset: fattree, params: {k: 32, link: {rate: 100Gbps}}}", "{preset: fattree, params: {k: 34, link: {rate: 100Gbps}}}"},
+	} {
+		_, errs, _ := Load("fits.yaml", presetFile(c.fits), nil)
+		require.Empty(t, errs, c.fits)
+		_, errs, _ = Load("over.yaml", presetFile(c.over), nil)
+		require.Len(t, errs, 1, c.over)
+		require.Contains(t, errs[0].Msg, "the run is too large")
+	}
+	_, errs, _ := Load("over.yaml", presetFile("{preset: fattree, params: {k: 34, link: {rate: 100Gbps}}}"), nil)
+	require.Contains(t, errs[0].Msg, "at most k = 32 fits")
+}
+
+// TestEstimateShapeIsTheBuilders: the estimate counts the nodes and links each preset defines.
+func TestEstimateShapeIsTheBuilders(t *testing.T) {
+	for _, params := range []string{
+		"{preset: star, params: {hosts: 7, link: {rate: 100Gbps}}}",
+		"{preset: dumbbell, params: {left: 3, right: 2, host_link: {rate: 100Gbps}, bottleneck: {rate: 10Gbps}}}",
+		"{preset: leafspine, params: {leaves: 3, spines: 2, hosts_per_leaf: 4, host_link: {rate: 100Gbps}, fabric_link: {rate: 100Gbps}}}",
+		"{preset: fattree, params: {k: 6, link: {rate: 100Gbps}}}",
+	} {
+		data := strings.Replace(string(presetFile(params)), "flow: {src: h1, dst: h2,", "permutation: {", 1)
+		f, errs, _ := Load("s.yaml", []byte(data), nil)
+		require.Empty(t, errs, params)
+		sc := f.Scenario(0)
+		e := f.Estimate(0)
+		require.Equal(t, int64(len(NodeNames(sc.Topology))), e.Nodes, params)
+		require.Equal(t, int64(len(HostNames(sc.Topology))), e.Hosts, params)
+		require.Equal(t, int64(len(TopologyLinks(sc.Topology))), e.Links, params)
+		require.Equal(t, e.Switches*e.Nodes, e.RouteEntries)
+		require.Equal(t, e.Hosts, e.Flows)
+	}
+}
+
+// TestSeriesCapped: the default sample interval widens so that the time series stays under
+// MaxSeriesRows; a sample_interval given that would go over is refused with the least that fits.
+func TestSeriesCapped(t *testing.T) {
+	const base = `version: 1
+name: many
+stop: 10ms
+topology: {preset: star, params: {hosts: 16, link: {rate: 100Gbps}}}
+traffic:
+  - poisson: {hosts: all, load: 0.5, workload: websearch, count: 100000, transport: rocev2}
+`
+	f, errs, _ := Load("many.yaml", []byte(base), nil)
+	require.Empty(t, errs)
+	sc := f.Scenario(0)
+	require.Greater(t, sc.SampleInterval, sc.Stop/500)
+	require.LessOrEqual(t, f.Estimate(0).SeriesRows, int64(MaxSeriesRows))
+	// 19 samples fit (2,000,000 / (100,000 flows + 2 x 16 queues)): the interval is stop/19
+	// rounded up, which leaves 18 whole ones.
+	require.Equal(t, 18, int(sc.Stop/sc.SampleInterval))
+
+	_, errs, _ = Load("many.yaml", []byte(base+"sample_interval: 100us\n"), nil)
+	require.Len(t, errs, 1)
+	require.Equal(t, "sample_interval", errs[0].Path)
+	require.Contains(t, errs[0].Msg, "10,003,200 time-series rows, more than 2,000,000")
+	require.Contains(t, errs[0].Msg, "To shrink it: a sample_interval of at least 527us (or none: the default widens to fit)")
+
+	// Small runs keep stop/500.
+	f, errs, _ = Load("s.yaml", presetFile("{preset: star, params: {hosts: 4, link: {rate: 100Gbps}}}"), nil)
+	require.Empty(t, errs)
+	require.Equal(t, sim.Millisecond/500, f.Scenario(0).SampleInterval)
+}
+
+// TestTooManyFlowsRefused: the flows are counted without being made.
+func TestTooManyFlowsRefused(t *testing.T) {
+	data := []byte(`version: 1
+name: many
+topology: {preset: star, params: {hosts: 2000, link: {rate: 100Gbps}}}
+traffic:
+  - all_to_all: {hosts: all, size: 1KB, transport: rocev2}
+  - all_to_all: {hosts: all, size: 1KB, transport: rocev2}
+`)
+	_, errs, _ := Load("many.yaml", data, nil)
+	var msgs []string
+	for _, p := range errs {
+		msgs = append(msgs, p.Error())
+	}
+	all := strings.Join(msgs, "\n")
+	require.Contains(t, all, "traffic: the run is too large: 7,996,000 flows, more than 1,000,000")
+	require.Contains(t, all, "To shrink it: fewer flows")
+}

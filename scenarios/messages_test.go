@@ -1,0 +1,77 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const twoHosts = `version: 1
+name: msgs
+stop: 1ms
+topology: {preset: star, params: {hosts: 4, link: {rate: 100Gbps}}}
+traffic:
+  - flow: {src: h1, dst: h2, size: 1MB, start: 0us, transport: rocev2}
+`
+
+// TestMessagesSayWhatIsWrong pins the wording of problems that used to mislead.
+func TestMessagesSayWhatIsWrong(t *testing.T) {
+	for _, c := range []struct {
+		name, file string
+		want       []string // each problem, as Error() formats it, in order
+	}{
+		{"duplicate stop is one problem", strings.Replace(twoHosts, "stop: 1ms\n", "stop: 1ms\nstop: 2ms\n", 1),
+			[]string{`f.yaml:4:1: stop: field "stop" is given twice (first at line 3); remove one`}},
+		{"invalid stop, no warning about starts", strings.Replace(twoHosts, "stop: 1ms", "stop: 0ms", 1),
+			[]string{"f.yaml:3:7: stop: stop must be > 0, e.g. stop: 10ms"}},
+		{"exponent", strings.Replace(twoHosts, "100Gbps", "1e30Tbps", 1),
+			[]string{`f.yaml:4:58: topology.params.link.rate: rate "1e30Tbps": an exponent (e30) is not allowed; write the number out with its unit, e.g. 100Gbps (units: bps, Kbps, Mbps, Gbps, Tbps)`}},
+		{"binary input has a position", "version: 1\nname: x\x00y\n",
+			[]string{"f.yaml:2:8: control character 0x00: a scenario file is text"}},
+		{"invalid UTF-8 has a position", "version: 1\nname: \xff\n",
+			[]string{"f.yaml:2:7: byte 0xff is not UTF-8: a scenario file is UTF-8 text"}},
+		{"node bound", strings.Replace(twoHosts, "hosts: 4,", "hosts: 131072,", 1),
+			[]string{"f.yaml:4:42: topology.params.hosts: the run is too large: 131,073 nodes, more than 131,072; "}},
+		{"islands", `version: 1
+name: islands
+topology:
+  nodes:
+    - {name: h1, type: host, subnet: 10.0.1.0/24}
+    - {name: h2, type: host, subnet: 10.0.1.0/24}
+    - {name: sw1, type: switch}
+    - {name: sw2, type: switch}
+    - {name: sw3, type: switch}
+  links:
+    - {between: [h1, sw1], rate: 100Gbps}
+    - {between: [h2, sw2], rate: 100Gbps}
+traffic:
+  - flow: {src: h1, dst: h2, size: 1MB, transport: rocev2}
+`, []string{"f.yaml:11:5: topology.links: the fabric is in 3 islands that no link joins: {h1, sw1}, {h2, sw2} and {sw3}; link them, or remove the nodes no traffic uses"}},
+		{"unknown destination after a node problem", `version: 1
+name: unknown
+topology:
+  nodes:
+    - {name: h1, type: host, subnet: 10.0.1.0/24}
+    - {name: h2, type: hots, subnet: 10.0.1.0/24}
+    - {name: sw1, type: switch}
+  links:
+    - {between: [h1, sw1], rate: 100Gbps}
+    - {between: [h2, sw1], rate: 100Gbps}
+traffic:
+  - flow: {src: h1, dst: h9, size: 1MB, transport: rocev2}
+`, []string{
+			`f.yaml:6:24: topology.nodes.1.type: unknown node type "hots" (did you mean "host"?) (allowed: host, switch)`,
+			`f.yaml:12:26: traffic.0.flow.dst: unknown host "h9" (did you mean "h1"? hosts: h1)`,
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, errs, warns := Load("f.yaml", []byte(c.file), nil)
+			require.Empty(t, warns)
+			require.Len(t, errs, len(c.want), "%v", errs)
+			for i, w := range c.want {
+				require.True(t, strings.HasPrefix(errs[i].Error(), w), "got %s\nwant %s", errs[i].Error(), w)
+			}
+		})
+	}
+}
