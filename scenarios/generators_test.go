@@ -75,7 +75,7 @@ func TestTrafficGeneratorProblems(t *testing.T) {
 		{p + ", count: 10, stop: 1ms}}]", "traffic.0.poisson.stop", "give stop or count, not both"},
 		{p + ", count: 0}}]", "traffic.0.poisson.count", "count is the number of flows in all, 1 to 1000000; got 0"},
 		{p + ", start: 500us, stop: 100us}}]", "traffic.0.poisson.stop", "stop 100us must be after start (500us)"},
-		{p + ", hosts: [h1]}}]", "traffic.0.poisson.hosts", "poisson needs at least 2 hosts"},
+		{p + ", hosts: [h1]}}]", "traffic.0.poisson.hosts", "poisson traffic needs at least 2 hosts"},
 		{p + ", dst: [h1, h9]}}]", "traffic.0.poisson.dst.1", `unknown host "h9"`},
 		{p + ", size: 1MB}}]", "traffic.0.poisson.size", `unknown field "size"`},
 		{"traffic=[{all_to_all: {transport: rocev2}}]", "traffic.0.all_to_all.size", "size is required"},

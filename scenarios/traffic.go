@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"go.yaml.in/yaml/v4"
 
@@ -223,13 +224,14 @@ func (r *resolver) hostSet(path string, hl *hostList, kind string) []string {
 		return nil
 	}
 	if len(hl.Names) < 2 {
-		r.errf(path, "%s needs at least 2 hosts (or all)", kind)
+		r.errf(path, "%s needs at least 2 hosts (or hosts: all)", kind)
 	}
+	field := path[strings.LastIndex(path, ".")+1:]
 	seen := map[string]int{}
 	for i, h := range hl.Names {
 		hp := fmt.Sprintf("%s.%d", path, i)
 		if j, dup := seen[h]; dup {
-			r.errf(hp, "host %q is listed twice (also %d)", h, j)
+			r.errf(hp, "host %q is listed twice (also %s.%d)", h, field, j)
 			continue
 		}
 		seen[h] = i
@@ -240,7 +242,7 @@ func (r *resolver) hostSet(path string, hl *hostList, kind string) []string {
 
 func (r *resolver) poisson(path string, pr *rawPoisson) *Poisson {
 	c := r.sending(path, pr.Start, pr.Transport, pr.Priority, pr.Rate, r.sc.Hosts.Priority)
-	p := &Poisson{Hosts: r.hostSet(path+".hosts", pr.Hosts, "poisson"), Start: c.start, Stop: r.sc.Stop,
+	p := &Poisson{Hosts: r.hostSet(path+".hosts", pr.Hosts, "poisson traffic"), Start: c.start, Stop: r.sc.Stop,
 		Transport: c.transport, Priority: c.priority, Rate: c.rate, Pos: r.pos(path)}
 	if pr.Dst != nil {
 		p.Dst = r.hostSet(path+".dst", pr.Dst, "poisson.dst")
@@ -324,25 +326,7 @@ func (r *resolver) allToAll(path string, a *rawAllToAll) *AllToAll {
 }
 
 func (r *resolver) permutation(path string, pm *rawPermutation) *Permutation {
-	p := &Permutation{Pos: r.pos(path)}
-	if pm.Hosts != nil && !pm.Hosts.All {
-		p.Hosts = pm.Hosts.Names
-		if len(p.Hosts) < 2 {
-			r.errf(path+".hosts", "a permutation needs at least 2 hosts (or hosts: all)")
-		}
-		seen := map[string]int{}
-		for i, h := range p.Hosts {
-			hp := fmt.Sprintf("%s.hosts.%d", path, i)
-			if j, dup := seen[h]; dup {
-				r.errf(hp, "host %q is listed twice (also hosts.%d)", h, j)
-				continue
-			}
-			seen[h] = i
-			r.host(hp, "a host", h)
-		}
-	} else if r.topo != nil && r.topo.hostCount() < 2 {
-		r.errf(path, "a permutation needs at least 2 hosts; the topology has %d", r.topo.hostCount())
-	}
+	p := &Permutation{Hosts: r.hostSet(path+".hosts", pm.Hosts, "a permutation"), Pos: r.pos(path)}
 	c := r.common(path, pm.Size, pm.Start, pm.Transport, pm.Priority, pm.Rate, r.sc.Hosts.Priority)
 	p.Size, p.Start, p.Transport, p.Priority, p.Rate = c.size, c.start, c.transport, c.priority, c.rate
 	return p
