@@ -181,7 +181,9 @@
 //
 //	seed                          1
 //	stop                          100ms
-//	sample_interval               stop/500: the period of the time series written with --out
+//	sample_interval               auto: the period of the time series written with --out;
+//	                              auto keeps 512 to 1,024 even samples from the first flow's
+//	                              start to the run's end
 //	link delay, loss              0, 0
 //	flow start, rate              0, 0 (0 = unpaced)
 //	flow priority                 the sending host's hosts.priority (incast, permutation: the

@@ -141,8 +141,7 @@ func (r *resolver) scenario(raw *rawFile) *Scenario {
 			r.errf("stop", "stop must be > 0, e.g. stop: 10ms")
 		}
 	}
-	sc.SampleInterval = max(sc.Stop/500, sim.Nanosecond)
-	if raw.Sample != nil {
+	if raw.Sample != nil { // otherwise 0: the sampler follows the run's active period
 		sc.SampleInterval = sim.Time(*raw.Sample)
 		switch {
 		case sc.SampleInterval <= 0:

@@ -25,7 +25,7 @@ type Scenario struct {
 	Seeds []uint64
 	Stop  sim.Time // simulated-time limit, default 100ms
 	// SampleInterval is the period of the time series (flow rates, queue depths) written
-	// with --out; default stop/500.
+	// with --out; 0 (the default) lets the sampler choose it from the run's active period.
 	SampleInterval sim.Time
 
 	Variant   string // the variant's name; "default" when the file has no variants
