@@ -115,7 +115,11 @@ func (s *sampler) take(now sim.Time) {
 		if s.dcqcn[i] {
 			r := 0.0
 			if fl.Start <= now && fl.Status == transports.Pending {
-				r = f.reg.RateOf(int32(i)).Gbps()
+				rate := f.reg.RateOf(int32(i))
+				if rate == 0 { // no cut yet: the limiter lets the NIC's line rate through
+					rate = f.nics[fl.Src].Wire.Params.Rate
+				}
+				r = rate.Gbps()
 			}
 			fs.RateGbps = append(fs.RateGbps, r)
 		}

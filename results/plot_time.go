@@ -14,7 +14,7 @@ import (
 const minCurvePoints = 50
 
 // throughputPoints is about how many points a goodput line has.
-const throughputPoints = 200
+const throughputPoints = 120
 
 // timeCurve is one line of a time-series figure, in microseconds and the figure's unit.
 type timeCurve struct {
