@@ -208,7 +208,6 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 	if p := &sc.Switch.PFC; p.Enabled && p.DeadlockDetection > 0 {
 		f.deadlocks = switchmodel.NewDeadlockDetector(f.eng, nw, f.switches, p.DeadlockDetection)
 	}
-	f.startSampler()
 	if err := f.scheduleFaults(); err != nil {
 		return nil, err
 	}

@@ -156,8 +156,11 @@ func dumbbellScenario(n int, stop sim.Time, starts ...sim.Time) string {
 // delivered maps (flow, sample time in us) to the flow's delivered bytes in the time series.
 func delivered(v *results.Variant) map[[2]int64]int64 {
 	m := map[[2]int64]int64{}
-	for _, s := range v.Series.Rates {
-		m[[2]int64{int64(s.Flow), int64(math.Round(s.TimeUS))}] = s.DeliveredBytes
+	ss := v.Series
+	for _, fs := range ss.Flows {
+		for k, t := range ss.TimesUS {
+			m[[2]int64{int64(fs.Flow), int64(math.Round(t))}] = fs.DeliveredBytes[k]
+		}
 	}
 	return m
 }
@@ -217,6 +220,7 @@ func TestDCQCNFixedPointRatesAndQueue(t *testing.T) {
 			qStar := fluidQStar(fluidPStar(c, n, 8*middleWire, middleFrame))
 
 			f := build0(t, dumbbellScenario(n, t1))
+			f.startSampler()
 			pt, name := loopPort(t, f, "swl", "swr")
 			q := &pt.Queues[pfcClass]
 			f.eng.Run(t0)
@@ -240,10 +244,13 @@ func TestDCQCNFixedPointRatesAndQueue(t *testing.T) {
 				total += g
 				// And its mean R_C (the series' rate samples) against C/N.
 				rc, k := 0.0, 0
-				for _, s := range v.Series.Rates {
-					if s.Flow == fl.ID && s.TimeUS > t0.Microseconds() && s.TimeUS <= t1.Microseconds() {
-						rc += s.RateGbps
-						k++
+				ss := v.Series
+				for _, fs := range ss.Flows {
+					for j, at := range ss.TimesUS {
+						if fs.Flow == fl.ID && at > t0.Microseconds() && at <= t1.Microseconds() {
+							rc += fs.RateGbps[j]
+							k++
+						}
 					}
 				}
 				rc /= float64(k)
@@ -257,10 +264,13 @@ func TestDCQCNFixedPointRatesAndQueue(t *testing.T) {
 			// Queue: the time series' samples (non-empty ones only: a missing sample is an
 			// empty queue) agree with the exact mean, and the receiver's port stays empty.
 			var sampled float64
-			for _, s := range v.Series.Queues {
-				if s.Node == "swl" && s.Port == pt.Index+1 && s.Priority == pfcClass &&
-					s.TimeUS > t0.Microseconds() && s.TimeUS <= t1.Microseconds() {
-					sampled += float64(s.Bytes)
+			ss := v.Series
+			for _, q := range ss.Queues {
+				for j, at := range ss.TimesUS {
+					if q.Node == "swl" && q.Port == pt.Index+1 && q.Priority == pfcClass &&
+						at > t0.Microseconds() && at <= t1.Microseconds() {
+						sampled += float64(q.Bytes[j])
+					}
 				}
 			}
 			sampled /= float64((t1 - t0) / f.sc.SampleInterval)
@@ -332,7 +342,7 @@ func TestDCQCNLateJoinerConvergesInFluidModelTime(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			vs[s], errs[s] = Run(sc, nil)
+			vs[s], errs[s] = runLimited(sc, nil, Capture{}, Limits{}, true) // with the time series
 		}()
 	}
 	wg.Wait()

@@ -19,22 +19,46 @@ import (
 // go test ./experiment -run TestGoldenResults -update
 var update = flag.Bool("update", false, "rewrite testdata/golden/*.json from this build")
 
-// goldenDocument runs bundled scenario name as `fabricsim run NAME --json` does and renders
-// its results document, with the wall time (the only part that is not deterministic) zeroed.
-func goldenDocument(t *testing.T, name string) []byte {
+// goldenDocument runs bundled scenario name as `fabricsim run NAME -o DIR` does (with the
+// time series, which must not change the results) and renders its results document, with
+// the wall time (the only part that is not deterministic) zeroed.
+func goldenDocument(t *testing.T, name string) ([]byte, *results.Document) {
 	t.Helper()
 	data, ok := scenarios.BundledYAML(name)
 	require.True(t, ok)
 	f, problems, _ := scenarios.Load(name+".yaml", data, nil)
 	require.Empty(t, problems)
-	doc, err := RunFile(f, nil, 2, nil, Capture{})
+	doc, err := RunFileWith(f, nil, Options{Workers: 2, Series: true})
 	require.NoError(t, err)
 	for i := range doc.Variants {
 		doc.Variants[i].WallSeconds = 0
 	}
 	var b bytes.Buffer
 	require.NoError(t, results.WriteJSON(&b, doc))
-	return b.Bytes()
+	return b.Bytes(), doc
+}
+
+// checkFigures holds the plots of a bundled scenario to what a reader needs: every time
+// series plot has at least 50 points on each curve over the active period, and no plot is
+// empty (an omitted one says why). The FCT and by-size plots have a point per flow or per
+// size bin, as many as there are.
+func checkFigures(t *testing.T, doc *results.Document) {
+	t.Helper()
+	figs, omitted, err := results.Figures(doc)
+	require.NoError(t, err)
+	require.NotEmpty(t, figs)
+	for _, f := range figs {
+		require.NotEmpty(t, f.Curves, "%s: an empty plot", f.Name)
+		for _, c := range f.Curves {
+			require.Positive(t, c.Points, "%s: %s has no point", f.Name, c.Label)
+			if f.Variant != "" {
+				require.GreaterOrEqual(t, c.Points, 50, "%s: %s", f.Name, c.Label)
+			}
+		}
+	}
+	for _, o := range omitted {
+		require.NotEmpty(t, o.Reason, o.Name)
+	}
 }
 
 // TestGoldenResults pins every bundled scenario's results document byte for byte, so that a
@@ -43,7 +67,8 @@ func goldenDocument(t *testing.T, name string) []byte {
 func TestGoldenResults(t *testing.T) {
 	for _, s := range scenarios.Bundled() {
 		t.Run(s.Name, func(t *testing.T) {
-			got := goldenDocument(t, s.Name)
+			got, doc := goldenDocument(t, s.Name)
+			checkFigures(t, doc)
 			path := filepath.Join("testdata", "golden", s.Name+".json")
 			if *update {
 				require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))

@@ -51,6 +51,9 @@ type Options struct {
 	Progress Progress
 	Capture  Capture
 	Limits   Limits
+	// Series asks for each variant's time series (results.Series, for the files of -o):
+	// without it no sampler runs.
+	Series bool
 	// Seeds, two or more, replicate every variant under each (the document then lists each
 	// variant once per seed, and its Replication); nil takes the file's seeds (seeds: [..]);
 	// otherwise each variant runs once, with its scenario's seed.
@@ -116,7 +119,7 @@ func RunFileWith(f *scenarios.File, only []string, opt Options) (*results.Docume
 			if progress != nil {
 				report = func(d float64) { progress(k, d) }
 			}
-			v, err := runRecovered(j.sc, report, capture, opt.Limits)
+			v, err := runRecovered(j.sc, report, capture, opt.Limits, opt.Series)
 			if err != nil {
 				errs[k] = fmt.Errorf("variant %q (seed %d): %w", infos[j.variant].Name, j.sc.Seed, err)
 				return
@@ -179,13 +182,13 @@ func contains(list []string, s string) bool {
 
 // runRecovered is Run, with a panic (a simulator bug) turned into an error, so that one
 // variant's failure is reported rather than crashing the process from its goroutine.
-func runRecovered(sc *scenarios.Scenario, progress func(float64), capture Capture, limits Limits) (v *results.Variant, err error) {
+func runRecovered(sc *scenarios.Scenario, progress func(float64), capture Capture, limits Limits, series bool) (v *results.Variant, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			v, err = nil, fmt.Errorf("internal error (please report it with the scenario): %v", r)
 		}
 	}()
-	return runLimited(sc, progress, capture, limits)
+	return runLimited(sc, progress, capture, limits, series)
 }
 
 // eventBudget is how many events a run handles between two looks at its limits and its
@@ -199,15 +202,18 @@ func Run(sc *scenarios.Scenario, progress func(float64)) (*results.Variant, erro
 
 // RunCapture is Run with packet captures.
 func RunCapture(sc *scenarios.Scenario, progress func(float64), capture Capture) (v *results.Variant, err error) {
-	return runLimited(sc, progress, capture, Limits{})
+	return runLimited(sc, progress, capture, Limits{}, false)
 }
 
-// runLimited is RunCapture within limits.
-func runLimited(sc *scenarios.Scenario, progress func(float64), capture Capture, limits Limits) (v *results.Variant, err error) {
+// runLimited is RunCapture within limits, with the time series when series is set.
+func runLimited(sc *scenarios.Scenario, progress func(float64), capture Capture, limits Limits, series bool) (v *results.Variant, err error) {
 	start := time.Now()
 	f, err := build(sc)
 	if err != nil {
 		return nil, err
+	}
+	if series {
+		f.startSampler()
 	}
 	if len(capture.Links) > 0 {
 		closeAll, err := f.capture(capture.Links, capture.Dir)
@@ -381,7 +387,10 @@ func (f *fabric) collect() *results.Variant {
 			v.Deadlocks = append(v.Deadlocks, results.Deadlock{AtUS: d.At.Microseconds(), Cycle: d.Cycle})
 		}
 	}
-	v.Series = &f.sampler.series
+	if f.sampler != nil {
+		v.Events -= int64(f.sampler.ticks) // the model's events only, with series or without
+		v.Series = f.sampler.finish(now)
+	}
 	results.Summarize(v)
 	return v
 }

@@ -3,46 +3,221 @@ package experiment
 import (
 	"github.com/fabricsim/fabricsim/results"
 	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/switchmodel"
+	"github.com/fabricsim/fabricsim/topology"
 	"github.com/fabricsim/fabricsim/transports"
 )
 
-// sampler records the time series every interval: each running flow's rate limit and
-// delivered bytes, and the depth of each switch queue that has ever held a frame (zeros
-// included, so that a plot or a mean over the samples is right).
+// firstInterval is where an automatic sampler starts: fine enough for 512 samples over a
+// 5 us run. An automatic sampler keeps at most the scenario's SeriesSamples: when it has
+// one more it drops every other one (the last kept) and doubles its interval, so a run keeps
+// between SeriesSamples/2 and SeriesSamples+1 evenly spaced samples from the first flow's
+// start to its end (and one at the end), whatever its length.
+const firstInterval = 10 * sim.Nanosecond
+
+// sampler records the time series of results.Series: a periodic event, never per packet,
+// that reads the counters the model keeps anyway. It runs only when a run asks for series
+// (with -o): off, nothing is scheduled. Its own events are not counted in the variant's
+// events, so the results document is the same with it or without.
 type sampler struct {
 	f        *fabric
 	interval sim.Time
+	fixed    bool     // the scenario's sample_interval: never thinned
+	ticks    uint64   // events of the sampler, left out of the variant's count
+	last     sim.Time // the last sample's time
 	series   results.Series
+	dcqcn    []bool // per flow: its sender runs DCQCN's rate limiter
+	iwarp    []bool // per flow: an iWARP (TCP) sender
+	queues   map[*topology.Queue]int
+	ingress  map[*pfcRef]int
+	pauses   map[pfcKey]int
+	refs     []pfcRef
 }
 
+// pfcKey names a sending port-class: a node's port (0-based) and a class.
+type pfcKey struct {
+	node topology.NodeID
+	port int
+	prio int
+}
+
+// pfcRef is a switch's lossless ingress port-class.
+type pfcRef struct {
+	sw   *switchmodel.Switch
+	port int
+	prio int
+}
+
+// startSampler schedules the first sample at the first flow's start. Call it after the
+// flows are added.
 func (f *fabric) startSampler() {
-	s := &sampler{f: f, interval: f.sc.SampleInterval}
+	s := &sampler{f: f, interval: f.sc.SampleInterval, fixed: f.sc.SampleInterval > 0,
+		queues: map[*topology.Queue]int{}, ingress: map[*pfcRef]int{}, pauses: map[pfcKey]int{}}
+	if !s.fixed {
+		s.interval = firstInterval
+	}
 	f.sampler = s
-	f.eng.At(s.interval, s, 0, nil)
-}
-
-// Handle implements sim.Handler: one sample.
-func (s *sampler) Handle(now sim.Time, _ int, _ any) {
-	f := s.f
-	t := now.Microseconds()
+	dcqcn := map[string]bool{"rocev1": f.roceConfig("rocev1").DCQCN != nil, "rocev2": f.roceConfig("rocev2").DCQCN != nil}
+	start := sim.Never
 	for i, fl := range f.reg.Flows {
-		if fl.Start > now || fl.Status != transports.Pending {
-			continue
-		}
-		r := f.reg.RateOf(int32(i))
-		if r == 0 {
-			r = f.nics[fl.Src].Wire.Params.Rate
-		}
-		s.series.Rates = append(s.series.Rates, results.RateSample{TimeUS: t, Flow: fl.ID, RateGbps: r.Gbps(), DeliveredBytes: fl.Delivered})
+		start = min(start, fl.Start)
+		s.dcqcn = append(s.dcqcn, dcqcn[fl.Transport])
+		s.iwarp = append(s.iwarp, fl.Transport == "iwarp")
+		s.series.Flows = append(s.series.Flows, results.FlowSeries{Flow: f.reg.Flows[i].ID})
 	}
 	for _, sw := range f.switches {
-		for _, pt := range sw.Ports {
-			for c := range pt.Queues {
-				if q := &pt.Queues[c]; q.Depth.Used {
-					s.series.Queues = append(s.series.Queues, results.QueueSample{TimeUS: t, Node: sw.Name, Port: pt.Index + 1, Priority: c, Bytes: q.Bytes})
+		for pi, pt := range sw.Ports {
+			for c := range pt.Ingress {
+				if pt.Ingress[c].Xoff > 0 {
+					s.refs = append(s.refs, pfcRef{sw, pi, c})
 				}
 			}
 		}
 	}
-	f.eng.At(now+s.interval, s, 0, nil)
+	if start == sim.Never {
+		return // no flow: nothing to follow
+	}
+	f.eng.At(start, s, 0, nil)
+}
+
+// Handle implements sim.Handler: one sample, then the next.
+func (s *sampler) Handle(now sim.Time, _ int, _ any) {
+	s.ticks++
+	s.take(now)
+	if !s.fixed && s.series.Len() > s.f.sc.SeriesSamples {
+		s.thin()
+	}
+	s.f.eng.At(now+s.interval, s, 0, nil)
+}
+
+// finish takes a last sample at the end of the run, unless one was taken then.
+func (s *sampler) finish(now sim.Time) *results.Series {
+	if s.series.Len() == 0 || now > s.last {
+		s.take(now)
+	}
+	s.series.IntervalUS = s.interval.Microseconds()
+	return &s.series
+}
+
+// take appends one sample at now to every column; a column that appears now (a queue that
+// held its first frame, a class paused for the first time) is back-filled with zeros.
+func (s *sampler) take(now sim.Time) {
+	f, ss := s.f, &s.series
+	s.last = now
+	n := ss.Len()
+	ss.TimesUS = append(ss.TimesUS, now.Microseconds())
+	for i, fl := range f.reg.Flows {
+		fs := &ss.Flows[i]
+		fs.DeliveredBytes = append(fs.DeliveredBytes, fl.Delivered)
+		if s.dcqcn[i] {
+			r := 0.0
+			if fl.Start <= now && fl.Status == transports.Pending {
+				rate := f.reg.RateOf(int32(i))
+				if rate == 0 { // no cut yet: the limiter lets the NIC's line rate through
+					rate = f.nics[fl.Src].Wire.Params.Rate
+				}
+				r = rate.Gbps()
+			}
+			fs.RateGbps = append(fs.RateGbps, r)
+		}
+		if s.iwarp[i] {
+			st, _ := f.reg.TCPStats(int32(i))
+			fs.CwndSegments = append(fs.CwndSegments, st.Cwnd)
+		}
+	}
+	for _, sw := range f.switches {
+		for pi, pt := range sw.Ports {
+			for c := range pt.Queues {
+				q := &pt.Queues[c]
+				k, ok := s.queues[q]
+				if !ok {
+					if q.Bytes == 0 {
+						continue
+					}
+					k = len(ss.Queues)
+					s.queues[q] = k
+					ss.Queues = append(ss.Queues, results.QueueSeries{Node: sw.Name, Port: pi + 1, Priority: c,
+						Bytes: make([]int64, n, n+1)})
+				}
+				ss.Queues[k].Bytes = append(ss.Queues[k].Bytes, q.Bytes)
+			}
+			for c := range pt.Queues {
+				s.pause(pfcKey{sw.ID, pi, c}, sw.Name, pt.Pause.PausedTime(c, now), n)
+			}
+		}
+	}
+	for i := range s.refs {
+		r := &s.refs[i]
+		in := &r.sw.Ports[r.port].Ingress[r.prio]
+		k, ok := s.ingress[r]
+		if !ok {
+			if in.Bytes == 0 {
+				continue
+			}
+			k = len(ss.Ingress)
+			s.ingress[r] = k
+			ss.Ingress = append(ss.Ingress, results.IngressSeries{Node: r.sw.Name, Port: r.port + 1,
+				Peer: f.nw.Nodes[f.nw.Nodes[r.sw.ID].Ports[r.port].Peer].Name, Priority: r.prio,
+				XoffBytes: in.Xoff, XonBytes: in.Xon, Bytes: make([]int64, n, n+1)})
+		}
+		ss.Ingress[k].Bytes = append(ss.Ingress[k].Bytes, in.Bytes)
+	}
+	for _, nic := range f.nics {
+		if nic == nil {
+			continue
+		}
+		for c := range nic.Control {
+			s.pause(pfcKey{nic.ID, 0, c}, nic.Name, nic.Pause.PausedTime(c, now), n)
+		}
+	}
+}
+
+// pause appends the paused time so far of one sending port-class, once it has been paused.
+func (s *sampler) pause(k pfcKey, name string, paused sim.Time, n int) {
+	ss := &s.series
+	i, ok := s.pauses[k]
+	if !ok {
+		if paused == 0 {
+			return
+		}
+		i = len(ss.Pauses)
+		s.pauses[k] = i
+		peer := s.f.nw.Nodes[s.f.nw.Nodes[k.node].Ports[k.port].Peer].Name
+		ss.Pauses = append(ss.Pauses, results.PauseSeries{Node: name, Port: k.port + 1, Peer: peer, Priority: k.prio,
+			PausedUS: make([]float64, n, n+1)})
+	}
+	ss.Pauses[i].PausedUS = append(ss.Pauses[i].PausedUS, paused.Microseconds())
+}
+
+// thin keeps every other sample (the first, the third, ..., the last: there are an odd
+// number) of every column and doubles the interval, so the samples stay evenly spaced.
+func (s *sampler) thin() {
+	ss := &s.series
+	ss.TimesUS = half(ss.TimesUS)
+	for i := range ss.Flows {
+		fs := &ss.Flows[i]
+		fs.DeliveredBytes = half(fs.DeliveredBytes)
+		fs.RateGbps = half(fs.RateGbps)
+		fs.CwndSegments = half(fs.CwndSegments)
+	}
+	for i := range ss.Queues {
+		ss.Queues[i].Bytes = half(ss.Queues[i].Bytes)
+	}
+	for i := range ss.Ingress {
+		ss.Ingress[i].Bytes = half(ss.Ingress[i].Bytes)
+	}
+	for i := range ss.Pauses {
+		ss.Pauses[i].PausedUS = half(ss.Pauses[i].PausedUS)
+	}
+	s.interval *= 2
+}
+
+// half keeps the even-indexed elements of xs, in place.
+func half[T any](xs []T) []T {
+	k := 0
+	for i := 0; i < len(xs); i += 2 {
+		xs[k] = xs[i]
+		k++
+	}
+	return xs[:k]
 }

@@ -73,7 +73,7 @@ func (f *AtomicFile) Abort() {
 
 // outputFile matches the names of the files a run writes into an output directory (and the
 // temporary files it writes them through).
-var outputFile = regexp.MustCompile(`^\.?(results\.json|flows\.csv|sizes\.csv|summary\.md|rates\.csv|queues\.csv|fct-cdf\.png|(table|rates|queues)-.+\.(txt|png)|.+\.pcap)(\..*\.tmp)?$`)
+var outputFile = regexp.MustCompile(`^\.?(results\.json|flows\.csv|sizes\.csv|summary\.md|report\.html|rates\.csv|queues\.csv|ingress\.csv|pauses\.csv|table-.+\.txt|(fct-cdf|slowdown-by-size|(throughput|rate|cwnd|queues|ingress|pfc|rates)-.+)\.(png|svg)|.+\.pcap)(\..*\.tmp)?$`)
 
 // OutputFiles lists the files in dir that a fabricsim run writes (none when dir does not
 // exist): an earlier run's results, which a new run must not mix with its own.

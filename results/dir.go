@@ -2,7 +2,6 @@ package results
 
 import (
 	"fmt"
-	"gonum.org/v1/plot"
 	"io"
 	"os"
 	"path/filepath"
@@ -20,13 +19,14 @@ const (
 )
 
 // WriteDir creates dir (and its parents) if needed and writes d into it: results.json,
-// fct-cdf.png (the FCT distribution of every variant), rates-<slug>.png and queues-<slug>.png
-// (each variant's time series),
-// flows.csv (all variants' flows with a leading variant column), rates.csv and queues.csv (the
-// time series of each variant), summary.md (a heading, the
-// Markdown comparison table and its notes), and table-<slug>.txt per variant, where slug is
-// Slug(variant name) with "-2", "-3", ... appended when two variants' slugs collide. Existing
-// files of those names are replaced.
+// flows.csv (all variants' flows with leading variant and seed columns), sizes.csv, the
+// time series of each variant that has them (rates.csv, queues.csv, ingress.csv,
+// pauses.csv), table-<slug>.txt per variant, every figure of Figures as PNG and SVG,
+// report.html (the whole run on one self-contained page) and summary.md (the description,
+// the tables, the column definitions, notes and links to the plots). slug is Slug(variant
+// name) with "-2", "-3", ... appended when two variants' slugs collide. Existing files of
+// those names are replaced; a figure with nothing to show is not written (the report and
+// summary say why).
 func WriteDir(dir string, d *Document) error {
 	if d == nil {
 		return fmt.Errorf("results: no document to write")
@@ -34,27 +34,25 @@ func WriteDir(dir string, d *Document) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
-	if err := writeFile(dir, FileJSON, func(w io.Writer) error { return WriteJSON(w, d) }); err != nil {
-		return err
+	files := []string{FileJSON, FileFlows, FileSizes}
+	for _, f := range []struct {
+		name  string
+		write func(io.Writer, *Document) error
+	}{{FileJSON, WriteJSON}, {FileFlows, writeAllFlowsCSV}, {FileSizes, writeSizesCSV}} {
+		if err := writeFile(dir, f.name, func(w io.Writer) error { return f.write(w, d) }); err != nil {
+			return err
+		}
 	}
-	if err := writeFile(dir, FileFlows, func(w io.Writer) error { return writeAllFlowsCSV(w, d) }); err != nil {
-		return err
-	}
-	if err := writeFile(dir, FileSizes, func(w io.Writer) error { return writeSizesCSV(w, d) }); err != nil {
-		return err
-	}
-	if err := writeFile(dir, FileRates, func(w io.Writer) error { return writeRatesCSV(w, d) }); err != nil {
-		return err
-	}
-	if err := writeFile(dir, FileQueues, func(w io.Writer) error { return writeQueuesCSV(w, d) }); err != nil {
-		return err
-	}
-	fct, err := FCTPlot(d)
-	if err != nil {
-		return fmt.Errorf("results: FCT plot: %w", err)
-	}
-	if err := writeFile(dir, FilePlotFCT, func(w io.Writer) error { return writePlot(w, fct) }); err != nil {
-		return err
+	if hasSeries(d) {
+		for _, f := range []struct {
+			name  string
+			write func(io.Writer, *Document) error
+		}{{FileRates, writeRatesCSV}, {FileQueues, writeQueuesCSV}, {FileIngress, writeIngressCSV}, {FilePauses, writePausesCSV}} {
+			if err := writeFile(dir, f.name, func(w io.Writer) error { return f.write(w, d) }); err != nil {
+				return err
+			}
+			files = append(files, f.name)
+		}
 	}
 	for i, name := range VariantFileSlugs(d) {
 		v := &d.Variants[i]
@@ -63,33 +61,34 @@ func WriteDir(dir string, d *Document) error {
 		}); err != nil {
 			return err
 		}
-		for _, pl := range []struct {
-			prefix string
-			make   func(*Variant) (*plot.Plot, error)
-		}{{"rates-", RatePlot}, {"queues-", QueuePlot}} {
-			p, err := pl.make(v)
-			if err != nil {
-				return fmt.Errorf("results: %s plot of %s: %w", pl.prefix, v.Name, err)
-			}
-			if err := writeFile(dir, pl.prefix+name+".png", func(w io.Writer) error { return writePlot(w, p) }); err != nil {
+		files = append(files, filePrefixVT+name+".txt")
+	}
+	figs, omitted, err := Figures(d)
+	if err != nil {
+		return err
+	}
+	for _, f := range figs {
+		for _, format := range []string{"png", "svg"} {
+			if err := writeFile(dir, f.Name+"."+format, func(w io.Writer) error { return f.Render(w, format) }); err != nil {
 				return err
 			}
 		}
 	}
-	return writeFile(dir, FileSummary, func(w io.Writer) error {
-		title := d.Scenario
-		if title == "" {
-			title = "fabricsim results"
+	if err := writeFile(dir, FileSummary, func(w io.Writer) error { return writeSummary(w, d, figs, omitted) }); err != nil {
+		return err
+	}
+	files = append(files, FileSummary)
+	return writeFile(dir, FileReport, func(w io.Writer) error { return WriteReport(w, d, figs, omitted, files) })
+}
+
+// hasSeries reports whether a variant of d has time series.
+func hasSeries(d *Document) bool {
+	for i := range d.Variants {
+		if d.Variants[i].Series != nil {
+			return true
 		}
-		version := ""
-		if d.Version != "" {
-			version = ", " + d.Version
-		}
-		if _, err := fmt.Fprintf(w, "# %s\n\nseed %d%s\n\n", title, d.Seed, version); err != nil {
-			return err
-		}
-		return WriteTable(w, d, FormatMarkdown)
-	})
+	}
+	return false
 }
 
 // writeFile creates dir/name and fills it with write, atomically (WriteFileAtomic).

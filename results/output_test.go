@@ -212,7 +212,11 @@ func TestWriteTableFormats(t *testing.T) {
 			var b bytes.Buffer
 			require.NoError(t, WriteTable(&b, tc.doc, tc.format))
 			out := b.String()
-			for _, h := range summaryHeader {
+			header := summaryHeader
+			if tc.format == FormatCSV {
+				header = csvHeader
+			}
+			for _, h := range header {
 				require.Contains(t, out, h, "header not auto-formatted")
 			}
 			lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
@@ -221,13 +225,13 @@ func TestWriteTableFormats(t *testing.T) {
 				recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
 				require.NoError(t, err)
 				require.Len(t, recs, 1+tc.rows)
-				require.Equal(t, summaryHeader, recs[0])
+				require.Equal(t, csvHeader, recs[0])
 				for _, r := range recs[1:] {
-					require.Len(t, r, len(summaryHeader))
+					require.Len(t, r, len(csvHeader))
 				}
 				if tc.rows > 0 {
-					require.Equal(t, []string{"RoCEv2 lossy", "rocev2", "1/3", "500.00", "500.00",
-						"500.00", "40.00", "36.00", "17", "5", "2", "0", "0.00", "0", "0", "0"}, recs[2])
+					require.Equal(t, []string{"RoCEv2 lossy", "rocev2", "1", "3", "500", "500",
+						"500", "40", "36", "17", "5", "2", "0", "0", "0", "0", "0"}, recs[2])
 				}
 			case FormatTable:
 				var rows int
@@ -351,10 +355,9 @@ func TestWriteDir(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	require.ElementsMatch(t, []string{"results.json", "flows.csv", "sizes.csv", "summary.md", "rates.csv", "queues.csv", "fct-cdf.png",
-		"table-rocev2-pfc.txt", "table-rocev2-lossy.txt", "table-rocev2-lossy-2.txt",
-		"rates-rocev2-pfc.png", "rates-rocev2-lossy.png", "rates-rocev2-lossy-2.png",
-		"queues-rocev2-pfc.png", "queues-rocev2-lossy.png", "queues-rocev2-lossy-2.png"}, names)
+	// No time series in this document: no series CSV, no time plot.
+	require.ElementsMatch(t, []string{"results.json", "flows.csv", "sizes.csv", "summary.md", "report.html",
+		"fct-cdf.png", "fct-cdf.svg", "table-rocev2-pfc.txt", "table-rocev2-lossy.txt", "table-rocev2-lossy-2.txt"}, names)
 	for _, name := range names {
 		if filepath.Ext(name) == ".png" {
 			data, err := os.ReadFile(filepath.Join(dir, name))
@@ -418,6 +421,6 @@ func ExampleWriteTable() {
 	Summarize(&v)
 	_ = WriteTable(os.Stdout, &Document{Variants: []Variant{v}}, FormatCSV)
 	// Output:
-	// variant,transport,flows,fct_p50_us,fct_p99_us,fct_max_us,goodput_gbps,flow_gbps,drops,retx_pkts,timeouts,pause_frames,paused_us,ecn_marks,cnps,deadlocks
-	// RoCEv2 + PFC,rocev2,1/1,100.00,100.00,100.00,1.00,1.00,0,0,0,3,2.50,0,0,0
+	// variant,transport,flows_completed,flows_total,fct_p50_us,fct_p99_us,fct_max_us,goodput_gbps,flow_gbps,drops,retransmitted_packets,timeouts,pause_frames,paused_us,ecn_marks,cnps,deadlocks
+	// RoCEv2 + PFC,rocev2,1,1,100,100,100,1,1,0,0,0,3,2.5,0,0,0
 }

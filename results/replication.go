@@ -40,7 +40,7 @@ var replicatedMetrics = []struct {
 	{"goodput_gbps", func(v *Variant) (float64, bool) { return v.GoodputGbps, true }},
 	{"flow_gbps", func(v *Variant) (float64, bool) { return opt(v.FlowGbps) }},
 	{"drops", func(v *Variant) (float64, bool) { return float64(v.Drops.Total), true }},
-	{"retx_pkts", func(v *Variant) (float64, bool) { return float64(v.RetransmittedPackets), true }},
+	{"retransmitted_packets", func(v *Variant) (float64, bool) { return float64(v.RetransmittedPackets), true }},
 	{"timeouts", func(v *Variant) (float64, bool) { return float64(v.Timeouts), true }},
 	{"pause_frames", func(v *Variant) (float64, bool) { return float64(v.PFC.PauseFrames), true }},
 	{"paused_us", func(v *Variant) (float64, bool) { return v.PFC.PausedTimeUS, true }},

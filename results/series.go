@@ -1,81 +1,66 @@
 package results
 
-import (
-	"encoding/csv"
-	"io"
-	"strconv"
-)
-
-// Series is a variant's time series, sampled every sample_interval: each running flow's rate
-// limit and delivered bytes, and the depth of each switch queue that has held anything by
-// then (empty ones as 0). It is written with --out (rates.csv, queues.csv), not into the
-// results document.
+// Series is a variant's time series, written with --out (the CSV files and plots), never into
+// the results document. Every column has one value per sample time in TimesUS, so the
+// sampler can thin them all alike; counters are cumulative (DeliveredBytes, PausedUS), so
+// a rate over any two samples is exact whatever the thinning, while depths and rates are
+// the values at the sample time.
+//
+// The sampler starts at the first flow's start and samples every IntervalUS; it keeps at
+// most a bounded number of samples by dropping every other one (doubling IntervalUS) when
+// full, and takes a last sample at the end of the run. So the active period, from the first
+// start to the last finish (or the stop), holds between half that bound and the bound of
+// evenly spaced samples, whatever its length. A scenario's sample_interval fixes the
+// interval instead.
 type Series struct {
-	Rates  []RateSample
-	Queues []QueueSample
+	IntervalUS float64
+	TimesUS    []float64
+	Flows      []FlowSeries
+	Queues     []QueueSeries
+	Ingress    []IngressSeries
+	Pauses     []PauseSeries
 }
 
-// RateSample is one flow at one sampling time. RateGbps is the rate the flow's sender may
-// send at (DCQCN's current rate, its pacing rate, or its NIC's line rate).
-type RateSample struct {
-	TimeUS         float64
+// FlowSeries is one flow over time: its delivered payload (cumulative), the rate limit of
+// its DCQCN reaction point (only when DCQCN runs, else nil) and its TCP congestion window in
+// segments (only for iWARP, else nil).
+type FlowSeries struct {
 	Flow           int
-	RateGbps       float64
-	DeliveredBytes int64
+	DeliveredBytes []int64
+	RateGbps       []float64
+	CwndSegments   []float64
 }
 
-// QueueSample is one switch egress queue at one sampling time.
-type QueueSample struct {
-	TimeUS   float64
+// QueueSeries is one switch egress queue that held a frame at some sample: its depth.
+type QueueSeries struct {
 	Node     string
 	Port     int
 	Priority int
-	Bytes    int64
+	Bytes    []int64
 }
 
-// File names of the time series and plots in an --out directory.
-const (
-	FileRates   = "rates.csv"
-	FileQueues  = "queues.csv"
-	FilePlotFCT = "fct-cdf.png"
-)
-
-func writeRatesCSV(w io.Writer, d *Document) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"variant", "time_us", "flow", "rate_gbps", "delivered_bytes"}); err != nil {
-		return err
-	}
-	for i := range d.Variants {
-		v := &d.Variants[i]
-		if v.Series == nil {
-			continue
-		}
-		for _, s := range v.Series.Rates {
-			if err := cw.Write([]string{v.Name, exact(s.TimeUS), strconv.Itoa(s.Flow), exact(s.RateGbps), integer(s.DeliveredBytes)}); err != nil {
-				return err
-			}
-		}
-	}
-	cw.Flush()
-	return cw.Error()
+// IngressSeries is what one lossless port-class of a switch held from its peer over time,
+// against its XOFF (pause above it) and XON (resume at or below it).
+type IngressSeries struct {
+	Node      string
+	Port      int
+	Peer      string
+	Priority  int
+	XoffBytes int64
+	XonBytes  int64
+	Bytes     []int64
 }
 
-func writeQueuesCSV(w io.Writer, d *Document) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"variant", "time_us", "node", "port", "priority", "bytes"}); err != nil {
-		return err
-	}
-	for i := range d.Variants {
-		v := &d.Variants[i]
-		if v.Series == nil {
-			continue
-		}
-		for _, s := range v.Series.Queues {
-			if err := cw.Write([]string{v.Name, exact(s.TimeUS), s.Node, strconv.Itoa(s.Port), strconv.Itoa(s.Priority), integer(s.Bytes)}); err != nil {
-				return err
-			}
-		}
-	}
-	cw.Flush()
-	return cw.Error()
+// PauseSeries is one sending port-class (a switch port or a NIC) that a PFC frame paused:
+// the time it has been paused so far (cumulative), so the share of each interval spent
+// paused is the difference of two samples over the interval.
+type PauseSeries struct {
+	Node     string
+	Port     int
+	Peer     string
+	Priority int
+	PausedUS []float64
 }
+
+// Len is the number of samples.
+func (s *Series) Len() int { return len(s.TimesUS) }

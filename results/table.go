@@ -56,6 +56,38 @@ func summaryRow(v *Variant) []string {
 	}
 }
 
+// csvHeader is the comparison's header in CSV: the table's, with the names of the results
+// document where the table shortens them (retransmitted_packets), and flows as two integer
+// columns.
+var csvHeader = []string{
+	"variant", "transport", "flows_completed", "flows_total", "fct_p50_us", "fct_p99_us", "fct_max_us", "goodput_gbps",
+	"flow_gbps", "drops", "retransmitted_packets", "timeouts", "pause_frames", "paused_us", "ecn_marks", "cnps", "deadlocks",
+}
+
+// csvRow is v's row of the comparison in CSV: numbers at full precision, an empty cell for
+// a statistic of nothing.
+func csvRow(v *Variant) []string {
+	return []string{
+		v.Name,
+		v.Transport,
+		integer(v.Flows.Completed),
+		integer(v.Flows.Total),
+		optExact(v.FCT.P50),
+		optExact(v.FCT.P99),
+		optExact(v.FCT.Max),
+		exact(v.GoodputGbps),
+		optExact(v.FlowGbps),
+		integer(v.Drops.Total),
+		integer(v.RetransmittedPackets),
+		integer(v.Timeouts),
+		integer(v.PFC.PauseFrames),
+		exact(v.PFC.PausedTimeUS),
+		integer(v.ECN.MarkedPackets),
+		integer(v.ECN.CNPs),
+		strconv.Itoa(len(v.Deadlocks)),
+	}
+}
+
 // SizeTableMinFlows is how many flows a variant needs for WriteTable to print its
 // slowdown_by_size table under the comparison.
 const SizeTableMinFlows = 100
@@ -78,6 +110,31 @@ func sizeRows(d *Document, minFlows int64) [][]string {
 		for _, b := range v.SlowdownBySize {
 			rows = append(rows, []string{v.Name, b.Range(), integer(b.Flows), integer(b.Completed),
 				optFixed(b.FCTP50US), optFixed(b.FCTP99US), optFixed(b.P50), optFixed(b.P95), optFixed(b.P99)})
+		}
+	}
+	return rows
+}
+
+// sizeCSVHeader is sizeHeader in CSV: the bin as its two edges.
+var sizeCSVHeader = []string{"variant", "lo_bytes", "hi_bytes", "flows", "completed", "fct_p50_us", "fct_p99_us",
+	"slowdown_p50", "slowdown_p95", "slowdown_p99"}
+
+// sizeCSVRows are sizeRows in CSV: the bin as lo_bytes and hi_bytes (empty: unbounded),
+// numbers at full precision, empty cells for nothing.
+func sizeCSVRows(d *Document, minFlows int64) [][]string {
+	var rows [][]string
+	for i := range d.Variants {
+		v := &d.Variants[i]
+		if v.Flows.Total < minFlows {
+			continue
+		}
+		for _, b := range v.SlowdownBySize {
+			hi := ""
+			if b.HiBytes != nil {
+				hi = integer(*b.HiBytes)
+			}
+			rows = append(rows, []string{v.Name, integer(b.LoBytes), hi, integer(b.Flows), integer(b.Completed),
+				optExact(b.FCTP50US), optExact(b.FCTP99US), optExact(b.P50), optExact(b.P95), optExact(b.P99)})
 		}
 	}
 	return rows
@@ -115,9 +172,11 @@ func optFixed(f *float64) string {
 }
 
 // WriteTable writes the comparison of d's variants, one row per variant, in format: "table"
-// (an ASCII box table), "markdown" or "csv", all with the same header (variant, transport,
-// flows as completed/total, fct_p50_us, fct_p99_us, fct_max_us, goodput_gbps, drops,
-// retx_pkts, timeouts, pause_frames, paused_us, ecn_marks, cnps, deadlocks). Under a table or Markdown table
+// (an ASCII box table), "markdown" or "csv": variant, transport, flows as completed/total,
+// fct_p50_us, fct_p99_us, fct_max_us, goodput_gbps, flow_gbps, drops, retx_pkts, timeouts,
+// pause_frames, paused_us, ecn_marks, cnps, deadlocks; CSV names retx_pkts
+// retransmitted_packets, as the results document does, splits flows into flows_completed
+// and flows_total, and writes numbers at full precision. Under a table or Markdown table
 // it writes the notes a reader should not miss, one a line: warnings, flows that did not
 // complete, deadlocks (see Notes). It renders the summaries as they are; call Summarize on
 // each variant first.
@@ -137,13 +196,17 @@ func WriteTable(w io.Writer, d *Document, format string) error {
 	sizes := sizeRows(d, SizeTableMinFlows)
 	switch format {
 	case FormatCSV:
-		if err := writeCSV(w, summaryHeader, rows); err != nil || len(sizes) == 0 {
+		csvRows := make([][]string, len(d.Variants))
+		for i := range d.Variants {
+			csvRows[i] = csvRow(&d.Variants[i])
+		}
+		if err := writeCSV(w, csvHeader, csvRows); err != nil || len(sizes) == 0 {
 			return err
 		}
 		if _, err := io.WriteString(w, "\n"); err != nil {
 			return err
 		}
-		return writeCSV(w, sizeHeader, sizes)
+		return writeCSV(w, sizeCSVHeader, sizeCSVRows(d, SizeTableMinFlows))
 	case FormatTable, FormatMarkdown:
 		if err := renderTable(w, format, summaryHeader, summaryAlign, rows); err != nil {
 			return err
@@ -294,10 +357,10 @@ func writeReplicated(w io.Writer, d *Document, format string, notes []string) er
 	}
 	switch format {
 	case FormatCSV:
-		header := append([]string{"variant", "transport", "seed"}, summaryHeader[2:]...)
+		header := append([]string{"variant", "transport", "seed"}, csvHeader[2:]...)
 		var rows [][]string
 		for i := range d.Variants {
-			row := summaryRow(&d.Variants[i])
+			row := csvRow(&d.Variants[i])
 			rows = append(rows, append([]string{row[0], row[1], strconv.FormatUint(d.Variants[i].Seed, 10)}, row[2:]...))
 		}
 		if err := writeCSV(w, header, rows); err != nil {

@@ -184,8 +184,9 @@
 //
 //	seed                          1
 //	stop                          100ms
-//	sample_interval               stop/500: the period of the time series written with --out,
-//	                              widened when needed to keep MaxSeriesRows (see Limits)
+//	sample_interval               auto: the period of the time series written with --out;
+//	                              auto keeps 512 to 1,024 even samples from the first flow's
+//	                              start to the run's end
 //	link delay, loss              0, 0
 //	flow start, rate              0, 0 (0 = unpaced)
 //	flow priority                 the sending host's hosts.priority (incast, permutation: the
@@ -240,9 +241,9 @@
 //	memory                        4 GB (MaxMemory, estimated per variant)
 //
 // Routing binds first: the largest star is 14,142 hosts, the largest fat-tree k = 32
-// (8,192 hosts). The default sample_interval (stop/500) widens to keep the time series
-// under MaxSeriesRows; a sample_interval given that would exceed it is refused with the
-// least that fits.
+// (8,192 hosts). Without a sample_interval the automatic sampler keeps fewer samples (down
+// to 16) to keep the time series under MaxSeriesRows; a sample_interval given that would
+// exceed it is refused with the least that fits.
 //
 // # Seeds
 //

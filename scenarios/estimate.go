@@ -27,10 +27,14 @@ const (
 	MaxRouteWork = 1_000_000_000
 	// MaxFlows bounds the flows the traffic makes, in all.
 	MaxFlows = 1_000_000
-	// MaxSeriesRows bounds the time series kept and written (rates.csv and queues.csv): the
-	// default sample_interval widens to stay under it, a sample_interval given is refused
-	// beyond it.
+	// MaxSeriesRows bounds the time series kept and written (the CSV files of -o): without a
+	// sample_interval the sampler keeps at most MaxAutoSamples samples, and a run whose flows
+	// and queues would still make more rows is refused, as is a sample_interval given that
+	// makes more.
 	MaxSeriesRows = 2_000_000
+	// MaxAutoSamples is the most samples the automatic sampler keeps (when it holds one more
+	// it drops every other one and doubles its interval).
+	MaxAutoSamples = 1025
 	// MaxMemory bounds the estimated memory of one variant's run.
 	MaxMemory = 4 << 30
 )
@@ -148,10 +152,10 @@ func estimate(sc *Scenario) Estimate {
 // seriesRows is the most rows the time series can hold at interval: every flow in every
 // sample, and the queues that carry traffic (queuesPerPortEst per switch port).
 func seriesRows(sc *Scenario, e Estimate, interval sim.Time) int64 {
-	if interval <= 0 {
-		return 0
+	samples := int64(sc.SeriesSamples) + 1 // the automatic sampler's bound
+	if interval > 0 {
+		samples = int64(sc.Stop / interval)
 	}
-	samples := int64(sc.Stop / interval)
 	switchPorts := max(mulSat(2, e.Links)-e.Hosts, 0)
 	return mulSat(samples, addSat(e.Flows, mulSat(queuesPerPortEst, switchPorts)))
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
 )
 
@@ -95,8 +94,9 @@ func TestEstimateShapeIsTheBuilders(t *testing.T) {
 	}
 }
 
-// TestSeriesCapped: the default sample interval widens so that the time series stays under
-// MaxSeriesRows; a sample_interval given that would go over is refused with the least that fits.
+// TestSeriesCapped: without a sample_interval the automatic sampler keeps fewer samples so
+// that the time series stays under MaxSeriesRows; a sample_interval given that would go over
+// is refused with the least that fits.
 func TestSeriesCapped(t *testing.T) {
 	const base = `version: 1
 name: many
@@ -108,22 +108,22 @@ traffic:
 	f, errs, _ := Load("many.yaml", []byte(base), nil)
 	require.Empty(t, errs)
 	sc := f.Scenario(0)
-	require.Greater(t, sc.SampleInterval, sc.Stop/500)
+	require.Zero(t, sc.SampleInterval, "automatic")
 	require.LessOrEqual(t, f.Estimate(0).SeriesRows, int64(MaxSeriesRows))
-	// 19 samples fit (2,000,000 / (100,000 flows + 2 x 16 queues)): the interval is stop/19
-	// rounded up, which leaves 18 whole ones.
-	require.Equal(t, 18, int(sc.Stop/sc.SampleInterval))
+	// 19 samples fit (2,000,000 / (100,000 flows + 2 x 16 queues)): the sampler keeps at
+	// most 18 (an even number), plus the one at the end.
+	require.Equal(t, 18, sc.SeriesSamples)
 
 	_, errs, _ = Load("many.yaml", []byte(base+"sample_interval: 100us\n"), nil)
 	require.Len(t, errs, 1)
 	require.Equal(t, "sample_interval", errs[0].Path)
 	require.Contains(t, errs[0].Msg, "10,003,200 time-series rows, more than 2,000,000")
-	require.Contains(t, errs[0].Msg, "To shrink it: a sample_interval of at least 527us (or none: the default widens to fit)")
+	require.Contains(t, errs[0].Msg, "To shrink it: a sample_interval of at least 527us (or none: the automatic sampler keeps fewer samples to fit)")
 
-	// Small runs keep stop/500.
+	// Small runs keep the automatic sampler's full 1,024.
 	f, errs, _ = Load("s.yaml", presetFile("{preset: star, params: {hosts: 4, link: {rate: 100Gbps}}}"), nil)
 	require.Empty(t, errs)
-	require.Equal(t, sim.Millisecond/500, f.Scenario(0).SampleInterval)
+	require.Equal(t, MaxAutoSamples-1, f.Scenario(0).SeriesSamples)
 }
 
 // TestTooManyFlowsRefused: the flows are counted without being made.

@@ -37,26 +37,16 @@ func exceeded(e Estimate) []string {
 	return over
 }
 
-// sampleDefault widens the default sample interval (stop/500) so that the time series
-// stays under MaxSeriesRows; it returns the interval to use.
-func sampleDefault(sc *Scenario, e Estimate) sim.Time {
-	interval := sc.SampleInterval
-	perSample := e.SeriesRows / max(int64(sc.Stop/interval), 1)
-	if perSample == 0 || e.SeriesRows <= MaxSeriesRows {
-		return interval
-	}
-	samples := max(MaxSeriesRows/perSample, 1)
-	return (sc.Stop + sim.Time(samples) - 1) / sim.Time(samples)
-}
-
 // checkSize estimates the run of the resolved, error-free scenario and refuses it when it
-// is over a limit, with the estimate and how to shrink it. The default sample interval is
-// widened first so that the time series fits.
+// is over a limit, with the estimate and how to shrink it. Without a sample_interval the
+// sampler keeps at most SeriesSamples+1 samples, lowered (to 16 at least) so that the time
+// series fits.
 func (r *resolver) checkSize(sampleGiven bool) {
 	sc := r.sc
 	e := estimate(sc)
-	if !sampleGiven {
-		sc.SampleInterval = sampleDefault(sc, e)
+	if perSample := e.SeriesRows / int64(sc.SeriesSamples+1); !sampleGiven && e.SeriesRows > MaxSeriesRows && perSample > 0 {
+		// Fewer samples, down to 16, so that the series fits.
+		sc.SeriesSamples = max(int(MaxSeriesRows/perSample-1)&^1, 16)
 		e = estimate(sc)
 	}
 	over := exceeded(e)
@@ -83,7 +73,7 @@ func (r *resolver) shrink(e Estimate, sampleGiven bool) (path, how string) {
 	case sampleGiven && e.SeriesRows > MaxSeriesRows && !topoOver:
 		samples := max(MaxSeriesRows/max(e.SeriesRows/max(int64(sc.Stop/sc.SampleInterval), 1), 1), 1)
 		least := roundUp((sc.Stop + sim.Time(samples) - 1) / sim.Time(samples))
-		return "sample_interval", fmt.Sprintf("a sample_interval of at least %v (or none: the default widens to fit)", least)
+		return "sample_interval", fmt.Sprintf("a sample_interval of at least %v (or none: the automatic sampler keeps fewer samples to fit)", least)
 	case !topoOver && e.MemoryBytes > MaxMemory:
 		return "traffic", "fewer flows or a shorter stop"
 	}

@@ -141,8 +141,8 @@ func (r *resolver) scenario(raw *rawFile) *Scenario {
 			r.errf("stop", "stop must be > 0, e.g. stop: 10ms")
 		}
 	}
-	sc.SampleInterval = max(sc.Stop/500, sim.Nanosecond)
-	if raw.Sample != nil {
+	sc.SeriesSamples = MaxAutoSamples - 1
+	if raw.Sample != nil { // otherwise 0: the sampler follows the run's active period
 		sc.SampleInterval = sim.Time(*raw.Sample)
 		switch {
 		case sc.SampleInterval <= 0:
@@ -161,7 +161,7 @@ func (r *resolver) scenario(raw *rawFile) *Scenario {
 	}
 	r.traffic(raw.Traffic)
 	r.faults(raw.Faults)
-	if r.topo != nil && sc.Stop > 0 && sc.SampleInterval > 0 {
+	if r.topo != nil && sc.Stop > 0 {
 		r.checkSize(raw.Sample != nil)
 	}
 	return sc

@@ -25,8 +25,12 @@ type Scenario struct {
 	Seeds []uint64
 	Stop  sim.Time // simulated-time limit, default 100ms
 	// SampleInterval is the period of the time series (flow rates, queue depths) written
-	// with --out; default stop/500.
+	// with --out; 0 (the default) lets the sampler choose it from the run's active period.
 	SampleInterval sim.Time
+	// SeriesSamples is, without a SampleInterval, the most samples the automatic sampler
+	// keeps (even): MaxAutoSamples-1, fewer when the flows and queues would otherwise make
+	// more than MaxSeriesRows rows.
+	SeriesSamples int
 
 	Variant   string // the variant's name; "default" when the file has no variants
 	Transport string // the variant's transport; "" when it names none

@@ -309,7 +309,7 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 			}
 			bar := newProgress(stderr, shown*max(len(seeds), 1), s.quiet)
 			doc, err := experiment.RunFileWith(f, variants, experiment.Options{Workers: s.workers,
-				Progress: bar.report, Capture: capture, Limits: limits, Seeds: seeds})
+				Progress: bar.report, Capture: capture, Limits: limits, Seeds: seeds, Series: s.out != ""})
 			bar.finish()
 			stop() // a second Ctrl-C while the results are written kills the process
 			if err != nil {

@@ -272,7 +272,7 @@ func TestSeedsReplicateAndReportIntervals(t *testing.T) {
 
 	status, out, _ = fabricsim(t, "run", path, "-q", "--seeds", "2", "--format", "csv")
 	require.Equal(t, 0, status)
-	require.Contains(t, out, "variant,transport,seed,flows,")
+	require.Contains(t, out, "variant,transport,seed,flows_completed,flows_total,")
 	require.Contains(t, out, "variant,transport,seeds,completed_mean,completed_ci95,")
 	status, _, stderr = fabricsim(t, "run", path, "-q", "--seeds", "0")
 	require.Equal(t, 2, status)

@@ -1,0 +1,50 @@
+package results
+
+import "fmt"
+
+// Figures are the plots of d that have something to show, in the order a report shows them:
+// the FCT distribution, the slowdown by flow size, then per variant its goodput, DCQCN rate,
+// TCP window, queue, ingress and PFC plots (time series only for variants that have them).
+// Omitted lists each plot not drawn and why. Names are file names without extension,
+// VARIANT being the variant's file slug (VariantFileSlugs).
+func Figures(d *Document) (figs []*Figure, omitted []Omitted, err error) {
+	for _, pl := range []struct {
+		name string
+		make func(*Document) (*Figure, string, error)
+	}{{"fct-cdf", fctFigure}, {"slowdown-by-size", sizesFigure}} {
+		f, why, err := pl.make(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		if f == nil {
+			omitted = append(omitted, Omitted{pl.name, why})
+			continue
+		}
+		figs = append(figs, f)
+	}
+	for i, slug := range VariantFileSlugs(d) {
+		v := &d.Variants[i]
+		for _, pl := range []struct {
+			prefix string
+			make   func(*Variant) (*Figure, string, error)
+		}{{"throughput-", throughputFigure}, {"rate-", rateFigure}, {"cwnd-", cwndFigure},
+			{"queues-", queueFigure}, {"ingress-", ingressFigure}, {"pfc-", pfcFigure}} {
+			name := pl.prefix + slug
+			if v.Series == nil || v.Series.Len() == 0 {
+				omitted = append(omitted, Omitted{name, "no time series (the variant ran no flow)"})
+				continue
+			}
+			f, why, err := pl.make(v)
+			if err != nil {
+				return nil, nil, fmt.Errorf("results: %s: %w", name, err)
+			}
+			if f == nil {
+				omitted = append(omitted, Omitted{name, v.Name + ": " + why})
+				continue
+			}
+			f.Name = name
+			figs = append(figs, f)
+		}
+	}
+	return figs, omitted, nil
+}

@@ -1,0 +1,123 @@
+package results
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"go.yaml.in/yaml/v4"
+)
+
+// FileReport is the HTML report of an output directory.
+const FileReport = "report.html"
+
+//go:embed report.html.tmpl
+var reportSource string
+
+var reportTemplate = template.Must(template.New("report").Parse(reportSource))
+
+// reportFigure is a figure as the report shows it: inline SVG, caption, links to its files.
+type reportFigure struct {
+	Name, Title, Caption string
+	SVG                  template.HTML
+}
+
+type reportSection struct {
+	Title   string
+	Figures []reportFigure
+}
+
+// report is what the template renders.
+type report struct {
+	Title, Version   string
+	Seed             uint64
+	Interrupted      bool
+	Description      []string
+	YAML             string
+	Overrides        []string
+	Header           []string
+	Rows             [][]string
+	SizeHeader       []string
+	SizeRows         [][]string
+	SizeNone         string
+	Defs, SizeDefs   []Definition
+	Notes, Deadlocks []string
+	Sections         []reportSection
+	Omitted          []Omitted
+	Files            []string
+}
+
+// WriteReport writes d as one self-contained HTML page: the scenario's description, the
+// comparison and slowdown-by-size tables with the definition of every column, the notes
+// and deadlocks, every figure as inline SVG with its caption (and what was not plotted,
+// and why), links to the other files, and the scenario as run. It needs no network and no
+// script.
+func WriteReport(w io.Writer, d *Document, figs []*Figure, omitted []Omitted, files []string) error {
+	r := report{Title: d.Scenario, Version: d.Version, Seed: d.Seed, Interrupted: d.Interrupted,
+		Description: paragraphs(describe(d.ResolvedScenario)), YAML: d.ResolvedScenario, Overrides: d.Overrides,
+		Header: summaryHeader, SizeHeader: sizeHeader, Defs: TableDefinitions, SizeDefs: SizeDefinitions,
+		Omitted: omitted, Files: files}
+	if r.Title == "" {
+		r.Title = "fabricsim results"
+	}
+	for i := range d.Variants {
+		v := &d.Variants[i]
+		row := summaryRow(v)
+		if seedsDiffer(d) {
+			row[0] = fmt.Sprintf("%s (seed %d)", v.Name, v.Seed)
+		}
+		r.Rows = append(r.Rows, row)
+		r.Notes = append(r.Notes, Notes(v)...)
+		for _, dl := range v.Deadlocks {
+			r.Deadlocks = append(r.Deadlocks, fmt.Sprintf("%s: at %s us, the cycle %s", v.Name, fixed(dl.AtUS), strings.Join(dl.Cycle, " -> ")))
+		}
+	}
+	r.SizeRows = sizeRows(d, SizeTableMinFlows)
+	if len(r.SizeRows) == 0 {
+		r.SizeNone = fmt.Sprintf("No variant has %d flows or more: too few for a table by flow size.", SizeTableMinFlows)
+	}
+	sections := map[string]int{}
+	for _, f := range figs {
+		title := "All variants"
+		if f.Variant != "" {
+			title = "Variant " + f.Variant
+		}
+		k, ok := sections[title]
+		if !ok {
+			k = len(r.Sections)
+			sections[title] = k
+			r.Sections = append(r.Sections, reportSection{Title: title})
+		}
+		svg, err := f.InlineSVG()
+		if err != nil {
+			return err
+		}
+		r.Sections[k].Figures = append(r.Sections[k].Figures, reportFigure{Name: f.Name, Title: f.Title, Caption: f.Caption,
+			SVG: template.HTML(svg)}) // gonum's SVG writer escapes its text
+	}
+	return reportTemplate.Execute(w, r)
+}
+
+// describe is the description of a scenario given as YAML, "" when it has none.
+func describe(yamlText string) string {
+	var s struct {
+		Description string `yaml:"description"`
+	}
+	if yaml.Unmarshal([]byte(yamlText), &s) != nil {
+		return ""
+	}
+	return strings.TrimSpace(s.Description)
+}
+
+// paragraphs splits text at blank lines.
+func paragraphs(text string) []string {
+	var out []string
+	for _, p := range strings.Split(text, "\n\n") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,58 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// writeSummary writes summary.md: a heading, the scenario's description, the comparison
+// (and slowdown-by-size) tables in Markdown with their notes, the definition of every
+// column, and links to the plots, with those not drawn and why.
+func writeSummary(w io.Writer, d *Document, figs []*Figure, omitted []Omitted) error {
+	var b strings.Builder
+	title := d.Scenario
+	if title == "" {
+		title = "fabricsim results"
+	}
+	version := ""
+	if d.Version != "" {
+		version = ", " + d.Version
+	}
+	fmt.Fprintf(&b, "# %s\n\nseed %d%s\n\n", title, d.Seed, version)
+	for _, p := range paragraphs(describe(d.ResolvedScenario)) {
+		b.WriteString(strings.Join(strings.Fields(p), " ") + "\n\n")
+	}
+	if err := flush(w, &b); err != nil {
+		return err
+	}
+	if err := WriteTable(w, d, FormatMarkdown); err != nil {
+		return err
+	}
+	b.WriteString("\n## What the columns mean\n\n")
+	for _, defs := range []struct {
+		title string
+		list  []Definition
+	}{{"Comparison", TableDefinitions}, {"Slowdown by flow size", SizeDefinitions}} {
+		fmt.Fprintf(&b, "%s:\n\n", defs.title)
+		for _, def := range defs.list {
+			unit := ""
+			if def.Unit != "" {
+				unit = " (" + def.Unit + ")"
+			}
+			fmt.Fprintf(&b, "- `%s`%s: %s\n", def.Column, unit, def.Meaning)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("## Plots\n\nAll of them, with captions, are in [report.html](report.html).\n\n")
+	for _, f := range figs {
+		fmt.Fprintf(&b, "- [%s](%s.png) ([SVG](%s.svg))\n", f.Title, f.Name, f.Name)
+	}
+	if len(omitted) > 0 {
+		b.WriteString("\nNot plotted:\n\n")
+		for _, o := range omitted {
+			fmt.Fprintf(&b, "- `%s`: %s\n", o.Name, o.Reason)
+		}
+	}
+	return flush(w, &b)
+}
