@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -30,6 +32,7 @@ func newBenchCommand(stdout, stderr io.Writer) *cobra.Command {
 	var stop string
 	var calib float64
 	var workers int
+	var profile string
 	cmd := &cobra.Command{
 		Use:   "bench [SCENARIO]",
 		Short: "Run a scenario and print the simulator's speed: events/s, packet hops/s, events and allocations per hop, peak RSS",
@@ -65,6 +68,17 @@ across machines and loads.`,
 			if err := experiment.CheckVariants(f, variants); err != nil {
 				return usagef("%v", err)
 			}
+			if profile != "" {
+				out, err := os.Create(profile)
+				if err != nil {
+					return usagef("--cpuprofile %s: %v", profile, err)
+				}
+				defer out.Close()
+				if err := pprof.StartCPUProfile(out); err != nil {
+					return err
+				}
+				defer pprof.StopCPUProfile()
+			}
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			cpu0 := cpuTime()
@@ -91,6 +105,7 @@ across machines and loads.`,
 	fl.StringArrayVar(&sets, "set", nil, "override one scenario field, `PATH=VALUE` (repeatable)")
 	fl.StringArrayVar(&variants, "variant", nil, "run only the variant `NAME` (repeatable)")
 	fl.IntVar(&workers, "workers", 1, "variants run at once (0: one per CPU)")
+	fl.StringVar(&profile, "cpuprofile", "", "write a CPU profile of the run to `FILE` (go tool pprof)")
 	fl.Float64Var(&calib, "calib", 0, "the calibration workload's figure in `M` ops/s: print hops/s / (M x 1e6)")
 	return cmd
 }
