@@ -32,7 +32,7 @@ func newBenchCommand(stdout, stderr io.Writer) *cobra.Command {
 	var stop string
 	var calib float64
 	var workers int
-	var profile string
+	var profile, memProfile string
 	cmd := &cobra.Command{
 		Use:   "bench [SCENARIO]",
 		Short: "Run a scenario and print the simulator's speed: events/s, packet hops/s, events and allocations per hop, peak RSS",
@@ -88,6 +88,11 @@ across machines and loads.`,
 				return err
 			}
 			b := benchFigures{wall: time.Since(start), cpu: cpuTime() - cpu0, peakRSS: peakRSS()}
+			if memProfile != "" {
+				if err := writeHeapProfile(memProfile); err != nil {
+					return err
+				}
+			}
 			runtime.ReadMemStats(&after)
 			b.allocs = after.Mallocs - before.Mallocs
 			for _, v := range doc.Variants {
@@ -106,6 +111,7 @@ across machines and loads.`,
 	fl.StringArrayVar(&variants, "variant", nil, "run only the variant `NAME` (repeatable)")
 	fl.IntVar(&workers, "workers", 1, "variants run at once (0: one per CPU)")
 	fl.StringVar(&profile, "cpuprofile", "", "write a CPU profile of the run to `FILE` (go tool pprof)")
+	fl.StringVar(&memProfile, "memprofile", "", "write a heap profile (allocations, go tool pprof -sample_index=alloc_space) to `FILE`")
 	fl.Float64Var(&calib, "calib", 0, "the calibration workload's figure in `M` ops/s: print hops/s / (M x 1e6)")
 	return cmd
 }
@@ -125,6 +131,19 @@ func (b *benchFigures) print(w io.Writer, scenario string, workers int, calib fl
 		fmt.Fprintf(w, "hops/s / calib:  %.4f (per cpu-second: %.4f; calib %.3f M ops/s)\n",
 			hopsPerSec/(calib*1e6), float64(b.hops)/b.cpu.Seconds()/(calib*1e6), calib)
 	}
+}
+
+// writeHeapProfile writes the heap profile, as of the last garbage collection, to path.
+func writeHeapProfile(path string) error {
+	out, err := os.Create(path)
+	if err != nil {
+		return usagef("--memprofile %s: %v", path, err)
+	}
+	if err := pprof.Lookup("allocs").WriteTo(out, 0); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // cpuTime is the CPU time (user and system) the process has used so far.
