@@ -98,8 +98,11 @@ type Port struct {
 	// ResumesSent.
 	portPFC
 	// Served counts the frames each queue has sent: the deadlock detector's progress mark.
-	Served   [NumPriorities]int64
-	queued   int  // packets in all queues
+	Served [NumPriorities]int64
+	queued int // packets in all queues
+	// backlog has bit c set while queue c holds a frame, so the strict-priority scheduler
+	// finds the next queue without reading eight queue headers (twelve cache lines).
+	backlog  uint8
 	rr       int  // DWRR: the queue being visited
 	credited bool // DWRR: the visited queue got its quantum this visit
 	deficit  [NumPriorities]int64
@@ -301,6 +304,7 @@ func (sw *Switch) enqueue(now sim.Time, pt *Port, p *topology.Packet) {
 	sw.Forwarded++
 	q.Push(now, p)
 	pt.queued++
+	pt.backlog |= 1 << p.Priority
 	pt.kick(now)
 }
 
@@ -339,6 +343,9 @@ func (pt *Port) dequeue(now sim.Time, qi int) *topology.Packet {
 	sw := pt.sw
 	p := pt.Queues[qi].Pop(now)
 	pt.queued--
+	if pt.Queues[qi].Len == 0 {
+		pt.backlog &^= 1 << qi
+	}
 	pt.Served[qi]++
 	size := int64(p.Frame)
 	sw.BufferUsed -= size
