@@ -163,8 +163,9 @@ func ComputeRoutes(nw *Network, static []StaticRoute) (*Routes, error) {
 
 // group is the number of the ECMP group of ports, added to the switch's groups if new.
 func (fw *Forwarding) group(index map[string]uint16, ports []int32) (uint16, error) {
-	key := groupKey(ports)
-	if g, ok := index[key]; ok {
+	var buf [64]byte
+	key := groupKey(buf[:0], ports)
+	if g, ok := index[string(key)]; ok { // a lookup by string(bytes) does not allocate
 		return g, nil
 	}
 	if len(fw.groups) >= maxGroups {
@@ -172,17 +173,16 @@ func (fw *Forwarding) group(index map[string]uint16, ports []int32) (uint16, err
 	}
 	g := uint16(len(fw.groups))
 	fw.groups = append(fw.groups, append([]int32(nil), ports...))
-	index[key] = g
+	index[string(key)] = g
 	return g, nil
 }
 
-// groupKey spells a port list as a map key.
-func groupKey(ports []int32) string {
-	b := make([]byte, 0, 4*len(ports))
+// groupKey appends the bytes of a port list, a map key, to b.
+func groupKey(b []byte, ports []int32) []byte {
 	for _, p := range ports {
 		b = append(b, byte(p), byte(p>>8), byte(p>>16), byte(p>>24))
 	}
-	return string(b)
+	return b
 }
 
 // distances fills, for destination host d, the hop counts of every node along shortest paths
