@@ -288,3 +288,11 @@ func TestFatTreeECMPLesson(t *testing.T) {
 	require.Zero(t, variantNamed(t, d, "iWARP lossy + DCTCP").Drops.Total)
 	require.Positive(t, variantNamed(t, d, "RoCEv2 lossy").Drops.Total)
 }
+
+// TestPerfLeafSpineLesson: the benchmark fabric is lossless: PFC pauses, nothing is dropped.
+func TestPerfLeafSpineLesson(t *testing.T) {
+	v := &golden(t, "perf-leafspine").Variants[0]
+	require.EqualValues(t, 128, v.Flows.Total)
+	require.Zero(t, v.Drops.Total)
+	require.Positive(t, v.PFC.PauseFrames)
+}

@@ -39,23 +39,24 @@ type payload struct {
 // Engine is a discrete-event loop. Events run in time order; events scheduled for the same
 // time run in the order they were scheduled, so a run is deterministic. The zero value is not
 // usable; call NewEngine. An Engine is not safe for concurrent use: run one per goroutine.
+//
+// Pending events live in a timing wheel when they are due within a few microseconds (a
+// packet's next hop), else in a binary heap; the next event is the earlier of the two
+// heads by (time, sequence), so the order is exactly the heap's alone.
 type Engine struct {
 	now      Time
 	seq      uint64
+	near     *wheel
 	heap     []entry
 	slots    []payload
 	free     []int32
 	executed uint64
 	stopped  bool
-	// topVacant is set while the handler of the event at heap[0] runs: that entry is already
-	// consumed, so the handler's first At replaces it with one sift down instead of a pop
-	// and a push (the hold pattern of a packet moving from hop to hop).
-	topVacant bool
 }
 
 // NewEngine returns an engine at time zero with no events.
 func NewEngine() *Engine {
-	return &Engine{heap: make([]entry, 0, 1024), slots: make([]payload, 0, 1024)}
+	return &Engine{near: &wheel{}, heap: make([]entry, 0, 64), slots: make([]payload, 0, 1024)}
 }
 
 // Now is the current simulated time: the time of the event being handled.
@@ -65,11 +66,11 @@ func (e *Engine) Now() Time { return e.now }
 func (e *Engine) Executed() uint64 { return e.executed }
 
 // Pending is the number of events scheduled but not yet handled.
-func (e *Engine) Pending() int { return len(e.heap) }
+func (e *Engine) Pending() int { return len(e.heap) + e.near.n }
 
 // At schedules h.Handle(at, op, data). Scheduling in the past is a programming error and
-// panics. The complexity is O(log n) in the pending events; it does not allocate once the
-// engine has grown to its working size.
+// panics. An event within the wheel's span costs O(1), a later one O(log n) in the heap's
+// events; it does not allocate once the engine has grown to its working size.
 func (e *Engine) At(at Time, h Handler, op int, data any) {
 	if at < e.now {
 		panic(fmt.Sprintf("sim: event scheduled at %v, before now (%v)", at, e.now))
@@ -88,12 +89,9 @@ func (e *Engine) At(at Time, h Handler, op int, data any) {
 	}
 	e.seq++
 	x := entry{at: at, key: e.seq<<slotBits | uint64(slot)}
-	if e.topVacant {
-		e.topVacant = false
-		e.siftDown(x)
-		return
+	if !e.near.insert(x) {
+		e.push(x)
 	}
-	e.push(x)
 }
 
 // After schedules h.Handle at d after now.
@@ -115,28 +113,47 @@ func (e *Engine) Run(until Time) (stopped bool) {
 // a run into budgets to look at the clock or a signal between them without changing it.
 func (e *Engine) RunBudget(until Time, budget uint64) (stopped, exhausted bool) {
 	e.stopped = false
-	for len(e.heap) > 0 && !e.stopped {
+	for !e.stopped {
+		var top entry
+		var b *bucket
+		switch {
+		case e.near.n > 0:
+			b = e.near.first()
+			top = b.items[b.head]
+			if len(e.heap) > 0 && e.heap[0].before(top) {
+				top, b = e.heap[0], nil
+			}
+		case len(e.heap) > 0:
+			top = e.heap[0]
+		default:
+			return e.finish(until)
+		}
 		if budget == 0 {
 			return false, true
 		}
 		budget--
-		top := e.heap[0]
 		if top.at > until {
 			break
 		}
+		if b != nil {
+			e.near.remove(b)
+		} else {
+			e.pop()
+		}
+		e.near.cur = int64(top.at) >> wheelShift
 		slot := int32(top.key & (maxSlots - 1))
 		p := e.slots[slot]
 		e.slots[slot] = payload{}
 		e.free = append(e.free, slot)
 		e.now = top.at
 		e.executed++
-		e.topVacant = true
 		p.target.Handle(top.at, p.op, p.data)
-		if e.topVacant {
-			e.topVacant = false
-			e.pop()
-		}
 	}
+	return e.finish(until)
+}
+
+// finish ends RunBudget when no event is due by until, or Stop was called.
+func (e *Engine) finish(until Time) (stopped, exhausted bool) {
 	if !e.stopped && until != Never && e.now < until {
 		e.now = until
 	}

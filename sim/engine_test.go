@@ -192,3 +192,56 @@ func TestRunBudgetCutsARunWithoutChangingIt(t *testing.T) {
 	}
 	require.Equal(t, Time(400), end)
 }
+
+// TestEngineWheelAndHeapKeepOneOrder schedules, from inside handlers, events near (within
+// the wheel's span), far (in the heap) and at equal times, across many turns of the wheel,
+// and checks that they run in (time, insertion) order.
+func TestEngineWheelAndHeapKeepOneOrder(t *testing.T) {
+	e := NewEngine()
+	rng := rand.New(rand.NewPCG(3, 4))
+	type ev struct {
+		at  Time
+		seq int
+	}
+	var ran []ev
+	seq := 0
+	var h handlerFunc2
+	h = func(now Time, op int, _ any) {
+		ran = append(ran, ev{now, op})
+		if seq >= 200_000 {
+			return
+		}
+		for k := 0; k < 1+rng.IntN(2); k++ {
+			var d Time
+			switch rng.IntN(4) {
+			case 0:
+				d = Time(rng.IntN(3)) // equal or nearly equal times
+			case 1:
+				d = Time(rng.IntN(5000)) * Nanosecond / 1000 // within the wheel
+			case 2:
+				d = Time(rng.IntN(5000)) * Nanosecond // past the wheel: the heap
+			default:
+				d = Time(rng.IntN(1500)) * Nanosecond // either side of the wheel's edge
+			}
+			seq++
+			e.After(d, h, seq, nil)
+		}
+	}
+	for i := 0; i < 50; i++ {
+		seq++
+		e.At(Time(rng.IntN(10_000)), h, seq, nil)
+	}
+	e.Run(Never)
+	require.Greater(t, len(ran), 100_000)
+	for i := 1; i < len(ran); i++ {
+		a, b := ran[i-1], ran[i]
+		if b.at < a.at || (b.at == a.at && b.seq < a.seq) {
+			t.Fatalf("event %d (seq %d at %v) ran after seq %d at %v", i, b.seq, b.at, a.seq, a.at)
+		}
+	}
+	require.Equal(t, 0, e.Pending())
+}
+
+type handlerFunc2 func(now Time, op int, data any)
+
+func (f handlerFunc2) Handle(now Time, op int, data any) { f(now, op, data) }

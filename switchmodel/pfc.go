@@ -195,6 +195,7 @@ func (pt *Port) watchdog(now sim.Time, c int) {
 // accounting (which may resume the upstream senders).
 func (pt *Port) flush(now sim.Time, c int) {
 	sw := pt.sw
+	pt.backlog &^= 1 << c
 	for pt.Queues[c].Len > 0 {
 		p := pt.Queues[c].Pop(now)
 		pt.queued--

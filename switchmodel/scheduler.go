@@ -1,6 +1,10 @@
 package switchmodel
 
-import "github.com/fabricsim/fabricsim/sim"
+import (
+	"math/bits"
+
+	"github.com/fabricsim/fabricsim/sim"
+)
 
 // Scheduler chooses which egress queue of a port sends next.
 type Scheduler uint8
@@ -25,11 +29,14 @@ func (pt *Port) next(now sim.Time) int {
 	return pt.nextStrict(now)
 }
 
+// nextStrict is the highest non-empty queue that is not paused, found from the backlog bits.
 func (pt *Port) nextStrict(now sim.Time) int {
-	for i := NumPriorities - 1; i >= 0; i-- {
-		if pt.Queues[i].Len > 0 && !pt.paused(now, i) {
+	for m := pt.backlog; m != 0; {
+		i := bits.Len8(m) - 1
+		if !pt.paused(now, i) {
 			return i
 		}
+		m &^= 1 << i
 	}
 	return -1
 }

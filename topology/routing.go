@@ -44,18 +44,32 @@ type StaticRoute struct {
 
 // Routes holds every switch's forwarding tables: for each table and destination host, the
 // ports on shortest paths (equal-cost multipath). Hosts forward nothing and have one port,
-// so they keep no table. The Routed table shares the Bridged one's rows except at a switch
-// with static routes, which keeps memory at two rows per switch.
+// so they keep no table.
 type Routes struct {
 	nw   *Network
-	next [][numTables][][]int32 // [switch node][table][destination node] -> ports; nil rows for hosts
-	salt []uint32               // per-node ECMP hash salt, so switches in series do not polarize
+	fwd  []*Forwarding // by node; nil for hosts
+	salt []uint32      // per-node ECMP hash salt, so switches in series do not polarize
 }
 
-// MaxTableEntries bounds switches x nodes, the size of the route tables (two rows of slice
-// headers per switch, about 48 bytes an entry): beyond it a topology is refused rather than
-// allowed to exhaust memory.
-const MaxTableEntries = 20_000_000
+// Forwarding is one switch's tables, laid out for the per-packet lookup: a row per table of
+// 2-byte ECMP group numbers indexed by destination node, and the switch's few distinct
+// groups (sets of equal-cost ports). A lookup reads one row entry and a group that stays in
+// cache, and a switch keeps 4 bytes per node of the fabric (2 with no layer-3 routing),
+// so a 10,000-host fabric's tables take tens of megabytes, not gigabytes. The Routed row is
+// the Bridged one except at a switch with static routes.
+type Forwarding struct {
+	rows   [numTables][]uint16 // [table][destination node] -> group; 0: no route
+	groups [][]int32           // group -> ports; groups[0] is empty
+	salt   uint32
+}
+
+// MaxTableEntries bounds switches x nodes, the size of the route tables (2 bytes a row
+// entry, two rows per switch): beyond it a topology is refused rather than allowed to
+// exhaust memory.
+const MaxTableEntries = 1_000_000_000
+
+// maxGroups is the number of distinct ECMP groups a switch can hold (a uint16 group number).
+const maxGroups = 1 << 16
 
 const unreachable = math.MaxInt32
 
@@ -69,14 +83,32 @@ func ComputeRoutes(nw *Network, static []StaticRoute) (*Routes, error) {
 		return nil, fmt.Errorf("the topology is too large to route: %d switches x %d nodes is more than %d route-table entries",
 			switches, n, MaxTableEntries)
 	}
-	r := &Routes{nw: nw, next: make([][numTables][][]int32, n), salt: make([]uint32, n)}
-	for i := range r.next {
-		if nw.Nodes[i].Type == Switch {
-			r.next[i][Bridged] = make([][]int32, n)
-			r.next[i][Unrouted] = make([][]int32, n)
-			r.next[i][Routed] = r.next[i][Bridged]
-		}
+	r := &Routes{nw: nw, fwd: make([]*Forwarding, n), salt: make([]uint32, n)}
+	index := make([]map[string]uint16, n) // per switch: a group's ports (as a key) -> its number
+	for i := range r.fwd {
 		r.salt[i] = mix32(uint32(i)*0x9e3779b9 + 0x7f4a7c15)
+		if nw.Nodes[i].Type == Switch {
+			fw := &Forwarding{groups: [][]int32{nil}, salt: r.salt[i]}
+			fw.rows[Bridged] = make([]uint16, n)
+			fw.rows[Routed] = fw.rows[Bridged] // shared until a static route needs its own
+			r.fwd[i] = fw
+			index[i] = map[string]uint16{"": 0}
+		}
+	}
+	routers := false
+	for i := range nw.Nodes {
+		routers = routers || nw.Nodes[i].Router()
+	}
+	// With no layer-3 switch a cross-subnet packet has no route anywhere: every switch
+	// shares one empty Unrouted row.
+	none := make([]uint16, n)
+	for _, fw := range r.fwd {
+		if fw != nil {
+			fw.rows[Unrouted] = none
+			if routers {
+				fw.rows[Unrouted] = make([]uint16, n)
+			}
+		}
 	}
 	for _, s := range static {
 		if !nw.Nodes[s.At].Router() {
@@ -93,6 +125,7 @@ func ComputeRoutes(nw *Network, static []StaticRoute) (*Routes, error) {
 	}
 	bridged := make([]int, n)  // hops to the destination, any switches
 	unrouted := make([]int, n) // hops to the destination through at least one router
+	var ports []int32
 	for _, d := range nw.Hosts() {
 		r.distances(d, bridged, unrouted)
 		for i := range nw.Nodes {
@@ -100,17 +133,56 @@ func ComputeRoutes(nw *Network, static []StaticRoute) (*Routes, error) {
 			if node.Type == Host {
 				continue
 			}
-			r.next[i][Bridged][d] = r.hops(node, d, func(m NodeID) int { return bridged[m] }, bridged[i])
-			r.next[i][Unrouted][d] = r.hops(node, d, func(m NodeID) int {
+			fw := r.fwd[i]
+			ports = r.hops(ports[:0], node, d, func(m NodeID) int { return bridged[m] }, bridged[i])
+			g, err := fw.group(index[i], ports)
+			if err != nil {
+				return nil, fmt.Errorf("switch %s: %w", node.Name, err)
+			}
+			fw.rows[Bridged][d] = g
+			if !routers {
+				continue // no router: no Unrouted path
+			}
+			ports = r.hops(ports[:0], node, d, func(m NodeID) int {
 				if nw.Nodes[m].Router() {
 					return bridged[m]
 				}
 				return unrouted[m]
 			}, unrouted[i])
+			if g, err = fw.group(index[i], ports); err != nil {
+				return nil, fmt.Errorf("switch %s: %w", node.Name, err)
+			}
+			fw.rows[Unrouted][d] = g
 		}
 	}
-	r.applyStatic(static)
+	if err := r.applyStatic(static, index); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// group is the number of the ECMP group of ports, added to the switch's groups if new.
+func (fw *Forwarding) group(index map[string]uint16, ports []int32) (uint16, error) {
+	var buf [64]byte
+	key := groupKey(buf[:0], ports)
+	if g, ok := index[string(key)]; ok { // a lookup by string(bytes) does not allocate
+		return g, nil
+	}
+	if len(fw.groups) >= maxGroups {
+		return 0, fmt.Errorf("more than %d distinct sets of equal-cost ports", maxGroups)
+	}
+	g := uint16(len(fw.groups))
+	fw.groups = append(fw.groups, append([]int32(nil), ports...))
+	index[string(key)] = g
+	return g, nil
+}
+
+// groupKey appends the bytes of a port list, a map key, to b.
+func groupKey(b []byte, ports []int32) []byte {
+	for _, p := range ports {
+		b = append(b, byte(p), byte(p>>8), byte(p>>16), byte(p>>24))
+	}
+	return b
 }
 
 // distances fills, for destination host d, the hop counts of every node along shortest paths
@@ -158,12 +230,12 @@ func (r *Routes) distances(d NodeID, bridged, unrouted []int) {
 	}
 }
 
-// hops lists the ports of node toward neighbours whose cost is one less than the node's own.
-func (r *Routes) hops(node *Node, d NodeID, cost func(NodeID) int, own int) []int32 {
+// hops appends to ports the ports of node toward neighbours whose cost is one less than the
+// node's own.
+func (r *Routes) hops(ports []int32, node *Node, d NodeID, cost func(NodeID) int, own int) []int32 {
 	if own == unreachable {
-		return nil
+		return ports
 	}
-	var ports []int32
 	for pi, p := range node.Ports {
 		if p.Peer != d && r.nw.Nodes[p.Peer].Type == Host {
 			continue
@@ -177,9 +249,9 @@ func (r *Routes) hops(node *Node, d NodeID, cost func(NodeID) int, own int) []in
 
 // applyStatic overrides the Routed table: for each destination host, the longest matching
 // static route at each switch decides.
-func (r *Routes) applyStatic(static []StaticRoute) {
+func (r *Routes) applyStatic(static []StaticRoute, index []map[string]uint16) error {
 	if len(static) == 0 {
-		return
+		return nil
 	}
 	nw := r.nw
 	copied := make([]bool, len(nw.Nodes))
@@ -195,12 +267,11 @@ func (r *Routes) applyStatic(static []StaticRoute) {
 			}
 		}
 		for at, s := range best {
+			fw := r.fwd[at]
 			if !copied[at] {
-				// The Routed table shares its slices with Bridged until a static route
+				// The Routed table shares its row with Bridged until a static route
 				// changes it; give it its own row before writing.
-				row := make([][]int32, len(nw.Nodes))
-				copy(row, r.next[at][Routed])
-				r.next[at][Routed] = row
+				fw.rows[Routed] = append([]uint16(nil), fw.rows[Bridged]...)
 				copied[at] = true
 			}
 			var ports []int32
@@ -209,30 +280,48 @@ func (r *Routes) applyStatic(static []StaticRoute) {
 					ports = append(ports, int32(pi))
 				}
 			}
-			r.next[at][Routed][d] = ports
+			g, err := fw.group(index[at], ports)
+			if err != nil {
+				return fmt.Errorf("switch %s: %w", nw.Nodes[at].Name, err)
+			}
+			fw.rows[Routed][d] = g
 		}
 	}
+	return nil
 }
 
 // Next returns the equal-cost ports of switch at toward destination host d in table t. The
 // slice is shared: do not modify it.
-func (r *Routes) Next(at NodeID, t Table, d NodeID) []int32 { return r.next[at][t][d] }
+func (r *Routes) Next(at NodeID, t Table, d NodeID) []int32 { return r.fwd[at].Next(t, d) }
 
-// Pick chooses one of the equal-cost ports by the packet's 5-tuple hash, salted per node.
-// It returns -1 when there is none. A host picks its one port if the switch behind it can
-// take the packet on toward d.
-func (r *Routes) Pick(at NodeID, t Table, d NodeID, hash uint32) int {
-	if r.nw.Nodes[at].Type == Host {
-		return r.hostPort(at, t, d)
-	}
-	ports := r.next[at][t][d]
+// Forwarding is switch at's tables (nil for a host), for the switch to keep at hand.
+func (r *Routes) Forwarding(at NodeID) *Forwarding { return r.fwd[at] }
+
+// Next returns the switch's equal-cost ports toward destination host d in table t. The
+// slice is shared: do not modify it.
+func (fw *Forwarding) Next(t Table, d NodeID) []int32 { return fw.groups[fw.rows[t][d]] }
+
+// Pick chooses one of the switch's equal-cost ports toward d by the packet's 5-tuple hash,
+// salted per switch, or -1 when there is none.
+func (fw *Forwarding) Pick(t Table, d NodeID, hash uint32) int {
+	ports := fw.groups[fw.rows[t][d]]
 	switch len(ports) {
 	case 0:
 		return -1
 	case 1:
 		return int(ports[0])
 	}
-	return int(ports[mix32(hash^r.salt[at])%uint32(len(ports))])
+	return int(ports[mix32(hash^fw.salt)%uint32(len(ports))])
+}
+
+// Pick chooses one of the equal-cost ports by the packet's 5-tuple hash, salted per node.
+// It returns -1 when there is none. A host picks its one port if the switch behind it can
+// take the packet on toward d.
+func (r *Routes) Pick(at NodeID, t Table, d NodeID, hash uint32) int {
+	if fw := r.fwd[at]; fw != nil {
+		return fw.Pick(t, d, hash)
+	}
+	return r.hostPort(at, t, d)
 }
 
 func (r *Routes) hostPort(h NodeID, t Table, d NodeID) int {
@@ -250,7 +339,7 @@ func (r *Routes) hostPort(h NodeID, t Table, d NodeID) int {
 	if t == Unrouted && r.nw.Nodes[peer].Router() {
 		t = Routed // the packet is routed on arrival there
 	}
-	if len(r.next[peer][t][d]) == 0 {
+	if len(r.fwd[peer].Next(t, d)) == 0 {
 		return -1
 	}
 	return 0

@@ -24,27 +24,15 @@ type Receiver interface {
 // has one pending event, for the head, however many frames the link holds: the event queue
 // stays as small as the number of links, not the number of frames in flight.
 type Wire struct {
-	From, To NodeID
-	FromPort int
-	ToPort   int
-	Params   LinkParams
-
-	psPerByte sim.Time // serialization per byte when the rate divides 8e12 bit·ps/s exactly, else 0
+	// The per-frame working set first, in the order Send and Handle use it, so that a frame
+	// touches the wire's first two cache lines and not all five.
 	eng       *sim.Engine
-	pool      *Pool
-	to        Receiver
-	rng       *rand.Rand
+	head      *Packet // frames in flight, oldest first
+	tail      *Packet
+	psPerByte sim.Time // serialization per byte when the rate divides 8e12 bit·ps/s exactly, else 0
+	Params    LinkParams
 	up        bool
 	epoch     uint32 // bumped when the link goes down: frames in flight then are lost
-	dropEvery int64  // deterministic loss of every n-th data frame (a fault), 0 = off
-	dataSeen  int64
-	jitter    sim.Time // random extra delay per frame, below one minimum frame time
-	// Tap, when set, sees every frame the wire carries as its transmission starts (a
-	// packet capture); nil costs one comparison per frame.
-	Tap    Tap
-	lastAt sim.Time // the latest arrival scheduled: frames never overtake each other
-	head   *Packet  // frames in flight, oldest first
-	tail   *Packet
 
 	// Packets and Bytes count frames put on the wire (every kind), BusyTime their
 	// serialization time.
@@ -52,6 +40,21 @@ type Wire struct {
 	Bytes    int64
 	BusyTime sim.Time
 	InFlight [NumKinds]int64 // frames sent and not yet arrived or lost, by kind
+
+	to        Receiver
+	ToPort    int
+	pool      *Pool
+	dropEvery int64    // deterministic loss of every n-th data frame (a fault), 0 = off
+	jitter    sim.Time // random extra delay per frame, below one minimum frame time
+	// Tap, when set, sees every frame the wire carries as its transmission starts (a
+	// packet capture); nil costs one comparison per frame.
+	Tap Tap
+
+	From, To NodeID
+	FromPort int
+	rng      *rand.Rand
+	dataSeen int64
+	lastAt   sim.Time // the latest arrival scheduled: frames never overtake each other
 	// LostRandom and LostDown count frames lost to random loss (or drop_every) and to the
 	// link being down.
 	LostRandom int64

@@ -2,6 +2,7 @@ package transports
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/fabricsim/fabricsim/ecn"
 	"github.com/fabricsim/fabricsim/pfc"
@@ -34,18 +35,21 @@ type NIC struct {
 	PausesSent, ResumesSent [topology.NumPriorities]int64
 	stormUntil              [topology.NumPriorities]sim.Time // a pause storm on the class lasts until then
 
-	reg      *Registry
-	eng      *sim.Engine
-	busy     bool
-	ctrlLen  int
-	active   [topology.NumPriorities][]sender
-	rr       [topology.NumPriorities]int
-	wakeAt   sim.Time
-	IP       topology.IPv4
-	TTL      uint8
-	PeerPort int
-	cnp      *cnpPacer // the port's CNP pacer (DCQCN with per-port pacing), made on first use
-	err      error     // what NewNIC found wrong
+	reg     *Registry
+	eng     *sim.Engine
+	busy    bool
+	ctrlLen int
+	// ctrlBacklog has bit c set while Control[c] holds a frame: the transmit scheduler
+	// reads one byte, not eight queue headers.
+	ctrlBacklog uint8
+	active      [topology.NumPriorities][]sender
+	rr          [topology.NumPriorities]int
+	wakeAt      sim.Time
+	IP          topology.IPv4
+	TTL         uint8
+	PeerPort    int
+	cnp         *cnpPacer // the port's CNP pacer (DCQCN with per-port pacing), made on first use
+	err         error     // what NewNIC found wrong
 }
 
 const (
@@ -168,6 +172,7 @@ func (n *NIC) stormTick(now sim.Time, c int) {
 func (n *NIC) sendControl(now sim.Time, p *topology.Packet) {
 	n.Control[p.Priority].Push(now, p)
 	n.ctrlLen++
+	n.ctrlBacklog |= 1 << p.Priority
 	n.kick(now)
 }
 
@@ -195,18 +200,19 @@ func (n *NIC) nextFrame(now sim.Time) *topology.Packet {
 		return n.PFCOut.Pop(now)
 	}
 	earliest := sim.Never
-	if n.ctrlLen > 0 {
-		for i := topology.NumPriorities - 1; i >= 0; i-- {
-			if n.Control[i].Len == 0 {
-				continue
-			}
-			if n.Pause.Paused(now, i) {
-				earliest = min(earliest, n.Pause.Until(now, i))
-				continue
-			}
-			n.ctrlLen--
-			return n.Control[i].Pop(now)
+	for m := n.ctrlBacklog; m != 0; {
+		i := bits.Len8(m) - 1 // the highest priority with control frames waiting
+		m &^= 1 << i
+		if n.Pause.Paused(now, i) {
+			earliest = min(earliest, n.Pause.Until(now, i))
+			continue
 		}
+		n.ctrlLen--
+		p := n.Control[i].Pop(now)
+		if n.Control[i].Len == 0 {
+			n.ctrlBacklog &^= 1 << i
+		}
+		return p
 	}
 	for prio := topology.NumPriorities - 1; prio >= 0; prio-- {
 		list := n.active[prio]
