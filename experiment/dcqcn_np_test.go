@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fabricsim/fabricsim/ecn"
-	"github.com/fabricsim/fabricsim/scenarios"
 	"github.com/fabricsim/fabricsim/sim"
 )
 
@@ -58,15 +57,7 @@ func queueStats(t testing.TB, text string, t0, t1, dt sim.Time) (mean, cv, empty
 // buildTB builds variant 0 of an inline scenario, for tests and benchmarks.
 func buildTB(t testing.TB, text string, sets ...string) *fabric {
 	t.Helper()
-	var ovs []scenarios.Override
-	for _, s := range sets {
-		o, err := scenarios.ParseOverride(s)
-		require.NoError(t, err)
-		ovs = append(ovs, o)
-	}
-	file, problems, _ := scenarios.Load("test.yaml", []byte(text), ovs)
-	require.Empty(t, problems, "scenario problems")
-	f, err := build(file.Scenario(0))
+	f, err := build(load(t, text, sets...).Scenario(0))
 	require.NoError(t, err)
 	return f
 }

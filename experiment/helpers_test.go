@@ -9,8 +9,8 @@ import (
 	"github.com/fabricsim/fabricsim/scenarios"
 )
 
-// load parses an inline scenario and fails the test on any problem.
-func load(t *testing.T, text string, sets ...string) *scenarios.File {
+// overrides parses --set style overrides and fails the test on a bad one.
+func overrides(t testing.TB, sets ...string) []scenarios.Override {
 	t.Helper()
 	var ovs []scenarios.Override
 	for _, s := range sets {
@@ -18,7 +18,13 @@ func load(t *testing.T, text string, sets ...string) *scenarios.File {
 		require.NoError(t, err)
 		ovs = append(ovs, o)
 	}
-	f, problems, _ := scenarios.Load("test.yaml", []byte(text), ovs)
+	return ovs
+}
+
+// load parses an inline scenario and fails the test on any problem.
+func load(t testing.TB, text string, sets ...string) *scenarios.File {
+	t.Helper()
+	f, problems, _ := scenarios.Load("test.yaml", []byte(text), overrides(t, sets...))
 	require.Empty(t, problems, "scenario problems")
 	return f
 }

@@ -255,7 +255,7 @@ func TestCrossSubnetNICDelay(t *testing.T) {
 	data, ok := scenarios.BundledYAML("cross-subnet")
 	require.True(t, ok)
 	fct := func(delay string) float64 {
-		f, problems, _ := scenarios.Load("cross-subnet.yaml", data, mustSets(t, "transports.iwarp.nic_delay="+delay))
+		f, problems, _ := scenarios.Load("cross-subnet.yaml", data, overrides(t, "transports.iwarp.nic_delay="+delay))
 		require.Empty(t, problems)
 		i := f.VariantIndex("iWARP")
 		v, err := Run(f.Scenario(i), nil)
@@ -265,17 +265,6 @@ func TestCrossSubnetNICDelay(t *testing.T) {
 	with, without := fct("1us"), fct("0")
 	require.Greater(t, with-without, 1.0, "the delay shows")
 	require.Less(t, with-without, 10.0, "but pipelined: far less than 1 us x %d packets", 4_000_000/1440)
-}
-
-func mustSets(t *testing.T, sets ...string) []scenarios.Override {
-	t.Helper()
-	var ovs []scenarios.Override
-	for _, s := range sets {
-		o, err := scenarios.ParseOverride(s)
-		require.NoError(t, err)
-		ovs = append(ovs, o)
-	}
-	return ovs
 }
 
 func TestFatTreeECMPLesson(t *testing.T) {
