@@ -18,6 +18,10 @@ func (f *fabric) roceConfig(transport string) transports.RoCEConfig {
 	rc := transports.RoCEConfig{Version: version, GoBack0: cfg.Recovery == "go-back-0",
 		CNPPriority: uint8(f.sc.Hosts.CNPPriority)}
 	_ = copySettings(&rc, cfg) // cannot fail: build checks settingsReachModels first
+	if cfg.Recovery == "irn" {
+		rc.IRN = &transports.IRNParams{}
+		_ = copySettings(rc.IRN, cfg.IRN) // cannot fail, as above
+	}
 	if cfg.CC == "dcqcn" {
 		p := cfg.DCQCN
 		rc.DCQCN = &p
@@ -102,6 +106,9 @@ func (f *fabric) addFlows() error {
 			f.ideal = append(f.ideal, f.iwarpIdealFCT(fl, i, hops, ic))
 		} else {
 			f.ideal = append(f.ideal, f.idealFCT(fl, hops, rc))
+			if rc.IRN != nil {
+				f.reg.SetBDPCap(i, f.bdpCap(fl, i, hops, rc))
+			}
 		}
 	}
 	if loops > 0 {
@@ -147,6 +154,34 @@ func (f *fabric) idealFCT(fl *transports.Flow, hops []topology.Hop, rc transport
 		return middle
 	}
 	return pipeline(f.pathHops(hops), 0, npkts, fl.Rate, 1, wire)
+}
+
+// bdpCap is IRN flow i's BDP cap in packets: transports.rocev2.irn.bdp_cap over a full
+// packet's wire bytes, rounded up; or, when auto, the packets that fill the path's bottleneck
+// for one round trip on the empty fabric: a full data packet out, store-and-forward at every
+// hop, and an ACK back on the reverse path, divided by a full packet's time at the
+// bottleneck, rounded up.
+func (f *fabric) bdpCap(fl *transports.Flow, i int32, hops []topology.Hop, rc transports.RoCEConfig) int {
+	cfg := f.sc.Transports.RoCEv2
+	if rc.Version == 1 {
+		cfg = f.sc.Transports.RoCEv1
+	}
+	full := transports.RoCEWireBytes(rc.Version, int64(rc.MTU), false)
+	if c := cfg.IRN.BDPCap; !c.Auto {
+		return int((c.Bytes + full - 1) / full)
+	}
+	fwd := f.pathHops(hops)
+	bottleneck := fwd[0].rate
+	for _, h := range fwd {
+		bottleneck = min(bottleneck, h.rate)
+	}
+	rtt := pipeline(fwd, 0, 1, 0, -1, func(int64) int64 { return full })
+	ackHash, _ := f.reg.AckHash(i)
+	if back, loop, err := f.routes.Path(fl.Dst, fl.Src, ackHash, f.pathLimit()); err == nil && !loop {
+		rtt = pipeline(f.pathHops(back), rtt, 1, 0, -1, func(int64) int64 { return transports.RoCEAckWireBytes(rc.Version) })
+	}
+	tx := bottleneck.TxTime(full)
+	return int((rtt + tx - 1) / tx)
 }
 
 // iwarpIdealFCT is an iWARP flow's completion time alone on the empty fabric: with a

@@ -49,6 +49,7 @@ func settingsReachModels() error {
 	for _, c := range []struct{ dst, src any }{
 		{&switchmodel.Config{}, scenarios.SwitchConfig{}},
 		{&transports.RoCEConfig{}, scenarios.RoCEConfig{}},
+		{&transports.IRNParams{}, scenarios.IRNConfig{}},
 		{&transports.IWARPConfig{}, scenarios.IWARPConfig{}},
 	} {
 		if err := copySettings(c.dst, c.src); err != nil {

@@ -169,7 +169,8 @@ func roceV1(b []byte, p *topology.Packet) {
 // grhHopLimit is the GRH hop limit of RoCE v1 packets, which never leave their subnet.
 const grhHopLimit = 64
 
-// ibTransport writes the BTH and the RETH or AETH behind it.
+// ibTransport writes the BTH and the RETH or AETH behind it, and an IRN NAK's selectively
+// acknowledged PSN behind the AETH.
 func ibTransport(b []byte, p *topology.Packet) {
 	header.BTH(b).Encode(&header.BTHFields{Opcode: p.Opcode, DestQP: p.DestQP, AckReq: p.AckReq, PSN: p.PSN})
 	b = b[header.BTHSize:]
@@ -178,6 +179,9 @@ func ibTransport(b []byte, p *topology.Packet) {
 		header.RETH(b).Encode(0, 0, p.DMALen)
 	case p.HasAETH:
 		header.AETH(b).Encode(p.Syndrome, p.MSN)
+		if p.SACKBlocks > 0 {
+			binary.BigEndian.PutUint32(b[header.AETHSize:], p.SACK[0][0]&0xFFFFFF)
+		}
 	}
 }
 

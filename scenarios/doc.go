@@ -98,14 +98,28 @@
 //	                              queues (Floyd and Jacobson, 1992)
 //	transports.rocev2.mtu         1024 (256, 512, 1024, 2048, 4096): the path MTU
 //	transports.rocev2.cc          none (none | dcqcn): congestion control (dcqcn: RoCE v2 only)
-//	transports.rocev2.recovery    go-back-n (go-back-n | go-back-0): go-back-0 sends the whole
-//	                              message again, as old NICs did
+//	transports.rocev2.recovery    go-back-n (go-back-n | go-back-0 | irn): go-back-0 sends the
+//	                              whole message again, as old NICs did; irn resends only what
+//	                              was lost, with packets in flight capped at the path's BDP
+//	                              (Mittal et al., SIGCOMM'18; see irn)
 //	transports.rocev2.retransmit_timeout 1.048576ms (> 0): 4.096us x 2^8: the InfiniBand local
 //	                              ACK timeout (4.096us x 2^timeout) with QP timeout attribute 8
 //	transports.rocev2.retry_limit 7 (0..7): retransmissions of one packet before the flow fails
 //	                              (IB retry_cnt has 3 bits)
 //	transports.rocev2.ack_interval 16 (1..65536): packets per coalesced ACK; a message's last
 //	                              packet is always ACKed
+//	transports.rocev2.irn.rto_low 100us (> 0): IRN's RTO_low: the retransmit timeout while fewer
+//	                              than rto_low_packets packets are in flight, too few for a
+//	                              later one to reveal a loss by a NAK
+//	transports.rocev2.irn.rto_high 320us (> 0): IRN's RTO_high: the retransmit timeout
+//	                              otherwise, an estimate of the largest round trip; at least
+//	                              rto_low
+//	transports.rocev2.irn.rto_low_packets 3 (0..65536): IRN's N: rto_low applies below this many
+//	                              packets in flight; 0: never
+//	transports.rocev2.irn.bdp_cap auto (> 0): BDP-FC: a flow keeps at most this many bytes of
+//	                              packets outstanding, counted in whole packets on the wire;
+//	                              auto: the bottleneck rate x the round trip of the flow's own
+//	                              path (a full packet out, an ACK back, on the empty fabric)
 //	transports.rocev2.dcqcn.mode  paper (paper | nvidia): the defaults below: the paper's
 //	                              (SIGCOMM'15; rhai from the authors' ns-3) or the ConnectX
 //	                              firmware's

@@ -110,6 +110,7 @@ func TestDefaults(t *testing.T) {
 	require.Equal(t, HostConfig{Priority: 3, TTL: 64, CNPPriority: 6}, sc.Hosts)
 	require.Equal(t, RoCEConfig{MTU: 1024, CC: "none", Recovery: "go-back-n",
 		RetransmitTimeout: 1_048_576 * sim.Nanosecond, RetryLimit: 7, AckInterval: 16,
+		IRN:   IRNConfig{RTOLow: 100 * sim.Microsecond, RTOHigh: 320 * sim.Microsecond, RTOLowPackets: 3, BDPCap: SizeOrAuto{Auto: true}},
 		DCQCN: ecn.PaperParams(), DCQCNMode: "paper"}, sc.Transports.RoCEv2)
 	require.Zero(t, sc.SampleInterval, "auto: the sampler follows the active period")
 	require.Equal(t, Topology{Preset: "star", Params: PresetParams{Hosts: 4,

@@ -36,6 +36,8 @@ func TestSettingsMessages(t *testing.T) {
 		{"hosts.jitter=2us", "hosts.jitter", "jitter is 0..1us (a random extra delay per frame, kept below one minimum frame time), got 2us"},
 		{"transports.rocev2.mtu=1500", "transports.rocev2.mtu", "mtu is one of 256, 512, 1024, 2048, 4096 (the InfiniBand path MTUs), got 1500"},
 		{"transports.rocev2.dcqcn.g=2", "transports.rocev2.dcqcn.g", "g is a number in (0,1] (the alpha gain), got 2"},
+		{"transports.rocev2.irn.rto_high=10us", "transports.rocev2.irn.rto_high", "rto_high (10us) must not be below rto_low (100us)"},
+		{"transports.rocev1.irn.bdp_cap=0", "transports.rocev1.irn.bdp_cap", "bdp_cap must be auto or a size > 0"},
 		{"transports.rocev2.dcqcn.f=-1", "transports.rocev2.dcqcn.f", "f must be >= 0 (fast-recovery stages), got -1"},
 		{"transports.rocev2.dcqcn.alpha_period=0", "transports.rocev2.dcqcn.alpha_period", "alpha_period must be > 0, e.g. alpha_period: 55us"},
 		{"transports.rocev2.dcqcn.hyper=cubic", "transports.rocev2.dcqcn.hyper", `unknown hyper increase "cubic" (allowed: linear, constant)`},

@@ -20,14 +20,26 @@ type Transports struct {
 type RoCEConfig struct {
 	MTU               int      `yaml:"mtu" default:"1024" model:"MTU" oneof:"256,512,1024,2048,4096" means:"the InfiniBand path MTUs" doc:"the path MTU"`
 	CC                string   `yaml:"cc" default:"none" oneof:"none,dcqcn" what:"congestion control" doc:"congestion control (dcqcn: RoCE v2 only)"`
-	Recovery          string   `yaml:"recovery" default:"go-back-n" oneof:"go-back-n,go-back-0" what:"recovery" doc:"go-back-0 sends the whole message again, as old NICs did"`
+	Recovery          string   `yaml:"recovery" default:"go-back-n" oneof:"go-back-n,go-back-0,irn" what:"recovery" doc:"go-back-0 sends the whole message again, as old NICs did; irn resends only what was lost, with packets in flight capped at the path's BDP (Mittal et al., SIGCOMM'18; see irn)"`
 	RetransmitTimeout sim.Time `yaml:"retransmit_timeout" default:"1.048576ms" model:"RetransmitTimeout" gt:"0" eg:"1ms" doc:"4.096us x 2^8: the InfiniBand local ACK timeout (4.096us x 2^timeout) with QP timeout attribute 8"`
 	RetryLimit        int      `yaml:"retry_limit" default:"7" model:"RetryLimit" min:"0" max:"7" means:"the InfiniBand retry count has 3 bits" doc:"retransmissions of one packet before the flow fails (IB retry_cnt has 3 bits)"`
 	AckInterval       int      `yaml:"ack_interval" default:"16" model:"AckInterval" min:"1" max:"65536" means:"packets per ACK" doc:"packets per coalesced ACK; a message's last packet is always ACKed"`
+	// IRN holds IRN's timeouts and BDP cap, when Recovery is irn.
+	IRN IRNConfig `yaml:"irn"`
 	// DCQCN holds the DCQCN reaction and notification points, when CC is dcqcn.
 	DCQCN ecn.Params `yaml:"dcqcn"`
 	// DCQCNMode is paper or nvidia: the defaults DCQCN starts from (dcqcn.mode).
 	DCQCNMode string
+}
+
+// IRNConfig configures IRN's loss recovery (transports.IRNParams): transports.rocev2.irn.
+// The defaults are the IRN paper's (Mittal et al., "Revisiting Network Support for RDMA",
+// SIGCOMM 2018, section 4: 40 Gb/s links, RTO_high 320 us, RTO_low 100 us, N = 3).
+type IRNConfig struct {
+	RTOLow        sim.Time   `yaml:"rto_low" default:"100us" gt:"0" eg:"100us" model:"RTOLow" doc:"IRN's RTO_low: the retransmit timeout while fewer than rto_low_packets packets are in flight, too few for a later one to reveal a loss by a NAK"`
+	RTOHigh       sim.Time   `yaml:"rto_high" default:"320us" gt:"0" eg:"320us" model:"RTOHigh" doc:"IRN's RTO_high: the retransmit timeout otherwise, an estimate of the largest round trip; at least rto_low"`
+	RTOLowPackets int        `yaml:"rto_low_packets" default:"3" min:"0" max:"65536" means:"packets in flight" model:"RTOLowPackets" doc:"IRN's N: rto_low applies below this many packets in flight; 0: never"`
+	BDPCap        SizeOrAuto `yaml:"bdp_cap" default:"auto" gt:"0" doc:"BDP-FC: a flow keeps at most this many bytes of packets outstanding, counted in whole packets on the wire; auto: the bottleneck rate x the round trip of the flow's own path (a full packet out, an ACK back, on the empty fabric)"`
 }
 
 // dcqcnSettings declares transports.rocev2.dcqcn, whose values go to ecn.Params, field by
@@ -82,6 +94,7 @@ const maxRcvWindow = 1 << 30
 
 var _ = hooksFor(nil, nil, transportsAfter)
 var _ = hooksFor(roceInit, roceBefore, nil)
+var _ = hooksFor(nil, nil, irnAfter)
 var _ = hooksFor(iwarpInit, nil, iwarpAfter)
 
 // transportsAfter rejects DCQCN over RoCE v1.
@@ -105,6 +118,13 @@ func roceBefore(r *resolver, n *yaml.Node, _ string, c *RoCEConfig) {
 		if mode.name == m.Value {
 			c.DCQCN = mode.params()
 		}
+	}
+}
+
+// irnAfter checks RTO_high against RTO_low.
+func irnAfter(r *resolver, path string, c *IRNConfig, _ map[string]bool) {
+	if c.RTOHigh < c.RTOLow {
+		r.errf(path+".rto_high", "rto_high (%v) must not be below rto_low (%v)", c.RTOHigh, c.RTOLow)
 	}
 }
 

@@ -19,6 +19,10 @@ const (
 	AETHHeader = 4  // ACK extended transport header (ACK, NAK)
 	ICRC       = 4  // invariant CRC of IB transport packets
 	CNPPad     = 16 // reserved bytes after the BTH of a RoCE v2 CNP (mlx5, rxe)
+	// IRNSACK is what an IRN NAK carries after its AETH: the PSN of the packet that revealed
+	// the gap, in a 24-bit field behind a reserved byte, as the BTH carries PSNs (Mittal et
+	// al., SIGCOMM 2018, extend the NACK with it; the paper gives no layout).
+	IRNSACK = 4
 
 	// A PFC frame's MAC Control payload (IEEE 802.1Qbb clause 36): the opcode, the
 	// class-enable vector and a pause timer per class.

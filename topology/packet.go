@@ -79,7 +79,9 @@ type Packet struct {
 	// SACKPermitted, on a SYN, is the RFC 2018 option. A SYN also carries MSS and window
 	// scale options.
 	SACKPermitted bool
-	// SACKBlocks is the number of RFC 2018 SACK blocks in SACK (left edge, right edge).
+	// SACKBlocks is the number of RFC 2018 SACK blocks in SACK (left edge, right edge). On
+	// an IRN NAK (an IB packet with an AETH) it is 1 and SACK[0][0] is the PSN that revealed
+	// the gap, carried in the IRNSACK bytes after the AETH.
 	SACKBlocks uint8
 	SACK       [TCPMaxSACKs][2]uint32
 
@@ -198,6 +200,9 @@ func (p *Packet) ibTransportBytes() int32 {
 	}
 	if p.HasAETH {
 		n += AETHHeader
+		if p.SACKBlocks > 0 {
+			n += IRNSACK
+		}
 	}
 	if p.Opcode == OpCNP {
 		n += CNPPad

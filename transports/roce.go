@@ -36,6 +36,9 @@ type RoCEConfig struct {
 	DCQCN *ecn.Params
 	// CNPPriority is the traffic class of the CNPs the responder sends.
 	CNPPriority uint8
+	// IRN, when not nil, replaces go-back-N by IRN's selective repeat with BDP-FC and its
+	// two timeouts (irn.go); RetransmitTimeout is then unused.
+	IRN *IRNParams
 }
 
 // Validate reports the first value of c that a queue pair cannot run with, as etcd raft's
@@ -55,6 +58,13 @@ func (c *RoCEConfig) Validate() error {
 		return fmt.Errorf("RoCE ACK interval %d: an ACK covers at least one packet", c.AckInterval)
 	case int(c.CNPPriority) >= topology.NumPriorities:
 		return fmt.Errorf("CNP priority %d: there are %d priorities", c.CNPPriority, topology.NumPriorities)
+	case c.IRN != nil && c.GoBack0:
+		return errors.New("IRN and go-back-0 are two loss recoveries: choose one")
+	}
+	if c.IRN != nil {
+		if err := c.IRN.validate(); err != nil {
+			return err
+		}
 	}
 	if p := c.DCQCN; p != nil {
 		switch {
@@ -94,16 +104,17 @@ type qp struct {
 }
 
 // RoCESender is the requester side of a queue pair: it segments the message into packets,
-// tracks PSNs and recovers losses by go-back-N.
+// tracks PSNs and recovers losses by go-back-N, go-back-0 or IRN's selective repeat.
 type RoCESender struct {
 	qp
 	nic      *NIC
-	sndNxt   uint32    // next PSN to send (PSNs count from 0 within the flow)
-	una      uint32    // oldest PSN not acknowledged
-	maxSent  uint32    // one past the highest PSN ever sent
-	sched    schedSlot // its place on the NIC's schedule
-	timer    alarm     // the retransmit timer
-	timeouts int       // consecutive timeouts without progress
+	irn      *irnSender // IRN's recovery state, nil under go-back-N or go-back-0
+	sndNxt   uint32     // next PSN to send (PSNs count from 0 within the flow; IRN: the next new one)
+	una      uint32     // oldest PSN not acknowledged
+	maxSent  uint32     // one past the highest PSN ever sent
+	sched    schedSlot  // its place on the NIC's schedule
+	timer    alarm      // the retransmit timer
+	timeouts int        // consecutive timeouts without progress
 	over     bool
 
 	// DCQCN reaction point, nil without congestion control, with its timers: the rate
@@ -123,6 +134,7 @@ type RoCEReceiver struct {
 	nakSent  bool // a NAK for the current gap is out (IBA C9-114: one NAK per gap)
 	dupAcked bool
 	lastDup  uint32                 // PSN of the latest duplicate; one at or below it starts a new burst
+	held     psnSet                 // IRN: the packets received beyond a gap
 	np       *ecn.NotificationPoint // DCQCN, nil without congestion control
 	pacer    *cnpPacer              // np's pacer: the flow's own, or the NIC port's
 }
@@ -167,6 +179,9 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 	s.timer = newAlarm(r.eng, s, opTimer)
 	s.ccTimer = newAlarm(r.eng, s, opCCTimer)
 	rcv := &RoCEReceiver{qp: q, nic: dst}
+	if cfg.IRN != nil {
+		s.irn = &irnSender{p: *cfg.IRN}
+	}
 	if cfg.DCQCN != nil {
 		s.cc = ecn.NewReactionPoint(*cfg.DCQCN, src.Wire.Params.Rate)
 		s.cc.Start(f.Start) // alpha decays from the flow's start, not from time 0
@@ -227,11 +242,33 @@ func (s *RoCESender) Rate() sim.Rate {
 	return r
 }
 
-func (s *RoCESender) hasData() bool { return !s.over && s.sndNxt < s.npkts }
+func (s *RoCESender) hasData() bool {
+	if ir := s.irn; ir != nil && !s.over {
+		if _, ok := ir.nextLost(s.una); ok {
+			return true
+		}
+		return s.sndNxt < s.npkts && ir.mayAdmit(s.sndNxt-s.una)
+	}
+	return !s.over && s.sndNxt < s.npkts
+}
+
+// rto is the retransmit timeout now: the local ACK timeout, or under IRN RTO_low or RTO_high
+// by the packets in flight.
+func (s *RoCESender) rto() sim.Time {
+	if s.irn != nil {
+		return s.irn.rto(s.maxSent - s.una)
+	}
+	return s.cfg.RetransmitTimeout
+}
 
 // emit builds the next data packet. Precondition: hasData.
 func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 	psn := s.sndNxt
+	if s.irn != nil {
+		if lost, ok := s.irn.nextLost(s.una); ok {
+			psn, s.irn.retxNext = lost, lost+1
+		}
+	}
 	p := s.reg.pool.Get(topology.KindData)
 	s.frame(p, s.src, s.dst, s.dataHash)
 	p.PSN = psn
@@ -262,8 +299,10 @@ func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 	if psn < s.maxSent {
 		s.flow.Retransmitted++
 	}
-	s.sndNxt++
-	s.maxSent = max(s.maxSent, s.sndNxt)
+	if psn == s.sndNxt {
+		s.sndNxt++
+	}
+	s.maxSent = max(s.maxSent, psn+1)
 	if s.cc != nil {
 		s.cc.Sent(int64(p.Frame))
 	}
@@ -271,13 +310,17 @@ func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 		s.sched.readyAt = now + r.TxTime(p.WireBytes())
 	}
 	if !s.timer.running() {
-		s.timer.set(now + s.cfg.RetransmitTimeout)
+		s.timer.set(now + s.rto())
 	}
 	return p
 }
 
 func (s *RoCESender) onAck(now sim.Time, p *topology.Packet) {
 	if s.over {
+		return
+	}
+	if s.irn != nil {
+		s.onAckIRN(now, p)
 		return
 	}
 	if p.Syndrome == topology.SyndromeNAKSequence && s.cfg.GoBack0 {
@@ -324,17 +367,59 @@ func (s *RoCESender) timeout(now sim.Time) {
 		f := s.flow
 		if f.Status == Pending {
 			f.Status = Failed
-			f.Reason = fmt.Sprintf("retry limit exhausted: %d retransmit timeouts of %v in a row without progress (retry_limit %d)",
-				s.timeouts, s.cfg.RetransmitTimeout, s.cfg.RetryLimit)
+			timeout := s.cfg.RetransmitTimeout.String()
+			if s.irn != nil {
+				timeout = fmt.Sprintf("%v (RTO_low) or %v (RTO_high)", s.irn.p.RTOLow, s.irn.p.RTOHigh)
+			}
+			f.Reason = fmt.Sprintf("retry limit exhausted: %d retransmit timeouts of %s in a row without progress (retry_limit %d)",
+				s.timeouts, timeout, s.cfg.RetryLimit)
 			s.reg.ended()
 		}
 		return
 	}
-	if s.cfg.GoBack0 {
+	switch {
+	case s.irn != nil:
+		s.irn.enterRecovery(s.una, s.sndNxt, true) // resend from una; new packets keep their PSNs
+		s.nic.activate(now, s)
+		return
+	case s.cfg.GoBack0:
 		s.una = 0 // the whole message again
 	}
 	s.sndNxt = s.una // the resend arms the timer when it leaves: a retry waiting for the link is no retry yet
 	s.nic.activate(now, s)
+}
+
+// onAckIRN is IRN's requester taking an ACK or NAK: the cumulative acknowledgement moves una
+// (and may end recovery); a NAK's selectively acknowledged PSN marks those below it lost and
+// starts recovery. Progress restarts the timer, which is then RTO_low or RTO_high.
+func (s *RoCESender) onAckIRN(now sim.Time, p *topology.Packet) {
+	nak := p.Syndrome == topology.SyndromeNAKSequence
+	acked := p.PSN + 1
+	if nak {
+		acked = p.PSN
+	}
+	progress := acked > s.una
+	if progress {
+		s.una = acked
+		s.timeouts = 0
+		s.irn.acked(acked)
+	}
+	if nak && p.SACKBlocks > 0 {
+		s.irn.sack(p.SACK[0][0])
+		s.irn.enterRecovery(s.una, s.sndNxt, false)
+	}
+	switch {
+	case s.una >= s.npkts:
+		s.timer.stop() // all acknowledged
+		return
+	case s.una == s.maxSent:
+		s.timer.stop() // nothing outstanding: the next packet sent arms the timer
+	case progress:
+		s.timer.set(now + s.rto())
+	}
+	if s.hasData() {
+		s.nic.activate(now, s)
+	}
 }
 
 func (r *RoCEReceiver) onData(now sim.Time, p *topology.Packet) {
@@ -345,6 +430,10 @@ func (r *RoCEReceiver) onData(now sim.Time, p *topology.Packet) {
 			r.pacer.arm(wake) // answered at the window's end (ecn.NPPaper)
 		}
 	}
+	if r.cfg.IRN != nil {
+		r.onDataIRN(now, p)
+		return
+	}
 	if r.cfg.GoBack0 && p.PSN == 0 && r.ePSN > 0 && r.ePSN < r.npkts {
 		// The requester started the message over: so does the responder.
 		r.ePSN, r.flow.Delivered, r.nakSent = 0, 0, false
@@ -354,16 +443,7 @@ func (r *RoCEReceiver) onData(now sim.Time, p *topology.Packet) {
 		r.ePSN++
 		r.flow.Delivered += int64(p.Payload)
 		r.nakSent, r.dupAcked = false, false
-		r.sinceAck++
-		if r.ePSN == r.npkts {
-			if r.flow.Status == Pending {
-				r.flow.Status, r.flow.Finish = Completed, now
-				r.reg.ended()
-			}
-			r.ack(now, topology.SyndromeACK, r.ePSN-1)
-		} else if r.sinceAck >= r.cfg.AckInterval || p.AckReq {
-			r.ack(now, topology.SyndromeACK, r.ePSN-1)
-		}
+		r.inOrder(now, p.AckReq)
 	case p.PSN > r.ePSN:
 		// Out of sequence: discard, and NAK once per gap. Go-back-0 discards the whole
 		// message and asks for it from the start.
@@ -376,19 +456,79 @@ func (r *RoCEReceiver) onData(now sim.Time, p *topology.Packet) {
 			r.ack(now, topology.SyndromeNAKSequence, r.ePSN)
 		}
 	default:
-		// A duplicate: the requester went back further than needed (a lost ACK). One ACK
-		// per burst of duplicates tells it where the responder is; a PSN that does not
-		// follow the previous duplicate's starts a new burst (the requester went back again,
-		// so that ACK was lost too).
-		if (!r.dupAcked || p.PSN <= r.lastDup) && r.ePSN > 0 {
-			r.dupAcked = true
-			r.ack(now, topology.SyndromeACK, r.ePSN-1)
-		}
-		r.lastDup = p.PSN
+		r.duplicate(now, p.PSN)
 	}
 }
 
+// inOrder acknowledges what the responder holds in order after a packet took it further: at
+// once for the message's last packet (which completes the flow) or when ackNow, else every
+// AckInterval packets.
+func (r *RoCEReceiver) inOrder(now sim.Time, ackNow bool) {
+	r.sinceAck++
+	if r.ePSN == r.npkts {
+		if r.flow.Status == Pending {
+			r.flow.Status, r.flow.Finish = Completed, now
+			r.reg.ended()
+		}
+		r.ack(now, topology.SyndromeACK, r.ePSN-1)
+	} else if ackNow || r.sinceAck >= r.cfg.AckInterval {
+		r.ack(now, topology.SyndromeACK, r.ePSN-1)
+	}
+}
+
+// duplicate takes a packet below ePSN: the requester went back further than needed (a lost
+// ACK). One ACK per burst of duplicates tells it where the responder is; a PSN that does not
+// follow the previous duplicate's starts a new burst (the requester went back again, so that
+// ACK was lost too).
+func (r *RoCEReceiver) duplicate(now sim.Time, psn uint32) {
+	if (!r.dupAcked || psn <= r.lastDup) && r.ePSN > 0 {
+		r.dupAcked = true
+		r.ack(now, topology.SyndromeACK, r.ePSN-1)
+	}
+	r.lastDup = psn
+}
+
+// onDataIRN is IRN's responder: it keeps packets beyond a gap, NAKs each one with the
+// cumulative acknowledgement and its own PSN, and acknowledges at once the packet that fills
+// a gap.
+func (r *RoCEReceiver) onDataIRN(now sim.Time, p *topology.Packet) {
+	switch {
+	case p.PSN == r.ePSN:
+		filled := r.held.n > 0
+		r.accept(p.PSN)
+		for r.held.has(r.ePSN) {
+			r.accept(r.ePSN)
+		}
+		r.held.advance(r.ePSN)
+		r.dupAcked = false
+		r.inOrder(now, filled || p.AckReq)
+	case p.PSN > r.ePSN:
+		r.held.add(p.PSN)
+		r.flow.NAKs++
+		n := r.control(now, topology.SyndromeNAKSequence, r.ePSN)
+		n.SACKBlocks, n.SACK[0][0] = 1, p.PSN
+		r.send(now, n)
+	default:
+		r.duplicate(now, p.PSN)
+	}
+}
+
+// accept takes the packet at ePSN in order.
+func (r *RoCEReceiver) accept(psn uint32) {
+	if psn == r.npkts-1 {
+		r.flow.Delivered += r.flow.Size - int64(psn)*int64(r.mtu)
+	} else {
+		r.flow.Delivered += int64(r.mtu)
+	}
+	r.ePSN++
+}
+
 func (r *RoCEReceiver) ack(now sim.Time, syndrome uint8, psn uint32) {
+	r.send(now, r.control(now, syndrome, psn))
+}
+
+// control builds an acknowledgement: an ACK of every PSN up to psn, or a NAK of psn.
+func (r *RoCEReceiver) control(now sim.Time, syndrome uint8, psn uint32) *topology.Packet {
 	kind := topology.KindAck
 	if syndrome != topology.SyndromeACK {
 		kind = topology.KindNak
@@ -402,6 +542,11 @@ func (r *RoCEReceiver) ack(now sim.Time, syndrome uint8, psn uint32) {
 		p.MSN = 1
 	}
 	p.SentAt = now
+	return p
+}
+
+// send seals an acknowledgement and queues it.
+func (r *RoCEReceiver) send(now sim.Time, p *topology.Packet) {
 	p.Seal()
 	r.sinceAck = 0
 	r.nic.sendControl(now, p)
