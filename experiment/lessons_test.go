@@ -285,3 +285,57 @@ func TestPerfLeafSpineLesson(t *testing.T) {
 	require.Zero(t, v.Drops.Total)
 	require.Positive(t, v.PFC.PauseFrames)
 }
+
+// TestIRNLesson: IRN without PFC finishes the incast with PFC's last flow after a few hundred
+// drops, each resent about once; go-back-N without PFC loses orders of magnitude more and
+// takes many times as long. On the lossy link PFC is no help to go-back-N, and IRN is more
+// than twice as fast, held below line x payload/wire x (1 - p) by its BDP cap; lifting the
+// cap reaches that figure but floods the incast.
+func TestIRNLesson(t *testing.T) {
+	d := golden(t, "irn")
+	irn, pfc := variantNamed(t, d, "IRN no PFC"), variantNamed(t, d, "RoCEv2 + PFC")
+	gbn, both := variantNamed(t, d, "go-back-N no PFC"), variantNamed(t, d, "IRN + PFC")
+	for _, v := range []*results.Variant{irn, pfc, gbn, both} {
+		require.EqualValues(t, 17, v.Flows.Completed, v.Name)
+	}
+	incast := func(v *results.Variant) (p50, last float64) {
+		var fcts []float64
+		for _, f := range v.PerFlow {
+			if f.Dst == "h17" {
+				fcts = append(fcts, *f.FCTUS)
+			}
+		}
+		slices.Sort(fcts)
+		return fcts[len(fcts)/2], fcts[len(fcts)-1]
+	}
+	irnP50, irnLast := incast(irn)
+	pfcP50, pfcLast := incast(pfc)
+	gbnP50, gbnLast := incast(gbn)
+	floor := 16 * 1e6 * 1106 / 1024 * 8 / 100e9 * 1e6 // 1.38 ms: the port's line-rate floor
+	require.Greater(t, irnLast, floor)
+	require.InEpsilon(t, pfcLast, irnLast, 0.01, "IRN's last incast flow ends with PFC's")
+	require.Less(t, irnP50, pfcP50, "and its median is earlier")
+	require.Positive(t, irn.Drops.ByReason.Buffer)
+	require.Less(t, irn.Drops.ByReason.Buffer, int64(1000), "BDP-FC: a few hundred drops")
+	require.Less(t, irn.RetransmittedPackets, 2*irn.Drops.Total, "each loss resent about once")
+	require.Greater(t, gbn.Drops.ByReason.Buffer, 100*irn.Drops.ByReason.Buffer)
+	require.Greater(t, gbnP50, 5*pfcP50)
+	require.Greater(t, gbnLast, 5*pfcLast)
+
+	lossy := func(v *results.Variant) float64 { return *flowOf(t, v, "h18", "h19").RateGbps }
+	require.InEpsilon(t, lossy(gbn), lossy(pfc), 0.01, "PFC does not help against random loss")
+	require.Greater(t, lossy(irn), 2*lossy(pfc))
+	line := 100 * 1024.0 / 1106 * (1 - 0.01)
+	require.Less(t, lossy(irn), 0.7*line, "BDP-FC stalls the flow while a loss is repaired")
+
+	// Lifting the cap: the lossy flow reaches line x payload/wire x (1 - p), and the incast
+	// without PFC floods.
+	data, ok := scenarios.BundledYAML("irn")
+	require.True(t, ok)
+	f, problems, _ := scenarios.Load("irn.yaml", data, overrides(t, "transports.rocev2.irn.bdp_cap=16MB"))
+	require.Empty(t, problems)
+	open, err := Run(f.Scenario(f.VariantIndex("IRN no PFC")), nil)
+	require.NoError(t, err)
+	require.InEpsilon(t, line, lossy(open), 0.02)
+	require.Greater(t, open.Drops.ByReason.Buffer, 50*irn.Drops.ByReason.Buffer)
+}

@@ -1,8 +1,9 @@
 // Package transports holds the host NICs and the transport endpoints that run on them: the
 // RoCE requester and responder of reliable-connected RDMA WRITE messages, over IPv4/UDP (RoCE
 // v2, with DCQCN) or straight over Ethernet with a GRH (RoCE v1), with PSNs, coalesced ACKs,
-// NAK on a sequence gap, go-back-N or go-back-0, a retransmit timeout and a retry limit; and
-// iWARP, RDMAP/DDP/MPA over a TCP with SACK recovery, an RFC 6298 timer and optional ECN.
+// NAK on a sequence gap, go-back-N, go-back-0 or IRN's selective repeat (irn.go), a retransmit
+// timeout and a retry limit; and iWARP, RDMAP/DDP/MPA over a TCP with SACK recovery, an RFC
+// 6298 timer and optional ECN.
 //
 // Endpoints are state machines driven by the NIC: it asks a requester for its next frame
 // when its link is free, and hands each arriving frame to the endpoint it belongs to.
