@@ -158,9 +158,10 @@ func (f *fabric) idealFCT(fl *transports.Flow, hops []topology.Hop, rc transport
 
 // bdpCap is IRN flow i's BDP cap in packets: transports.rocev2.irn.bdp_cap over a full
 // packet's wire bytes, rounded up; or, when auto, the packets that fill the path's bottleneck
-// for one round trip on the empty fabric: a full data packet out, store-and-forward at every
-// hop, and an ACK back on the reverse path, divided by a full packet's time at the
-// bottleneck, rounded up.
+// until the first one's acknowledgement is back, on the empty fabric: a full data packet out,
+// store-and-forward at every hop, and an ACK back on the reverse path, divided by a full
+// packet's time at the bottleneck, rounded up; plus ack_interval - 1, since the responder
+// acknowledges a packet only with the last of its coalesced ACK's packets.
 func (f *fabric) bdpCap(fl *transports.Flow, i int32, hops []topology.Hop, rc transports.RoCEConfig) int {
 	cfg := f.sc.Transports.RoCEv2
 	if rc.Version == 1 {
@@ -181,7 +182,7 @@ func (f *fabric) bdpCap(fl *transports.Flow, i int32, hops []topology.Hop, rc tr
 		rtt = pipeline(f.pathHops(back), rtt, 1, 0, -1, func(int64) int64 { return transports.RoCEAckWireBytes(rc.Version) })
 	}
 	tx := bottleneck.TxTime(full)
-	return int((rtt + tx - 1) / tx)
+	return int((rtt+tx-1)/tx) + rc.AckInterval - 1
 }
 
 // iwarpIdealFCT is an iWARP flow's completion time alone on the empty fabric: with a

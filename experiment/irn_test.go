@@ -77,14 +77,14 @@ func TestIRNBDPCapIsThePathsRoundTrip(t *testing.T) {
 	ack := transports.RoCEAckWireBytes(2)
 	require.EqualValues(t, 86, ack, "Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + AETH 4 + ICRC 4 + FCS 4 + 20 on the wire")
 	rtt := 2*(rate.TxTime(full)+sim.Microsecond) + 2*(rate.TxTime(ack)+sim.Microsecond)
-	want := int((rtt + rate.TxTime(full) - 1) / rate.TxTime(full))
+	want := int((rtt+rate.TxTime(full)-1)/rate.TxTime(full)) + 16 - 1 // ack_interval 16
 	fl := f.reg.Flows[0]
 	hops, _, err := f.routes.Path(fl.Src, fl.Dst, f.reg.Hash(0), f.pathLimit())
 	require.NoError(t, err)
 	got := f.bdpCap(fl, 0, hops, f.roceConfig("rocev2"))
 	t.Logf("round trip %v, cap %d packets", rtt, got)
 	require.Equal(t, want, got)
-	require.Equal(t, 48, got, "4.19 us / 88.48 ns = 47.4, rounded up")
+	require.Equal(t, 48+15, got, "4.19 us / 88.48 ns = 47.4, rounded up, and 15 more for the ACK every 16 packets")
 }
 
 // irnIncast is a 16-to-1 incast of 1 MB messages into a 100 Gb/s port with a 1 MB shared

@@ -96,7 +96,8 @@ func shortP99(v *results.Variant) float64 {
 // TestTradeoffLesson: RoCE v1 cannot leave its rack; the PFC variants drop nothing but pause
 // and spread congestion to a flow that avoids the bottleneck; RoCE v2 lossy drops and goes
 // back N; iWARP lossy completes everything, its drops repaired by SACK one for one; DCTCP
-// drops nothing and keeps short flows' latency below plain iWARP's.
+// drops nothing and keeps short flows' latency below plain iWARP's; RoCE v2 with IRN needs no
+// PFC either.
 func TestTradeoffLesson(t *testing.T) {
 	d := golden(t, "tradeoff")
 	require.LessOrEqual(t, len(d.Variants), 8, "one table of at most 8 rows")
@@ -124,6 +125,16 @@ func TestTradeoffLesson(t *testing.T) {
 	pfc := variantNamed(t, d, "RoCEv2 + PFC")
 	victim, free := *flowOf(t, pfc, "h15", "h3").FCTUS, *flowOf(t, iw, "h15", "h3").FCTUS
 	require.Greater(t, victim, 1.3*free, "the victim flow under PFC (%.0f us) against lossy iWARP (%.0f us)", victim, free)
+	// IRN: RoCE without PFC, its few drops resent about once, the background flows at their
+	// time alone (20 MB x 1106/1024 x 8 / 100 Gb/s = 1.73 ms, plus the path).
+	irn := variantNamed(t, d, "RoCEv2 IRN lossy")
+	require.Equal(t, irn.Flows.Total, irn.Flows.Completed)
+	require.Positive(t, irn.Drops.Total)
+	require.Less(t, irn.Drops.Total, lossy.Drops.Total/10)
+	require.LessOrEqual(t, irn.RetransmittedPackets, 2*irn.Drops.Total, "selective repeat resends about what was lost")
+	alone := 20e6 * 1106 / 1024 * 8 / 100e9 * 1e6
+	require.InEpsilon(t, alone, *flowOf(t, irn, "h15", "h3").FCTUS, 0.01, "no PFC, no victim")
+	require.Less(t, *irn.FCT.P50, *pfc.FCT.P50)
 }
 
 func TestIncastPFCLesson(t *testing.T) {

@@ -118,8 +118,9 @@
 //	                              packets in flight; 0: never
 //	transports.rocev2.irn.bdp_cap auto (> 0): BDP-FC: a flow keeps at most this many bytes of
 //	                              packets outstanding, counted in whole packets on the wire;
-//	                              auto: the bottleneck rate x the round trip of the flow's own
-//	                              path (a full packet out, an ACK back, on the empty fabric)
+//	                              auto: the packets that fill the bottleneck of the flow's own
+//	                              path for one round trip (a full packet out, an ACK back, on
+//	                              the empty fabric), plus ack_interval - 1 for the coalesced ACK
 //	transports.rocev2.dcqcn.mode  paper (paper | nvidia): the defaults below: the paper's
 //	                              (SIGCOMM'15; rhai from the authors' ns-3) or the ConnectX
 //	                              firmware's

@@ -39,7 +39,7 @@ type IRNConfig struct {
 	RTOLow        sim.Time   `yaml:"rto_low" default:"100us" gt:"0" eg:"100us" model:"RTOLow" doc:"IRN's RTO_low: the retransmit timeout while fewer than rto_low_packets packets are in flight, too few for a later one to reveal a loss by a NAK"`
 	RTOHigh       sim.Time   `yaml:"rto_high" default:"320us" gt:"0" eg:"320us" model:"RTOHigh" doc:"IRN's RTO_high: the retransmit timeout otherwise, an estimate of the largest round trip; at least rto_low"`
 	RTOLowPackets int        `yaml:"rto_low_packets" default:"3" min:"0" max:"65536" means:"packets in flight" model:"RTOLowPackets" doc:"IRN's N: rto_low applies below this many packets in flight; 0: never"`
-	BDPCap        SizeOrAuto `yaml:"bdp_cap" default:"auto" gt:"0" doc:"BDP-FC: a flow keeps at most this many bytes of packets outstanding, counted in whole packets on the wire; auto: the bottleneck rate x the round trip of the flow's own path (a full packet out, an ACK back, on the empty fabric)"`
+	BDPCap        SizeOrAuto `yaml:"bdp_cap" default:"auto" gt:"0" doc:"BDP-FC: a flow keeps at most this many bytes of packets outstanding, counted in whole packets on the wire; auto: the packets that fill the bottleneck of the flow's own path for one round trip (a full packet out, an ACK back, on the empty fabric), plus ack_interval - 1 for the coalesced ACK"`
 }
 
 // dcqcnSettings declares transports.rocev2.dcqcn, whose values go to ecn.Params, field by
