@@ -22,6 +22,11 @@ func (f *fabric) roceConfig(transport string) transports.RoCEConfig {
 		p := cfg.DCQCN
 		rc.DCQCN = &p
 	}
+	if cfg.CC == "hpcc" {
+		var p transports.HPCCParams
+		_ = copySettings(&p, cfg.HPCC) // cannot fail: build checks settingsReachModels first
+		rc.HPCC = &p
+	}
 	return rc
 }
 
@@ -103,6 +108,9 @@ func (f *fabric) addFlows() error {
 		} else {
 			f.ideal = append(f.ideal, f.idealFCT(fl, hops, rc))
 		}
+		if rc.HPCC != nil && rc.HPCC.BaseRTT == 0 {
+			f.reg.SetBaseRTT(i, f.hpccBaseRTT(fl, i, hops, rc))
+		}
 	}
 	if loops > 0 {
 		f.warnings = append(f.warnings, fmt.Sprintf("%d flow(s) follow a routing loop; their packets end when the IP TTL runs out", loops))
@@ -147,6 +155,21 @@ func (f *fabric) idealFCT(fl *transports.Flow, hops []topology.Hop, rc transport
 		return middle
 	}
 	return pipeline(f.pathHops(hops), 0, npkts, fl.Rate, 1, wire)
+}
+
+// hpccBaseRTT is HPCC's T for a flow: one full data packet along its path and one ACK back
+// along the reverse path, each with its INT header, store and forward at every hop, with
+// propagation and switch latencies (see pipeline); 0 when the reverse path is unknown.
+func (f *fabric) hpccBaseRTT(fl *transports.Flow, i int32, hops []topology.Hop, rc transports.RoCEConfig) sim.Time {
+	ackHash, _ := f.reg.AckHash(i)
+	back, loop, err := f.routes.Path(fl.Dst, fl.Src, ackHash, f.pathLimit())
+	if err != nil || loop {
+		return 0
+	}
+	data := transports.RoCEWireBytes(rc.Version, int64(rc.MTU), false) + topology.INTHeader
+	ack := transports.RoCEAckWireBytes(rc.Version) + topology.INTHeader
+	one := func(w int64) func(int64) int64 { return func(int64) int64 { return w } }
+	return pipeline(f.pathHops(back), pipeline(f.pathHops(hops), 0, 1, 0, -1, one(data)), 1, 0, -1, one(ack))
 }
 
 // iwarpIdealFCT is an iWARP flow's completion time alone on the empty fabric: with a

@@ -50,6 +50,7 @@ func settingsReachModels() error {
 		{&switchmodel.Config{}, scenarios.SwitchConfig{}},
 		{&transports.RoCEConfig{}, scenarios.RoCEConfig{}},
 		{&transports.IWARPConfig{}, scenarios.IWARPConfig{}},
+		{&transports.HPCCParams{}, scenarios.HPCCConfig{}},
 	} {
 		if err := copySettings(c.dst, c.src); err != nil {
 			return err

@@ -184,9 +184,12 @@ func (r *Registry) TCPStats(i int32) (TCPStats, bool) {
 	return st, true
 }
 
-// AckHash is the ECMP hash of flow i's reverse direction, for an iWARP flow.
+// AckHash is the ECMP hash of flow i's reverse direction, for an iWARP or RoCE flow.
 func (r *Registry) AckHash(i int32) (uint32, bool) {
-	if s, ok := r.senders[i].(*IWARPSender); ok {
+	switch s := r.senders[i].(type) {
+	case *IWARPSender:
+		return s.ackHash, true
+	case *RoCESender:
 		return s.ackHash, true
 	}
 	return 0, false

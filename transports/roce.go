@@ -36,6 +36,9 @@ type RoCEConfig struct {
 	DCQCN *ecn.Params
 	// CNPPriority is the traffic class of the CNPs the responder sends.
 	CNPPriority uint8
+	// HPCC, when not nil, runs HPCC congestion control (hpcc.go) with these parameters:
+	// RoCE v2 only, and not with DCQCN.
+	HPCC *HPCCParams
 }
 
 // Validate reports the first value of c that a queue pair cannot run with, as etcd raft's
@@ -68,6 +71,15 @@ func (c *RoCEConfig) Validate() error {
 			return fmt.Errorf("DCQCN CNP interval %v, decrease period %v and byte counter %d: none may be negative",
 				p.CNPInterval, p.DecreasePeriod, p.ByteCounter)
 		}
+	}
+	if p := c.HPCC; p != nil {
+		switch {
+		case c.Version == 1:
+			return errors.New("HPCC over RoCE v1: its telemetry rides in RoCE v2 packets only")
+		case c.DCQCN != nil:
+			return errors.New("HPCC and DCQCN together: a flow runs one congestion control")
+		}
+		return p.validate()
 	}
 	return nil
 }
@@ -111,6 +123,10 @@ type RoCESender struct {
 	cc      *ecn.ReactionPoint
 	ccTimer alarm
 	cutAt   sim.Time
+
+	// HPCC reaction point (hpcc.go), nil without it, and the wire bytes of a full packet.
+	hp       *HPCC
+	fullWire int64
 }
 
 // RoCEReceiver is the responder side: it accepts packets in PSN order, acknowledges them in
@@ -125,6 +141,7 @@ type RoCEReceiver struct {
 	lastDup  uint32                 // PSN of the latest duplicate; one at or below it starts a new burst
 	np       *ecn.NotificationPoint // DCQCN, nil without congestion control
 	pacer    *cnpPacer              // np's pacer: the flow's own, or the NIC port's
+	echo     *topology.INT          // HPCC: the telemetry the next ACK echoes
 }
 
 const (
@@ -177,6 +194,10 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 		}
 		rcv.np = &ecn.NotificationPoint{Pacer: &rcv.pacer.Pacer, Flow: i}
 	}
+	if cfg.HPCC != nil {
+		s.hp = NewHPCC(*cfg.HPCC, src.Wire.Params.Rate, cfg.HPCC.BaseRTT)
+		s.fullWire = RoCEWireBytes(cfg.Version, int64(cfg.MTU), false) + topology.INTHeader
+	}
 	r.senders[i] = s
 	r.receivers[i] = rcv
 	r.eng.At(f.Start, s, opStart, nil)
@@ -187,6 +208,9 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 func (s *RoCESender) Handle(now sim.Time, op int, _ any) {
 	switch op {
 	case opStart:
+		if s.hp != nil && !s.hpccStart() {
+			return
+		}
 		s.nic.activate(now, s)
 	case opTimer:
 		if s.timer.expired(now) && !s.over {
@@ -224,10 +248,15 @@ func (s *RoCESender) Rate() sim.Rate {
 	if s.cc != nil && s.cc.Rate() < sim.Rate(s.cc.Line) && (r == 0 || s.cc.Rate() < r) {
 		r = s.cc.Rate()
 	}
+	if s.hp != nil {
+		if hr := s.hp.Rate(); hr < s.hp.Line && (r == 0 || hr < r) {
+			r = hr
+		}
+	}
 	return r
 }
 
-func (s *RoCESender) hasData() bool { return !s.over && s.sndNxt < s.npkts }
+func (s *RoCESender) hasData() bool { return !s.over && s.sndNxt < s.npkts && s.windowOpen() }
 
 // emit builds the next data packet. Precondition: hasData.
 func (s *RoCESender) emit(now sim.Time) *topology.Packet {
@@ -254,6 +283,9 @@ func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 		p.DMALen = uint32(min(s.flow.Size, 1<<32-1))
 	}
 	p.AckReq = last
+	if s.hp != nil {
+		s.hpccSent(p)
+	}
 	if s.cfg.Version != 1 {
 		p.ECN = topology.ECNECT0 // RoCE v2 data is ECN-capable (DCQCN's marks ride on it)
 	}
@@ -338,6 +370,9 @@ func (s *RoCESender) timeout(now sim.Time) {
 }
 
 func (r *RoCEReceiver) onData(now sim.Time, p *topology.Packet) {
+	if p.INT != nil {
+		r.hpccKeep(p)
+	}
 	if r.np != nil && p.ECN == topology.ECNCE {
 		if cnp, wake := r.np.Marked(now); cnp {
 			r.cnp(now)
@@ -401,6 +436,9 @@ func (r *RoCEReceiver) ack(now sim.Time, syndrome uint8, psn uint32) {
 	if syndrome == topology.SyndromeACK && psn == r.npkts-1 {
 		p.MSN = 1
 	}
+	if r.echo != nil {
+		p.INT, r.echo = r.echo, nil // HPCC: the responder echoes the telemetry
+	}
 	p.SentAt = now
 	p.Seal()
 	r.sinceAck = 0
@@ -440,4 +478,7 @@ func (s *RoCESender) onControl(now sim.Time, p *topology.Packet) {
 		return
 	}
 	s.onAck(now, p)
+	if s.hp != nil {
+		s.hpccAck(now, p)
+	}
 }

@@ -26,6 +26,15 @@ func RoCEWireBytes(version int, payload int64, first bool) int64 {
 	return p.WireBytes()
 }
 
+// RoCEAckWireBytes is the wire size of a RoCE ACK of that version (BTH and AETH).
+func RoCEAckWireBytes(version int) int64 {
+	var p topology.Packet
+	roceStack(&p, version)
+	p.Opcode, p.HasAETH = topology.OpAcknowledge, true
+	p.Seal()
+	return p.WireBytes()
+}
+
 // sourcePort is the RoCE v2 UDP source port of a queue pair: IBA annex A17 lets it carry
 // flow entropy for ECMP; like mlx5 it is drawn from 0xC000-0xFFFF by hashing the QPN.
 func sourcePort(qpn uint32) uint16 {
