@@ -7,11 +7,14 @@ package experiment
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fabricsim/fabricsim/header"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
 )
@@ -159,4 +162,64 @@ func TestHPCCFairnessNeedsAdditiveIncrease(t *testing.T) {
 			require.Less(t, r.queue, r.bdp)
 		})
 	}
+}
+
+func TestTsharkDecodesHPCC(t *testing.T) {
+	// wireScenario's RoCE v2 variant with HPCC: h1, h2, h3 to h5 across leaf1, a spine and
+	// leaf2 (three switches), h1 to h2 within leaf1.
+	dir := t.TempDir()
+	_, err := RunCapture(load(t, wireScenario, "transports.rocev2.cc=hpcc").Scenario(0), nil,
+		Capture{Links: []string{"h1-leaf1", "leaf2-h5"}, Dir: dir})
+	require.NoError(t, err)
+	const fcs = topology.FCS // captures leave the FCS out
+	dataLen := middleWire + topology.INTHeader - topology.WireOverhead - fcs
+	firstLen := dataLen + topology.RETHHeader
+	ackLen := (topology.EthernetHeader + topology.IPv4Header + topology.UDPHeader + topology.BTHHeader +
+		topology.AETHHeader + topology.INTHeader + topology.ICRC + topology.FCS) - fcs
+	for _, l := range []string{"h1-leaf1", "leaf2-h5"} {
+		f := filepath.Join(dir, "rocev2-"+l+".pcap")
+		require.Zero(t, count(t, f, problems), "frames Wireshark finds wrong in %s", l)
+		require.Zero(t, count(t, f, "udp.port == 4791 && !infiniband"), "RoCE v2 frames not decoded in %s", l)
+		// Every RoCE frame is one of the three sizes computed above, with the INT header.
+		lens := map[string]int{}
+		for _, s := range strings.Fields(tshark(t, f, "-Y", "infiniband", "-T", "fields", "-e", "frame.len")) {
+			lens[s]++
+		}
+		t.Logf("%s: frame lengths %v (data %d, first %d, ACK %d)", l, lens, dataLen, firstLen, ackLen)
+		for s := range lens {
+			// (64KB is 62 full packets and one of 512 bytes.)
+			require.Contains(t, []string{fmt.Sprint(dataLen), fmt.Sprint(firstLen), fmt.Sprint(ackLen), fmt.Sprint(dataLen - 512)}, s, "%s: frame length", l)
+		}
+		require.Positive(t, lens[fmt.Sprint(dataLen)]+lens[fmt.Sprint(ackLen)], l)
+	}
+	// The INT records on the wire into h5: three hops, leaf1 and the spine at 400 Gb/s,
+	// leaf2 at 100 Gb/s; and the ACKs h1 gets echo the same three.
+	b, err := os.ReadFile(filepath.Join(dir, "rocev2-leaf2-h5.pcap"))
+	require.NoError(t, err)
+	seen := 0
+	for _, fr := range pcapFrames(t, b) {
+		if len(fr) != dataLen {
+			continue
+		}
+		in := header.INT(fr[topology.EthernetHeader+topology.IPv4Header+topology.UDPHeader+topology.BTHHeader:])
+		require.Equal(t, 3, in.Hops())
+		for i, want := range []uint8{header.INTRate400G, header.INTRate400G, header.INTRate100G} {
+			rate, _, tx, _ := in.Hop(i)
+			require.Equal(t, want, rate, "hop %d's rate code", i)
+			require.Positive(t, tx, "hop %d has sent bytes", i)
+		}
+		seen++
+	}
+	require.Positive(t, seen)
+	b, err = os.ReadFile(filepath.Join(dir, "rocev2-h1-leaf1.pcap"))
+	require.NoError(t, err)
+	acks := 0
+	for _, fr := range pcapFrames(t, b) {
+		if len(fr) == ackLen {
+			in := header.INT(fr[topology.EthernetHeader+topology.IPv4Header+topology.UDPHeader+topology.BTHHeader+topology.AETHHeader:])
+			require.Contains(t, []int{1, 3}, in.Hops(), "an ACK echoes the data packet's hops (1 within leaf1, 3 from h5)")
+			acks++
+		}
+	}
+	require.Positive(t, acks)
 }
