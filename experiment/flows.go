@@ -26,6 +26,11 @@ func (f *fabric) roceConfig(transport string) transports.RoCEConfig {
 		p := cfg.DCQCN
 		rc.DCQCN = &p
 	}
+	if cfg.CC == "hpcc" {
+		var p transports.HPCCParams
+		_ = copySettings(&p, cfg.HPCC) // cannot fail: build checks settingsReachModels first
+		rc.HPCC = &p
+	}
 	return rc
 }
 
@@ -110,6 +115,9 @@ func (f *fabric) addFlows() error {
 				f.reg.SetBDPCap(i, f.bdpCap(fl, i, hops, rc))
 			}
 		}
+		if rc.HPCC != nil && rc.HPCC.BaseRTT == 0 {
+			f.reg.SetBaseRTT(i, f.hpccBaseRTT(fl, i, hops, rc))
+		}
 	}
 	if loops > 0 {
 		f.warnings = append(f.warnings, fmt.Sprintf("%d flow(s) follow a routing loop; their packets end when the IP TTL runs out", loops))
@@ -167,7 +175,10 @@ func (f *fabric) bdpCap(fl *transports.Flow, i int32, hops []topology.Hop, rc tr
 	if rc.Version == 1 {
 		cfg = f.sc.Transports.RoCEv1
 	}
-	full := transports.RoCEWireBytes(rc.Version, int64(rc.MTU), false)
+	full, ack := transports.RoCEWireBytes(rc.Version, int64(rc.MTU), false), transports.RoCEAckWireBytes(rc.Version)
+	if rc.HPCC != nil {
+		full, ack = full+topology.INTHeader, ack+topology.INTHeader // both carry HPCC's telemetry
+	}
 	if c := cfg.IRN.BDPCap; !c.Auto {
 		return int((c.Bytes + full - 1) / full)
 	}
@@ -179,10 +190,25 @@ func (f *fabric) bdpCap(fl *transports.Flow, i int32, hops []topology.Hop, rc tr
 	rtt := pipeline(fwd, 0, 1, 0, -1, func(int64) int64 { return full })
 	ackHash, _ := f.reg.AckHash(i)
 	if back, loop, err := f.routes.Path(fl.Dst, fl.Src, ackHash, f.pathLimit()); err == nil && !loop {
-		rtt = pipeline(f.pathHops(back), rtt, 1, 0, -1, func(int64) int64 { return transports.RoCEAckWireBytes(rc.Version) })
+		rtt = pipeline(f.pathHops(back), rtt, 1, 0, -1, func(int64) int64 { return ack })
 	}
 	tx := bottleneck.TxTime(full)
 	return int((rtt+tx-1)/tx) + rc.AckInterval - 1
+}
+
+// hpccBaseRTT is HPCC's T for a flow: one full data packet along its path and one ACK back
+// along the reverse path, each with its INT header, store and forward at every hop, with
+// propagation and switch latencies (see pipeline); 0 when the reverse path is unknown.
+func (f *fabric) hpccBaseRTT(fl *transports.Flow, i int32, hops []topology.Hop, rc transports.RoCEConfig) sim.Time {
+	ackHash, _ := f.reg.AckHash(i)
+	back, loop, err := f.routes.Path(fl.Dst, fl.Src, ackHash, f.pathLimit())
+	if err != nil || loop {
+		return 0
+	}
+	data := transports.RoCEWireBytes(rc.Version, int64(rc.MTU), false) + topology.INTHeader
+	ack := transports.RoCEAckWireBytes(rc.Version) + topology.INTHeader
+	one := func(w int64) func(int64) int64 { return func(int64) int64 { return w } }
+	return pipeline(f.pathHops(back), pipeline(f.pathHops(hops), 0, 1, 0, -1, one(data)), 1, 0, -1, one(ack))
 }
 
 // iwarpIdealFCT is an iWARP flow's completion time alone on the empty fabric: with a

@@ -44,7 +44,7 @@ func variantNamed(t *testing.T, d *results.Document, name string) *results.Varia
 // small-flow tail of the lossless variants, DCQCN cuts it, DCTCP without PFC cuts it most.
 func TestWebsearchLeafSpineLesson(t *testing.T) {
 	d := golden(t, "websearch-leafspine")
-	require.Len(t, d.Variants, 5)
+	require.Len(t, d.Variants, 6)
 	small := func(v *results.Variant) float64 {
 		b := v.SlowdownBySize[0]
 		require.EqualValues(t, 0, b.LoBytes)
@@ -67,6 +67,9 @@ func TestWebsearchLeafSpineLesson(t *testing.T) {
 	require.Greater(t, small(pfcOnly), 5*small(dcqcn), "DCQCN shortens the small flows' tail under PFC")
 	require.Less(t, small(dctcp), small(dcqcn), "DCTCP keeps queues shortest")
 	require.Zero(t, dctcp.Drops.Total, "DCTCP's marks keep the lossy fabric from dropping")
+	hpcc := variantNamed(t, d, "RoCEv2 + PFC + HPCC")
+	require.Less(t, small(hpcc), small(dcqcn), "HPCC's telemetry keeps the queues shorter than DCQCN's marks")
+	require.Zero(t, hpcc.PFC.PauseFrames, "HPCC holds the queues below XOFF: PFC never acts")
 }
 
 // flowOf is the record of the flow from src to dst of v (the first such).
@@ -217,7 +220,29 @@ func TestDCQCNConvergenceLesson(t *testing.T) {
 		require.Zero(t, v.PFC.PauseFrames, "%s: the rates converge before PFC must act", name)
 		require.Positive(t, v.ECN.CNPs, name)
 	}
-	require.Positive(t, variantNamed(t, d, "PFC only").PFC.PauseFrames)
+	pfcOnly := variantNamed(t, d, "PFC only")
+	require.Positive(t, pfcOnly.PFC.PauseFrames)
+
+	// HPCC: no loss, no pause, no CNP; the link at eta x line rate on the wire, so goodput
+	// 40 Gb/s x 0.95 x 1024/1148 (a 1,024-byte WRITE packet is 1,148 wire bytes with its
+	// 42-byte INT header); the bottleneck queue below one BDP on average (the path's base RTT
+	// T is 3 x 1 us each way plus, store and forward at three hops, a 1,148-byte data packet
+	// and a 128-byte ACK: 6.77 us, 33.8 KB at 40 Gb/s) and, when a newcomer joins at line
+	// rate with a window of one BDP, below two at its peak.
+	hp := variantNamed(t, d, "HPCC")
+	require.Zero(t, hp.Drops.Total)
+	require.Zero(t, hp.PFC.PauseFrames)
+	require.Zero(t, hp.ECN.CNPs)
+	require.Zero(t, hp.Timeouts)
+	require.InEpsilon(t, 40*0.95*1024/1148, hp.GoodputGbps, 0.03)
+	bdp := 40e9 / 8 * (6e-6 + 3*(1148+128)*8/40e9)
+	for _, q := range hp.Queues {
+		if q.Node == "swl" && q.Peer == "swr" {
+			require.Less(t, q.MeanBytes, bdp)
+			require.Less(t, float64(q.MaxBytes), 2*bdp)
+			t.Logf("HPCC: bottleneck queue mean %.0f B, max %d B (BDP %.0f B); goodput %.2f Gb/s", q.MeanBytes, q.MaxBytes, bdp, hp.GoodputGbps)
+		}
+	}
 }
 
 func TestVictimFlowLesson(t *testing.T) {

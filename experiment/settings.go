@@ -51,6 +51,7 @@ func settingsReachModels() error {
 		{&transports.RoCEConfig{}, scenarios.RoCEConfig{}},
 		{&transports.IRNParams{}, scenarios.IRNConfig{}},
 		{&transports.IWARPConfig{}, scenarios.IWARPConfig{}},
+		{&transports.HPCCParams{}, scenarios.HPCCConfig{}},
 	} {
 		if err := copySettings(c.dst, c.src); err != nil {
 			return err

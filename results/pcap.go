@@ -169,18 +169,29 @@ func roceV1(b []byte, p *topology.Packet) {
 // grhHopLimit is the GRH hop limit of RoCE v1 packets, which never leave their subnet.
 const grhHopLimit = 64
 
-// ibTransport writes the BTH and the RETH or AETH behind it, and an IRN NAK's selectively
-// acknowledged PSN behind the AETH.
+// ibTransport writes the BTH and the RETH or AETH behind it, an IRN NAK's selectively
+// acknowledged PSN behind the AETH, and an HPCC packet's INT header behind those.
 func ibTransport(b []byte, p *topology.Packet) {
 	header.BTH(b).Encode(&header.BTHFields{Opcode: p.Opcode, DestQP: p.DestQP, AckReq: p.AckReq, PSN: p.PSN})
 	b = b[header.BTHSize:]
 	switch {
 	case p.HasRETH:
 		header.RETH(b).Encode(0, 0, p.DMALen)
+		b = b[header.RETHSize:]
 	case p.HasAETH:
 		header.AETH(b).Encode(p.Syndrome, p.MSN)
 		if p.SACKBlocks > 0 {
 			binary.BigEndian.PutUint32(b[header.AETHSize:], p.SACK[0][0]&0xFFFFFF)
+			b = b[topology.IRNSACK:]
+		}
+		b = b[header.AETHSize:]
+	}
+	if t := p.INT; t != nil {
+		h := header.INT(b[:header.INTSize])
+		h.SetHops(int(t.N))
+		for i := range int(t.N) {
+			r := &t.Hops[i]
+			h.PutHop(i, header.INTRateCode(int64(r.Rate)), uint64(r.At/sim.Nanosecond), uint64(r.TxBytes), uint64(r.QLen))
 		}
 	}
 }

@@ -97,7 +97,8 @@
 //	                              lock-step phase effects of identical senders at drop-tail
 //	                              queues (Floyd and Jacobson, 1992)
 //	transports.rocev2.mtu         1024 (256, 512, 1024, 2048, 4096): the path MTU
-//	transports.rocev2.cc          none (none | dcqcn): congestion control (dcqcn: RoCE v2 only)
+//	transports.rocev2.cc          none (none | dcqcn | hpcc): congestion control (dcqcn, hpcc:
+//	                              RoCE v2 only)
 //	transports.rocev2.recovery    go-back-n (go-back-n | go-back-0 | irn): go-back-0 sends the
 //	                              whole message again, as old NICs did; irn resends only what
 //	                              was lost, with packets in flight capped at the path's BDP
@@ -107,7 +108,9 @@
 //	transports.rocev2.retry_limit 7 (0..7): retransmissions of one packet before the flow fails
 //	                              (IB retry_cnt has 3 bits)
 //	transports.rocev2.ack_interval 16 (1..65536): packets per coalesced ACK; a message's last
-//	                              packet is always ACKed
+//	                              packet is always ACKed; with cc hpcc the default is 1 (the
+//	                              HPCC authors' L2_ACK_INTERVAL: every packet's telemetry goes
+//	                              back)
 //	transports.rocev2.irn.rto_low 100us (> 0): IRN's RTO_low: the retransmit timeout while fewer
 //	                              than rto_low_packets packets are in flight, too few for a
 //	                              later one to reveal a loss by a NAK
@@ -159,6 +162,19 @@
 //	                              wait, oldest mark first, one CNP per window end (a modelling
 //	                              choice: the vendor does not say which flow wins); with
 //	                              immediate-only their marks are forgotten
+//	transports.rocev2.hpcc.eta    0.95 ((0,1]): the target utilisation eta (SIGCOMM'19 section
+//	                              3.3 and its evaluation: 0.95)
+//	transports.rocev2.hpcc.max_stage 5 (0..1000): maxStage: additive-increase steps below eta
+//	                              before a multiplicative step toward it (SIGCOMM'19: 5)
+//	transports.rocev2.hpcc.ai     10Mbps per 25Gbps of the sender's line rate (> 0): the
+//	                              additive increase as a rate: W_AI = ai x base_rtt (the
+//	                              authors' run.py: 10 Mb/s per 25 Gb/s of line rate, so 40 Mb/s
+//	                              at 100 Gb/s)
+//	transports.rocev2.hpcc.base_rtt the flow's path (> 0): T, the base RTT: W_init = line rate x
+//	                              T, R = W/T; by default each flow's own, from its path (a full
+//	                              data packet and an ACK, with their INT headers,
+//	                              store-and-forward over every hop, plus propagation and switch
+//	                              latency)
 //	transports.rocev1             as rocev2, with the same defaults; cc none only (RoCE v1
 //	                              frames carry no IP header, so no ECN)
 //	transports.iwarp.mtu          1500 (576..9216): the IPv4 MTU (RFC 791's 576 to the largest

@@ -111,7 +111,7 @@ func TestDefaults(t *testing.T) {
 	require.Equal(t, RoCEConfig{MTU: 1024, CC: "none", Recovery: "go-back-n",
 		RetransmitTimeout: 1_048_576 * sim.Nanosecond, RetryLimit: 7, AckInterval: 16,
 		IRN:   IRNConfig{RTOLow: 100 * sim.Microsecond, RTOHigh: 320 * sim.Microsecond, RTOLowPackets: 3, BDPCap: SizeOrAuto{Auto: true}},
-		DCQCN: ecn.PaperParams(), DCQCNMode: "paper"}, sc.Transports.RoCEv2)
+		DCQCN: ecn.PaperParams(), DCQCNMode: "paper", HPCC: HPCCConfig{Eta: 0.95, MaxStage: 5}}, sc.Transports.RoCEv2)
 	require.Zero(t, sc.SampleInterval, "auto: the sampler follows the active period")
 	require.Equal(t, Topology{Preset: "star", Params: PresetParams{Hosts: 4,
 		Link: LinkSpec{Rate: 100 * sim.Gbps, Delay: sim.Microsecond}}}, sc.Topology)
@@ -371,7 +371,7 @@ func TestRules(t *testing.T) {
 		{"ack interval 0", starScenario, []string{"transports.rocev2.ack_interval=0"}, "transports.rocev2.ack_interval", "1..65536"},
 		{"rto 0", starScenario, []string{"transports.rocev2.retransmit_timeout=0"}, "transports.rocev2.retransmit_timeout", "must be > 0"},
 		{"rto typo", starScenario, []string{"transports.rocev2.retransmit_timout=1ms"}, "transports.rocev2.retransmit_timout", `did you mean "retransmit_timeout"?`},
-		{"unknown cc", starScenario, []string{"transports.rocev2.cc=cubic"}, "transports.rocev2.cc", `unknown congestion control "cubic" (allowed: none, dcqcn)`},
+		{"unknown cc", starScenario, []string{"transports.rocev2.cc=cubic"}, "transports.rocev2.cc", `unknown congestion control "cubic" (allowed: none, dcqcn, hpcc)`},
 		{"unknown recovery", starScenario, []string{"transports.rocev2.recovery=sack"}, "transports.rocev2.recovery", `unknown recovery "sack"`},
 		{"unknown np rule", starScenario, []string{"transports.rocev2.dcqcn.np=immediate"}, "transports.rocev2.dcqcn.np",
 			`unknown notification point rule "immediate" (did you mean "immediate-only"?) (allowed: paper, immediate-only)`},
@@ -477,6 +477,7 @@ func TestNotSupportedYet(t *testing.T) {
 		path, msg string
 	}{
 		{"rocev1 dcqcn", []string{"transports.rocev1={cc: dcqcn}"}, "transports.rocev1.cc", "RoCE v1 frames carry no IP header"},
+		{"rocev1 hpcc", []string{"transports.rocev1={cc: hpcc}"}, "transports.rocev1.cc", "RoCE v2 (IP/UDP) packets only"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -692,3 +693,28 @@ func TestBundled(t *testing.T) {
 }
 
 func (p Pos) sub(q Pos) Pos { return Pos{p.Line - q.Line, p.Column - q.Column} }
+
+func TestHPCCSettings(t *testing.T) {
+	text := starScenario + `transports:
+  rocev2:
+    cc: hpcc
+    hpcc: {eta: 1.5, max_stage: -1, ai: 0Mbps, base_rtt: 0s}
+`
+	_, errs, _ := loadYAML(t, text)
+	for _, c := range []struct{ key, line string }{{"eta", "(0,1]"}, {"max_stage", "0..1000"}, {"ai", "> 0"}, {"base_rtt", "> 0"}} {
+		p := requireProblem(t, errs, "transports.rocev2.hpcc."+c.key, "")
+		require.Equal(t, 14, p.Line, "%s: the file line", c.key)
+		t.Logf("%s", p)
+	}
+	// Valid: the defaults, and ACKs on every packet unless ack_interval is given.
+	f, errs, _ := loadYAML(t, starScenario+"transports:\n  rocev2: {cc: hpcc}\n")
+	require.Empty(t, errs)
+	rc := f.Scenario(0).Transports.RoCEv2
+	require.Equal(t, HPCCConfig{Eta: 0.95, MaxStage: 5}, rc.HPCC)
+	require.Equal(t, 1, rc.AckInterval)
+	f, errs, _ = loadYAML(t, starScenario+"transports:\n  rocev2: {cc: hpcc, ack_interval: 4, hpcc: {ai: 80Mbps, base_rtt: 6us}}\n")
+	require.Empty(t, errs)
+	rc = f.Scenario(0).Transports.RoCEv2
+	require.Equal(t, 4, rc.AckInterval)
+	require.Equal(t, HPCCConfig{Eta: 0.95, MaxStage: 5, AI: 80 * sim.Mbps, BaseRTT: 6 * sim.Microsecond}, rc.HPCC)
+}

@@ -19,17 +19,28 @@ type Transports struct {
 // RoCEConfig configures a RoCE (v1 or v2) reliable-connection endpoint.
 type RoCEConfig struct {
 	MTU               int      `yaml:"mtu" default:"1024" model:"MTU" oneof:"256,512,1024,2048,4096" means:"the InfiniBand path MTUs" doc:"the path MTU"`
-	CC                string   `yaml:"cc" default:"none" oneof:"none,dcqcn" what:"congestion control" doc:"congestion control (dcqcn: RoCE v2 only)"`
+	CC                string   `yaml:"cc" default:"none" oneof:"none,dcqcn,hpcc" what:"congestion control" doc:"congestion control (dcqcn, hpcc: RoCE v2 only)"`
 	Recovery          string   `yaml:"recovery" default:"go-back-n" oneof:"go-back-n,go-back-0,irn" what:"recovery" doc:"go-back-0 sends the whole message again, as old NICs did; irn resends only what was lost, with packets in flight capped at the path's BDP (Mittal et al., SIGCOMM'18; see irn)"`
 	RetransmitTimeout sim.Time `yaml:"retransmit_timeout" default:"1.048576ms" model:"RetransmitTimeout" gt:"0" eg:"1ms" doc:"4.096us x 2^8: the InfiniBand local ACK timeout (4.096us x 2^timeout) with QP timeout attribute 8"`
 	RetryLimit        int      `yaml:"retry_limit" default:"7" model:"RetryLimit" min:"0" max:"7" means:"the InfiniBand retry count has 3 bits" doc:"retransmissions of one packet before the flow fails (IB retry_cnt has 3 bits)"`
-	AckInterval       int      `yaml:"ack_interval" default:"16" model:"AckInterval" min:"1" max:"65536" means:"packets per ACK" doc:"packets per coalesced ACK; a message's last packet is always ACKed"`
+	AckInterval       int      `yaml:"ack_interval" default:"16" model:"AckInterval" min:"1" max:"65536" means:"packets per ACK" doc:"packets per coalesced ACK; a message's last packet is always ACKed; with cc hpcc the default is 1 (the HPCC authors' L2_ACK_INTERVAL: every packet's telemetry goes back)"`
 	// IRN holds IRN's timeouts and BDP cap, when Recovery is irn.
 	IRN IRNConfig `yaml:"irn"`
 	// DCQCN holds the DCQCN reaction and notification points, when CC is dcqcn.
 	DCQCN ecn.Params `yaml:"dcqcn"`
 	// DCQCNMode is paper or nvidia: the defaults DCQCN starts from (dcqcn.mode).
 	DCQCNMode string
+	// HPCC holds HPCC's parameters, when CC is hpcc.
+	HPCC HPCCConfig `yaml:"hpcc"`
+}
+
+// HPCCConfig declares transports.rocev2.hpcc, whose values go to transports.HPCCParams
+// (HPCC, Li et al., SIGCOMM 2019, Algorithm 1; docs/model.md).
+type HPCCConfig struct {
+	Eta      float64  `yaml:"eta" default:"0.95" gt:"0" max:"1" model:"Eta" means:"the target utilisation" doc:"the target utilisation eta (SIGCOMM'19 section 3.3 and its evaluation: 0.95)"`
+	MaxStage int      `yaml:"max_stage" default:"5" min:"0" max:"1000" model:"MaxStage" means:"additive steps before a multiplicative one" doc:"maxStage: additive-increase steps below eta before a multiplicative step toward it (SIGCOMM'19: 5)"`
+	AI       sim.Rate `yaml:"ai" derived:"10Mbps per 25Gbps of the sender's line rate" gt:"0" eg:"40Mbps" model:"AI" doc:"the additive increase as a rate: W_AI = ai x base_rtt (the authors' run.py: 10 Mb/s per 25 Gb/s of line rate, so 40 Mb/s at 100 Gb/s)"`
+	BaseRTT  sim.Time `yaml:"base_rtt" derived:"the flow's path" gt:"0" eg:"5us" model:"BaseRTT" doc:"T, the base RTT: W_init = line rate x T, R = W/T; by default each flow's own, from its path (a full data packet and an ACK, with their INT headers, store-and-forward over every hop, plus propagation and switch latency)"`
 }
 
 // IRNConfig configures IRN's loss recovery (transports.IRNParams): transports.rocev2.irn.
@@ -93,14 +104,24 @@ type IWARPConfig struct {
 const maxRcvWindow = 1 << 30
 
 var _ = hooksFor(nil, nil, transportsAfter)
-var _ = hooksFor(roceInit, roceBefore, nil)
+var _ = hooksFor(roceInit, roceBefore, roceAfter)
 var _ = hooksFor(nil, nil, irnAfter)
 var _ = hooksFor(iwarpInit, nil, iwarpAfter)
 
-// transportsAfter rejects DCQCN over RoCE v1.
+// transportsAfter rejects DCQCN and HPCC over RoCE v1.
 func transportsAfter(r *resolver, _ string, t *Transports, given map[string]bool) {
 	if given["rocev1"] && t.RoCEv1.CC == "dcqcn" {
 		r.errf("transports.rocev1.cc", "RoCE v1 frames carry no IP header, so no ECN field: DCQCN cannot run over them; use cc: none")
+	}
+	if given["rocev1"] && t.RoCEv1.CC == "hpcc" {
+		r.errf("transports.rocev1.cc", "HPCC's in-band telemetry rides in RoCE v2 (IP/UDP) packets only: it cannot run over RoCE v1; use cc: none")
+	}
+}
+
+// roceAfter makes an HPCC responder acknowledge every packet unless ack_interval is given.
+func roceAfter(_ *resolver, _ string, c *RoCEConfig, given map[string]bool) {
+	if c.CC == "hpcc" && !given["ack_interval"] {
+		c.AckInterval = 1
 	}
 }
 

@@ -359,7 +359,21 @@ func (pt *Port) dequeue(now sim.Time, qi int) *topology.Packet {
 	if sw.lossless[qi] {
 		sw.Ports[p.InPort].release(now, qi, size)
 	}
+	if p.INT != nil && p.Kind == topology.KindData {
+		pt.stampINT(now, p)
+	}
 	return p
+}
+
+// stampINT pushes the port's telemetry into an HPCC data packet as it leaves the queue, as
+// the HPCC authors' switch does at dequeue: the time, the bytes the port has sent counting
+// this frame, the bytes still queued on the port (every class) and the line rate.
+func (pt *Port) stampINT(now sim.Time, p *topology.Packet) {
+	var q int64
+	for i := range pt.Queues {
+		q += pt.Queues[i].Bytes
+	}
+	p.INT.Push(topology.INTHop{At: now, TxBytes: pt.Wire.Bytes + p.WireBytes(), QLen: q, Rate: pt.Wire.Params.Rate})
 }
 
 // Queued is the number of packets waiting in the port's queues.

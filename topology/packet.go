@@ -109,6 +109,11 @@ type Packet struct {
 	PauseQuanta [NumPriorities]uint16 // pause time per class, in 512-bit-time quanta
 
 	SentAt sim.Time // when the source started to send it
+
+	// INT, when not nil, is the packet's in-band telemetry header (HPCC flows only; see
+	// int.go): INTHeader bytes between the IB transport headers and the payload. It is a
+	// pointer into the pool's INT records, so packets without it carry 8 bytes, not 200.
+	INT *INT
 }
 
 // NumPriorities is the number of 802.1Q priorities, traffic classes and PFC timers.
@@ -207,6 +212,9 @@ func (p *Packet) ibTransportBytes() int32 {
 	if p.Opcode == OpCNP {
 		n += CNPPad
 	}
+	if p.INT != nil {
+		n += INTHeader
+	}
 	return n
 }
 
@@ -221,6 +229,9 @@ type Pool struct {
 	Taken     [NumKinds]int64
 	Delivered [NumKinds]int64
 	Dropped   [NumKinds]int64
+	// INTs is the number of INT records taken and not given back (int.go).
+	INTs    int64
+	freeINT *INT
 }
 
 // poolSlab is how many packets the pool allocates at once when it runs dry: growing in
@@ -257,6 +268,10 @@ func (pl *Pool) Drop(p *Packet) {
 }
 
 func (pl *Pool) put(p *Packet) {
+	if p.INT != nil {
+		pl.PutINT(p.INT)
+		p.INT = nil
+	}
 	p.next = pl.free
 	pl.free = p
 }

@@ -39,6 +39,9 @@ type RoCEConfig struct {
 	// IRN, when not nil, replaces go-back-N by IRN's selective repeat with BDP-FC and its
 	// two timeouts (irn.go); RetransmitTimeout is then unused.
 	IRN *IRNParams
+	// HPCC, when not nil, runs HPCC congestion control (hpcc.go) with these parameters:
+	// RoCE v2 only, and not with DCQCN.
+	HPCC *HPCCParams
 }
 
 // Validate reports the first value of c that a queue pair cannot run with, as etcd raft's
@@ -78,6 +81,15 @@ func (c *RoCEConfig) Validate() error {
 			return fmt.Errorf("DCQCN CNP interval %v, decrease period %v and byte counter %d: none may be negative",
 				p.CNPInterval, p.DecreasePeriod, p.ByteCounter)
 		}
+	}
+	if p := c.HPCC; p != nil {
+		switch {
+		case c.Version == 1:
+			return errors.New("HPCC over RoCE v1: its telemetry rides in RoCE v2 packets only")
+		case c.DCQCN != nil:
+			return errors.New("HPCC and DCQCN together: a flow runs one congestion control")
+		}
+		return p.validate()
 	}
 	return nil
 }
@@ -122,6 +134,10 @@ type RoCESender struct {
 	cc      *ecn.ReactionPoint
 	ccTimer alarm
 	cutAt   sim.Time
+
+	// HPCC reaction point (hpcc.go), nil without it, and the wire bytes of a full packet.
+	hp       *HPCC
+	fullWire int64
 }
 
 // RoCEReceiver is the responder side: it accepts packets in PSN order, acknowledges them in
@@ -137,6 +153,7 @@ type RoCEReceiver struct {
 	held     psnSet                 // IRN: the packets received beyond a gap
 	np       *ecn.NotificationPoint // DCQCN, nil without congestion control
 	pacer    *cnpPacer              // np's pacer: the flow's own, or the NIC port's
+	echo     *topology.INT          // HPCC: the telemetry the next ACK echoes
 }
 
 const (
@@ -192,6 +209,10 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 		}
 		rcv.np = &ecn.NotificationPoint{Pacer: &rcv.pacer.Pacer, Flow: i}
 	}
+	if cfg.HPCC != nil {
+		s.hp = NewHPCC(*cfg.HPCC, src.Wire.Params.Rate, cfg.HPCC.BaseRTT)
+		s.fullWire = RoCEWireBytes(cfg.Version, int64(cfg.MTU), false) + topology.INTHeader
+	}
 	r.senders[i] = s
 	r.receivers[i] = rcv
 	r.eng.At(f.Start, s, opStart, nil)
@@ -202,6 +223,9 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 func (s *RoCESender) Handle(now sim.Time, op int, _ any) {
 	switch op {
 	case opStart:
+		if s.hp != nil && !s.hpccStart() {
+			return
+		}
 		s.nic.activate(now, s)
 	case opTimer:
 		if s.timer.expired(now) && !s.over {
@@ -239,6 +263,11 @@ func (s *RoCESender) Rate() sim.Rate {
 	if s.cc != nil && s.cc.Rate() < sim.Rate(s.cc.Line) && (r == 0 || s.cc.Rate() < r) {
 		r = s.cc.Rate()
 	}
+	if s.hp != nil {
+		if hr := s.hp.Rate(); hr < s.hp.Line && (r == 0 || hr < r) {
+			r = hr
+		}
+	}
 	return r
 }
 
@@ -247,9 +276,9 @@ func (s *RoCESender) hasData() bool {
 		if _, ok := ir.nextLost(s.una); ok {
 			return true
 		}
-		return s.sndNxt < s.npkts && ir.mayAdmit(s.sndNxt-s.una)
+		return s.sndNxt < s.npkts && ir.mayAdmit(s.sndNxt-s.una) && s.windowOpen()
 	}
-	return !s.over && s.sndNxt < s.npkts
+	return !s.over && s.sndNxt < s.npkts && s.windowOpen()
 }
 
 // rto is the retransmit timeout now: the local ACK timeout, or under IRN RTO_low or RTO_high
@@ -291,6 +320,9 @@ func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 		p.DMALen = uint32(min(s.flow.Size, 1<<32-1))
 	}
 	p.AckReq = last
+	if s.hp != nil {
+		s.hpccSent(p)
+	}
 	if s.cfg.Version != 1 {
 		p.ECN = topology.ECNECT0 // RoCE v2 data is ECN-capable (DCQCN's marks ride on it)
 	}
@@ -423,6 +455,9 @@ func (s *RoCESender) onAckIRN(now sim.Time, p *topology.Packet) {
 }
 
 func (r *RoCEReceiver) onData(now sim.Time, p *topology.Packet) {
+	if p.INT != nil {
+		r.hpccKeep(p)
+	}
 	if r.np != nil && p.ECN == topology.ECNCE {
 		if cnp, wake := r.np.Marked(now); cnp {
 			r.cnp(now)
@@ -541,6 +576,9 @@ func (r *RoCEReceiver) control(now sim.Time, syndrome uint8, psn uint32) *topolo
 	if syndrome == topology.SyndromeACK && psn == r.npkts-1 {
 		p.MSN = 1
 	}
+	if r.echo != nil {
+		p.INT, r.echo = r.echo, nil // HPCC: the responder echoes the telemetry
+	}
 	p.SentAt = now
 	return p
 }
@@ -585,4 +623,7 @@ func (s *RoCESender) onControl(now sim.Time, p *topology.Packet) {
 		return
 	}
 	s.onAck(now, p)
+	if s.hp != nil {
+		s.hpccAck(now, p)
+	}
 }

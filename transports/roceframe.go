@@ -26,11 +26,11 @@ func RoCEWireBytes(version int, payload int64, first bool) int64 {
 	return p.WireBytes()
 }
 
-// RoCEAckWireBytes is the wire size of a RoCE ACK of that version (BTH and AETH, no payload).
+// RoCEAckWireBytes is the wire size of a RoCE ACK of that version (BTH and AETH).
 func RoCEAckWireBytes(version int) int64 {
 	var p topology.Packet
 	roceStack(&p, version)
-	p.HasAETH = true
+	p.Opcode, p.HasAETH = topology.OpAcknowledge, true
 	p.Seal()
 	return p.WireBytes()
 }

@@ -38,6 +38,28 @@ func TestRoCEConfigValidate(t *testing.T) {
 	}
 }
 
+// TestHPCCConfigValidate: HPCC runs on RoCE v2 alone, never with DCQCN, and only with
+// parameters Algorithm 1 can use.
+func TestHPCCConfigValidate(t *testing.T) {
+	good := defaultConfig()
+	good.HPCC = &transports.HPCCParams{Eta: 0.95, MaxStage: 5}
+	require.NoError(t, good.Validate())
+	dcqcn := ecn.PaperParams()
+	bad := map[string]func(c *transports.RoCEConfig){
+		"RoCE v1":   func(c *transports.RoCEConfig) { c.Version = 1 },
+		"and DCQCN": func(c *transports.RoCEConfig) { c.DCQCN = &dcqcn },
+		"eta":       func(c *transports.RoCEConfig) { c.HPCC = &transports.HPCCParams{Eta: 1.2, MaxStage: 5} },
+		"stage":     func(c *transports.RoCEConfig) { c.HPCC = &transports.HPCCParams{Eta: 0.95, MaxStage: -1} },
+		"ai":        func(c *transports.RoCEConfig) { c.HPCC = &transports.HPCCParams{Eta: 0.95, AI: -1} },
+		"base RTT":  func(c *transports.RoCEConfig) { c.HPCC = &transports.HPCCParams{Eta: 0.95, BaseRTT: -sim.Microsecond} },
+	}
+	for name, spoil := range bad {
+		c := good
+		spoil(&c)
+		require.Error(t, c.Validate(), name)
+	}
+}
+
 // TestIWARPConfigValidate: the same for an iWARP connection. The smallest MTU that carries an
 // FPDU is IPv4 20 + TCP 20 + the FPDU overhead (ULPDU length 2, tagged DDP header 14, CRC 4)
 // + 4 payload bytes (one MPA alignment unit): 64.

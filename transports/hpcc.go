@@ -1,0 +1,270 @@
+package transports
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/topology"
+)
+
+// HPCC congestion control (Li et al., "HPCC: High Precision Congestion Control", SIGCOMM
+// 2019): switches stamp in-band telemetry into every data packet (topology.INT, pushed at
+// egress dequeue by switchmodel), the responder echoes the stack in its ACKs, and the
+// requester turns each hop's queue and transmitted bytes into a normalised inflight U and sets
+// its window W and pacing rate R = W/T from it.
+//
+// This follows the paper's Algorithm 1 (section 3.3) and its wording, not the authors' ns-3
+// code where the two differ:
+//   - one U per flow, the largest over the hops of u_j = min(qlen, previous qlen)/(B_j T) +
+//     txRate_j/B_j, smoothed by an EWMA of weight tau/T (tau, the time between the two INT
+//     records of the hop that gave the largest u_j, capped at T); the code's per-hop
+//     "MultiRate" variant is not modelled;
+//   - the reference window Wc is updated once per RTT, when an ACK acknowledges a packet sent
+//     after the previous update (ack.seq > lastUpdateSeq, then lastUpdateSeq = snd_nxt); every
+//     other ACK computes W from Wc without changing Wc or the stage (fast reaction);
+//   - the window is in bytes and counts wire bytes (frame, preamble and gap) of the packets in
+//     flight, as the switches' txBytes do, so that U = eta means the links carry eta x their
+//     line rate on the wire.
+//
+// Where the paper is silent the choices are: U starts at 1 and the first ACK only stores its
+// INT (as the authors' code); W never goes above W_init = line x T (the NIC cannot send
+// faster) and never below one W_AI; sequence numbers are PSNs.
+type HPCCParams struct {
+	// Eta is the target utilisation (the paper's eta, 0.95).
+	Eta float64
+	// MaxStage is the number of additive-increase steps before a multiplicative step toward
+	// eta even when U is below it (the paper's maxStage, 5).
+	MaxStage int
+	// AI is the additive-increase rate: W_AI = AI x T. 0 takes 10 Mb/s per 25 Gb/s of the
+	// sender's line rate, the authors' run.py setting.
+	AI sim.Rate
+	// BaseRTT is T, the flow's base round-trip time. 0: the caller sets it for the flow from
+	// its path with Registry.SetBaseRTT before the flow starts.
+	BaseRTT sim.Time
+}
+
+// validate reports the first parameter HPCC cannot run with.
+func (p *HPCCParams) validate() error {
+	switch {
+	case !(p.Eta > 0 && p.Eta <= 1):
+		return fmt.Errorf("HPCC eta %v: the target utilisation is in (0, 1]", p.Eta)
+	case p.MaxStage < 0:
+		return fmt.Errorf("HPCC max_stage %d: it must not be negative", p.MaxStage)
+	case p.AI < 0:
+		return fmt.Errorf("HPCC ai %v: it must not be negative", p.AI)
+	case p.BaseRTT < 0:
+		return fmt.Errorf("HPCC base RTT %v: it must not be negative", p.BaseRTT)
+	}
+	return nil
+}
+
+// defaultAIPer25G is the authors' additive increase, 10 Mb/s per 25 Gb/s of line rate
+// (simulation/run.py: ai = 10 * bw / 25 Mb/s).
+const defaultAIPer25G = 10 * sim.Mbps
+
+// HPCC is the reaction point of one flow: a pure state machine fed the echoed INT of each
+// ACK, with no engine or packets of its own.
+type HPCC struct {
+	P    HPCCParams
+	Line sim.Rate // the sender's line rate B_NIC
+	T    sim.Time // the base RTT
+
+	wInit, wAI float64 // bytes
+	w, wc      float64 // the window and the reference window, bytes
+	u          float64 // the smoothed normalised inflight
+	incStage   int
+	lastUpdate uint32 // lastUpdateSeq
+	prev       topology.INT
+	started    bool // an INT has been stored
+
+	// Updates counts the per-RTT updates of Wc, FastReacts the other ACKs that set W.
+	Updates, FastReacts int64
+}
+
+// NewHPCC returns the reaction point of a flow sending at line rate with base RTT t (which may
+// be 0 until SetBaseRTT).
+func NewHPCC(p HPCCParams, line sim.Rate, t sim.Time) *HPCC {
+	h := &HPCC{P: p, Line: line, u: 1}
+	if h.P.AI == 0 {
+		h.P.AI = sim.Rate(int64(line) / int64(25*sim.Gbps/defaultAIPer25G))
+	}
+	h.SetBaseRTT(t)
+	return h
+}
+
+// SetBaseRTT sets T, and with it W_init = line x T (the window starts there: HPCC has no slow
+// start) and W_AI = AI x T.
+func (h *HPCC) SetBaseRTT(t sim.Time) {
+	h.T = t
+	h.wInit = float64(h.Line) / 8 * t.Seconds()
+	h.wAI = float64(h.P.AI) / 8 * t.Seconds()
+	h.w, h.wc = h.wInit, h.wInit
+}
+
+// Window is W in bytes.
+func (h *HPCC) Window() float64 { return h.w }
+
+// U is the smoothed normalised inflight.
+func (h *HPCC) U() float64 { return h.u }
+
+// Rate is the pacing rate R = W/T.
+func (h *HPCC) Rate() sim.Rate {
+	if h.T <= 0 {
+		return h.Line
+	}
+	return sim.Rate(math.Round(h.w * 8 / h.T.Seconds()))
+}
+
+// OnAck is Algorithm 1's NewACK: ackSeq is the PSN the ACK says the responder expects next,
+// sndNxt the next PSN the requester will send, in the echoed telemetry.
+func (h *HPCC) OnAck(ackSeq, sndNxt uint32, in *topology.INT) {
+	if !h.started || in.N != h.prev.N {
+		// The first feedback, or the path changed: store the records, compare from the next.
+		h.store(in)
+		h.lastUpdate = sndNxt
+		return
+	}
+	u, ok := h.measureInflight(in)
+	h.store(in)
+	if !ok {
+		return // no hop advanced in time: nothing measured
+	}
+	if ackSeq > h.lastUpdate {
+		h.w = h.computeWind(u, true)
+		h.lastUpdate = sndNxt
+		h.Updates++
+	} else {
+		h.w = h.computeWind(u, false)
+		h.FastReacts++
+	}
+}
+
+func (h *HPCC) store(in *topology.INT) {
+	h.prev.N = in.N
+	copy(h.prev.Hops[:in.N], in.Hops[:in.N])
+	h.started = true
+}
+
+// measureInflight is Algorithm 1's MeasureInflight: the largest hop's normalised inflight
+// folded into U with weight tau/T. It reports false when no hop's records are apart in time.
+func (h *HPCC) measureInflight(in *topology.INT) (float64, bool) {
+	var umax float64
+	var tau sim.Time
+	found := false
+	for j := range int(in.N) {
+		cur, old := &in.Hops[j], &h.prev.Hops[j]
+		dt := cur.At - old.At
+		if dt <= 0 || cur.Rate <= 0 {
+			continue
+		}
+		b := float64(cur.Rate) / 8 // bytes per second
+		txRate := float64(cur.TxBytes-old.TxBytes) / dt.Seconds()
+		uj := float64(min(cur.QLen, old.QLen))/(b*h.T.Seconds()) + txRate/b
+		if !found || uj > umax {
+			umax, tau, found = uj, dt, true
+		}
+	}
+	if !found {
+		return 0, false
+	}
+	tau = min(tau, h.T)
+	k := tau.Seconds() / h.T.Seconds()
+	h.u = (1-k)*h.u + k*umax
+	return h.u, true
+}
+
+// computeWind is Algorithm 1's ComputeWind: a multiplicative step toward eta when U is at or
+// above it or after MaxStage additive steps, else an additive step; Wc and the stage change
+// only when updateWc.
+func (h *HPCC) computeWind(u float64, updateWc bool) float64 {
+	var w float64
+	if u >= h.P.Eta || h.incStage >= h.P.MaxStage {
+		w = h.wc/(u/h.P.Eta) + h.wAI
+		if updateWc {
+			h.incStage = 0
+		}
+	} else {
+		w = h.wc + h.wAI
+		if updateWc {
+			h.incStage++
+		}
+	}
+	w = min(max(w, h.wAI), h.wInit)
+	if updateWc {
+		h.wc = w
+	}
+	return w
+}
+
+// The requester's and responder's HPCC hooks (roce.go calls them).
+
+// hpccInflight is the wire bytes of the packets in flight, each counted as a full packet.
+func (s *RoCESender) hpccInflight() float64 {
+	return float64(s.sndNxt-s.una) * float64(s.fullWire)
+}
+
+// windowOpen reports whether the window lets the requester send another packet: while less
+// than W is in flight (so up to one packet over, as the authors' sender), and always when
+// nothing is.
+func (s *RoCESender) windowOpen() bool {
+	return s.hp == nil || s.sndNxt == s.una || s.hpccInflight() < s.hp.w
+}
+
+// hpccSent gives a data packet its INT header, and asks for an ACK at once (the BTH AckReq
+// bit) when it fills the window, so that coalesced ACKs cannot leave the window shut.
+func (s *RoCESender) hpccSent(p *topology.Packet) {
+	p.INT = s.reg.pool.GetINT()
+	if s.hpccInflight()+float64(s.fullWire) >= s.hp.w {
+		p.AckReq = true
+	}
+}
+
+// hpccAck feeds an ACK's echoed telemetry to the reaction point, and puts the requester back on
+// its NIC's schedule if the window has opened.
+func (s *RoCESender) hpccAck(now sim.Time, p *topology.Packet) {
+	if s.over || p.INT == nil {
+		return
+	}
+	s.hp.OnAck(s.una, s.sndNxt, p.INT)
+	if s.hasData() {
+		s.nic.activate(now, s)
+	}
+}
+
+// hpccKeep takes a data packet's INT for the next ACK to echo (the newest wins).
+func (r *RoCEReceiver) hpccKeep(p *topology.Packet) {
+	if r.echo != nil {
+		r.reg.pool.PutINT(r.echo)
+	}
+	r.echo, p.INT = p.INT, nil
+}
+
+// SetBaseRTT sets flow i's HPCC base RTT T; it does nothing for a flow without HPCC.
+func (r *Registry) SetBaseRTT(i int32, t sim.Time) {
+	if s, ok := r.senders[i].(*RoCESender); ok && s.hp != nil {
+		s.hp.SetBaseRTT(t)
+	}
+}
+
+// HPCCOf is flow i's HPCC reaction point, nil for a flow without HPCC.
+func (r *Registry) HPCCOf(i int32) *HPCC {
+	if s, ok := r.senders[i].(*RoCESender); ok {
+		return s.hp
+	}
+	return nil
+}
+
+// hpccStart checks, as the flow starts, that it has a base RTT; without one it fails.
+func (s *RoCESender) hpccStart() bool {
+	if s.hp.T > 0 {
+		return true
+	}
+	s.over = true
+	if f := s.flow; f.Status == Pending {
+		f.Status = Failed
+		f.Reason = "HPCC needs the flow's base RTT: set transports.rocev2.hpcc.base_rtt, or the path must be known"
+		s.reg.ended()
+	}
+	return false
+}
