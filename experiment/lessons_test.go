@@ -375,3 +375,12 @@ func TestIRNLesson(t *testing.T) {
 	require.InEpsilon(t, line, lossy(open), 0.02)
 	require.Greater(t, open.Drops.ByReason.Buffer, 50*irn.Drops.ByReason.Buffer)
 }
+
+// TestEveryScenarioHasALesson: docs/lessons.md has a section for each bundled scenario.
+func TestEveryScenarioHasALesson(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "docs", "lessons.md"))
+	require.NoError(t, err)
+	for _, s := range scenarios.Bundled() {
+		require.Contains(t, string(data), "\n## "+s.Name+"\n", "docs/lessons.md has no lesson for %s", s.Name)
+	}
+}
