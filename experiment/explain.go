@@ -105,8 +105,17 @@ func (f *fabric) describe(b *strings.Builder) {
 		if cc == "dcqcn" {
 			cc = "DCQCN (" + r.DCQCNMode + " parameters; " + npRule(r.DCQCN) + ")"
 		}
-		fmt.Fprintf(b, "  %s: MTU %d, congestion control %s, %s recovery, retransmit timeout %v, retry limit %d.\n",
-			t.name, r.MTU, cc, r.Recovery, r.RetransmitTimeout, r.RetryLimit)
+		recovery := fmt.Sprintf("%s recovery, retransmit timeout %v", r.Recovery, r.RetransmitTimeout)
+		if r.Recovery == "irn" {
+			bdp := "the path's round trip"
+			if !r.IRN.BDPCap.Auto {
+				bdp = fmt.Sprintf("%dB", r.IRN.BDPCap.Bytes)
+			}
+			recovery = fmt.Sprintf("IRN recovery (selective repeat; at most %s of packets in flight; RTO_low %v below %d packets in flight, else RTO_high %v)",
+				bdp, r.IRN.RTOLow, r.IRN.RTOLowPackets, r.IRN.RTOHigh)
+		}
+		fmt.Fprintf(b, "  %s: MTU %d, congestion control %s, %s, retry limit %d.\n",
+			t.name, r.MTU, cc, recovery, r.RetryLimit)
 	}
 	if used["iwarp"] {
 		w := sc.Transports.IWARP

@@ -177,6 +177,7 @@ func TestBundledScenarios(t *testing.T) {
 	status, stdout, _ = fabricsim(t, "explain", "tradeoff")
 	require.Equal(t, 0, status)
 	require.Contains(t, stdout, "What to look for")
+	require.Contains(t, stdout, "IRN recovery (selective repeat; at most the path's round trip of packets in flight; RTO_low 100us below 3 packets in flight, else RTO_high 320us)")
 	// With no arguments, fabricsim runs tradeoff: its results are the golden ones
 	// (experiment/testdata/golden, wall time aside), and its table has a row per variant.
 	status, stdout, stderr := fabricsim(t, "-q", "--format", "json")
