@@ -169,7 +169,10 @@
 //	transports.rocev2.hpcc.ai     10Mbps per 25Gbps of the sender's line rate (> 0): the
 //	                              additive increase as a rate: W_AI = ai x base_rtt (the
 //	                              authors' run.py: 10 Mb/s per 25 Gb/s of line rate, so 40 Mb/s
-//	                              at 100 Gb/s)
+//	                              at 100 Gb/s); flows sharing a port settle within 10% of their
+//	                              fair share only when N x ai is well above the spread of their
+//	                              measured U times the line rate: 400Mbps at 100 Gb/s does for 2
+//	                              to 10 flows (docs/model.md section 9)
 //	transports.rocev2.hpcc.base_rtt the flow's path (> 0): T, the base RTT: W_init = line rate x
 //	                              T, R = W/T; by default each flow's own, from its path (a full
 //	                              data packet and an ACK, with their INT headers,

@@ -39,7 +39,7 @@ type RoCEConfig struct {
 type HPCCConfig struct {
 	Eta      float64  `yaml:"eta" default:"0.95" gt:"0" max:"1" model:"Eta" means:"the target utilisation" doc:"the target utilisation eta (SIGCOMM'19 section 3.3 and its evaluation: 0.95)"`
 	MaxStage int      `yaml:"max_stage" default:"5" min:"0" max:"1000" model:"MaxStage" means:"additive steps before a multiplicative one" doc:"maxStage: additive-increase steps below eta before a multiplicative step toward it (SIGCOMM'19: 5)"`
-	AI       sim.Rate `yaml:"ai" derived:"10Mbps per 25Gbps of the sender's line rate" gt:"0" eg:"40Mbps" model:"AI" doc:"the additive increase as a rate: W_AI = ai x base_rtt (the authors' run.py: 10 Mb/s per 25 Gb/s of line rate, so 40 Mb/s at 100 Gb/s)"`
+	AI       sim.Rate `yaml:"ai" derived:"10Mbps per 25Gbps of the sender's line rate" gt:"0" eg:"40Mbps" model:"AI" doc:"the additive increase as a rate: W_AI = ai x base_rtt (the authors' run.py: 10 Mb/s per 25 Gb/s of line rate, so 40 Mb/s at 100 Gb/s); flows sharing a port settle within 10% of their fair share only when N x ai is well above the spread of their measured U times the line rate: 400Mbps at 100 Gb/s does for 2 to 10 flows (docs/model.md section 9)"`
 	BaseRTT  sim.Time `yaml:"base_rtt" derived:"the flow's path" gt:"0" eg:"5us" model:"BaseRTT" doc:"T, the base RTT: W_init = line rate x T, R = W/T; by default each flow's own, from its path (a full data packet and an ACK, with their INT headers, store-and-forward over every hop, plus propagation and switch latency)"`
 }
 

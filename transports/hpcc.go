@@ -80,6 +80,22 @@ type HPCC struct {
 
 	// Updates counts the per-RTT updates of Wc, FastReacts the other ACKs that set W.
 	Updates, FastReacts int64
+	// Stats says what the flow measured (for diagnosis; it changes nothing).
+	Stats HPCCStats
+}
+
+// HPCCStats is what one flow's reaction point has measured since it started: how its Wc
+// updates went and what its U was made of. Flows sharing a bottleneck see the same txRate
+// but each samples the queue at its own packets, so their queue terms can differ
+// (docs/model.md, HPCC fairness).
+type HPCCStats struct {
+	MI, AI int64   // Wc updates that were multiplicative (U >= eta or maxStage reached) or additive
+	SumU   float64 // U at the Wc updates (mean: SumU / (MI + AI))
+	// Over the INT samples folded into U, each weighted by its EWMA weight tau/T: the
+	// weights, the queue term min(qlen, prev qlen)/(B T) and the rate term txRate/B of the hop
+	// that gave the largest u_j (time-weighted means: SumQ/SumK, SumTx/SumK).
+	Samples           int64
+	SumK, SumQ, SumTx float64
 }
 
 // NewHPCC returns the reaction point of a flow sending at line rate with base RTT t (which may
@@ -131,6 +147,12 @@ func (h *HPCC) OnAck(ackSeq, sndNxt uint32, in *topology.INT) {
 		return // no hop advanced in time: nothing measured
 	}
 	if ackSeq > h.lastUpdate {
+		if u >= h.P.Eta || h.incStage >= h.P.MaxStage {
+			h.Stats.MI++
+		} else {
+			h.Stats.AI++
+		}
+		h.Stats.SumU += u
 		h.w = h.computeWind(u, true)
 		h.lastUpdate = sndNxt
 		h.Updates++
@@ -149,7 +171,7 @@ func (h *HPCC) store(in *topology.INT) {
 // measureInflight is Algorithm 1's MeasureInflight: the largest hop's normalised inflight
 // folded into U with weight tau/T. It reports false when no hop's records are apart in time.
 func (h *HPCC) measureInflight(in *topology.INT) (float64, bool) {
-	var umax float64
+	var umax, qmax, txmax float64
 	var tau sim.Time
 	found := false
 	for j := range int(in.N) {
@@ -160,9 +182,10 @@ func (h *HPCC) measureInflight(in *topology.INT) (float64, bool) {
 		}
 		b := float64(cur.Rate) / 8 // bytes per second
 		txRate := float64(cur.TxBytes-old.TxBytes) / dt.Seconds()
-		uj := float64(min(cur.QLen, old.QLen))/(b*h.T.Seconds()) + txRate/b
-		if !found || uj > umax {
+		q := float64(min(cur.QLen, old.QLen)) / (b * h.T.Seconds())
+		if uj := q + txRate/b; !found || uj > umax {
 			umax, tau, found = uj, dt, true
+			qmax, txmax = q, txRate/b
 		}
 	}
 	if !found {
@@ -171,6 +194,11 @@ func (h *HPCC) measureInflight(in *topology.INT) (float64, bool) {
 	tau = min(tau, h.T)
 	k := tau.Seconds() / h.T.Seconds()
 	h.u = (1-k)*h.u + k*umax
+	st := &h.Stats
+	st.Samples++
+	st.SumK += k
+	st.SumQ += k * qmax
+	st.SumTx += k * txmax
 	return h.u, true
 }
 
