@@ -257,7 +257,9 @@ func validQuantity(q *quantity, s string) bool {
 // sweepAxes reads the file's sweep block: a mapping of field paths to a list of values (each
 // item expanded as a --grid item is) or to a string in --grid's syntax.
 func (r *resolver) sweepAxes(n *yaml.Node) []Axis {
-	if n.Kind == 0 || isNull(n) {
+	// A null decoded into a node field keeps no tag: tell it by its plain text.
+	plainNull := n.Kind == yaml.ScalarNode && n.Style == 0 && slices.Contains([]string{"null", "Null", "NULL", "~", ""}, n.Value)
+	if n.Kind == 0 || isNull(n) || plainNull {
 		return nil
 	}
 	if n.Kind != yaml.MappingNode {

@@ -77,3 +77,18 @@ traffic:
 	_, errs, _ = Load("s.yaml", []byte(base+"variants:\n  - {name: a, set: {sweep: {seed: [1]}}}\n"), nil)
 	require.ErrorContains(t, errs.Err(), "a variant cannot set sweep")
 }
+
+func TestSweepNullIsNoSweep(t *testing.T) {
+	const base = `version: 1
+name: s
+topology: {preset: star, params: {hosts: 2, link: {rate: 100Gbps, delay: 1us}}}
+traffic:
+  - flow: {src: h1, dst: h2, size: 10KB, transport: rocev2}
+`
+	f, errs, _ := Load("s.yaml", []byte(base+"sweep: {seed: [1, 2]}\n"), []Override{{"sweep", "null"}})
+	require.Empty(t, errs)
+	require.Nil(t, f.Sweep())
+	f, errs, _ = Load("s.yaml", []byte(base+"sweep:\n"), nil)
+	require.Empty(t, errs)
+	require.Nil(t, f.Sweep())
+}
