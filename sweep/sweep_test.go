@@ -306,3 +306,18 @@ func TestSweepCSVHasARowPerPointAndVariant(t *testing.T) {
 	require.InDelta(t, (fct.Values[0]+fct.Values[1])/2, fct.Mean, 1e-9)
 	require.NotContains(t, string(files(t, dir)[FileJSON]), "wall_seconds")
 }
+
+func TestInterruptedSweepKeepsNothingHalfDone(t *testing.T) {
+	p := plan(t, tiny, nil, "seed=1..3")
+	dir := t.TempDir()
+	stop := make(chan struct{})
+	close(stop)
+	err := Run(p, Options{Dir: dir, Workers: 2, Interrupt: stop})
+	require.ErrorIs(t, err, ErrInterrupted)
+	for name := range files(t, dir) {
+		require.True(t, strings.HasPrefix(name, DirPoints+"/"), "%s written by an interrupted sweep", name)
+		require.NotContains(t, name, ".tmp")
+	}
+	require.NoError(t, Run(p, Options{Dir: dir, Workers: 2}), "and a rerun finishes it")
+	require.FileExists(t, filepath.Join(dir, FileJSON))
+}

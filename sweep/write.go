@@ -103,8 +103,9 @@ func Write(dir string, m *Manifest, shard *ShardInfo) error {
 	out := *m
 	out.Shard = shard
 	out.Rows, out.Summary = []Row{}, []Summary{}
-	var docs []*results.Document
-	var infos []PointInfo
+	// One document at a time: a sweep of many large points never holds them all.
+	header, table := csvHeader(out.Parameters), [][]string{}
+	metrics := results.TableMetrics()
 	for k, pt := range m.Points {
 		if shard != nil && k%shard.Count != shard.Index {
 			continue
@@ -113,14 +114,9 @@ func Write(dir string, m *Manifest, shard *ShardInfo) error {
 		if err != nil {
 			return err
 		}
-		docs = append(docs, d)
-		infos = append(infos, pt)
-	}
-	metrics := results.TableMetrics()
-	for k, d := range docs {
 		for i := range d.Variants {
 			v := &d.Variants[i]
-			r := Row{Point: infos[k].Name, Parameters: infos[k].Parameters, Variant: v.Name, Transport: v.Transport,
+			r := Row{Point: pt.Name, Parameters: pt.Parameters, Variant: v.Name, Transport: v.Transport,
 				Seed: v.Seed, Metrics: map[string]*float64{}}
 			for _, mt := range metrics {
 				if x, ok := mt.Value(v); ok {
@@ -130,11 +126,16 @@ func Write(dir string, m *Manifest, shard *ShardInfo) error {
 				}
 			}
 			out.Rows = append(out.Rows, r)
+			table = append(table, csvRow(out.Parameters, pt, v))
 		}
 	}
 	out.Summary = summarize(out.Parameters, out.Rows)
 	if err := results.WriteFileAtomic(filepath.Join(dir, FileCSV), func(w io.Writer) error {
-		return writeCSV(w, out.Parameters, infos, docs)
+		cw := csv.NewWriter(w)
+		if err := cw.Write(header); err != nil {
+			return err
+		}
+		return cw.WriteAll(table) // flushes
 	}); err != nil {
 		return err
 	}
@@ -192,11 +193,11 @@ func readPoint(dir string, pt PointInfo) (*results.Document, error) {
 // summary's replication.
 const seedParam = "seed"
 
-// writeCSV writes sweep.csv: a header, then a row per point and variant: the point's name,
-// its value of each parameter but seed, the variant, its transport and seed, then the
-// comparison table's CSV columns (results.TableCSVHeader: units in the names, full
-// precision, empty for a statistic of nothing).
-func writeCSV(w io.Writer, params []Parameter, infos []PointInfo, docs []*results.Document) error {
+// csvHeader is sweep.csv's header: the point's name, each parameter but seed (by its path),
+// the variant, its transport and seed, then the comparison table's CSV columns
+// (results.TableCSVHeader: units in the names, full precision, empty for a statistic of
+// nothing).
+func csvHeader(params []Parameter) []string {
 	header := []string{"point"}
 	for _, p := range params {
 		if p.Path != seedParam {
@@ -204,29 +205,20 @@ func writeCSV(w io.Writer, params []Parameter, infos []PointInfo, docs []*result
 		}
 	}
 	header = append(header, "variant", "transport", "seed")
-	header = append(header, results.TableCSVHeader()[2:]...)
-	cw := csv.NewWriter(w)
-	if err := cw.Write(header); err != nil {
-		return err
-	}
-	for k, d := range docs {
-		for i := range d.Variants {
-			v := &d.Variants[i]
-			row := []string{infos[k].Name}
-			for _, p := range params {
-				if p.Path != seedParam {
-					row = append(row, infos[k].Parameters[p.Path])
-				}
-			}
-			table := results.TableCSVRow(v)
-			row = append(row, table[0], table[1], strconv.FormatUint(v.Seed, 10))
-			if err := cw.Write(append(row, table[2:]...)); err != nil {
-				return err
-			}
+	return append(header, results.TableCSVHeader()[2:]...)
+}
+
+// csvRow is variant v of point pt as a row of sweep.csv.
+func csvRow(params []Parameter, pt PointInfo, v *results.Variant) []string {
+	row := []string{pt.Name}
+	for _, p := range params {
+		if p.Path != seedParam {
+			row = append(row, pt.Parameters[p.Path])
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	table := results.TableCSVRow(v)
+	row = append(row, table[0], table[1], strconv.FormatUint(v.Seed, 10))
+	return append(row, table[2:]...)
 }
 
 // summarize groups the rows by variant and the parameters other than seed, in the order
