@@ -32,11 +32,24 @@ cleanup() {
   for pid in "${pids[@]}"; do
     $sudo kill "$pid" 2>/dev/null || true
   done
+  # The daemons write their state as they stop: wait (10 s at most) before removing it.
+  for _ in $(seq 50); do
+    alive=""
+    for pid in "${pids[@]}"; do
+      case "$(ps -o stat= -p "$pid" 2>/dev/null)" in
+      "" | Z*) ;; # gone, or a zombie its parent has not reaped
+      *) alive=1 ;;
+      esac
+    done
+    [ -n "$alive" ] || break
+    sleep 0.2
+  done
   if [ "$status" -eq 0 ]; then
-    rm -rf "$work"
+    $sudo rm -rf "$work" || true
   else
     echo "slurm test: FAILED; files kept in $work" >&2
   fi
+  exit "$status"
 }
 trap cleanup EXIT
 
