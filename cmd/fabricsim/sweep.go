@@ -44,25 +44,16 @@ array jobs; 'fabricsim merge' then combines the shards' directories. Values: a l
 			if out == "" {
 				return usagef("fabricsim sweep: give the output directory with -o DIR")
 			}
-			var axes []scenarios.Axis
-			for _, g := range grids {
-				a, err := scenarios.ParseGrid(g)
-				if err != nil {
-					return usagef("%v", err)
-				}
-				axes = append(axes, a)
+			axes, err := parseEach(grids, scenarios.ParseGrid)
+			if err != nil {
+				return err
 			}
-			var ovs []scenarios.Override
-			for _, s := range sets {
-				o, err := scenarios.ParseOverride(s)
-				if err != nil {
-					return usagef("%v", err)
-				}
-				ovs = append(ovs, o)
+			ovs, err := parseEach(sets, scenarios.ParseOverride)
+			if err != nil {
+				return err
 			}
 			shard, shards := 0, 1
 			if shardArg != "" {
-				var err error
 				if shard, shards, err = sweep.ParseShard(shardArg); err != nil {
 					return usagef("%v", err)
 				}
@@ -167,6 +158,19 @@ report.html: byte for byte what the sweep run whole in one directory writes.`,
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the merged sweep into `DIR`")
 	cmd.Flags().BoolVar(&force, "force", false, "remove files in DIR/points that are no point of this sweep")
 	return cmd
+}
+
+// parseEach parses every flag value with parse; the first that fails is a usage error.
+func parseEach[T any](values []string, parse func(string) (T, error)) ([]T, error) {
+	var out []T
+	for _, v := range values {
+		x, err := parse(v)
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }
 
 // sweepError makes the sweep package's input errors usage errors (exit status 2).
