@@ -9,7 +9,7 @@ import (
 // TestImportRules keeps the layering of the simulator: the PFC and ECN machines know no
 // switch, the switch and the NIC know nothing of each other, the event engine is the
 // standard library's alone, and nothing below this package reaches up to the experiment or
-// its results. Dependencies are transitive (go list's Deps), so a rule cannot be bypassed
+// its results, nor to the sweep that runs it. Dependencies are transitive (go list's Deps), so a rule cannot be bypassed
 // through a third package.
 func TestImportRules(t *testing.T) {
 	const mod = "github.com/fabricsim/fabricsim/"
@@ -53,6 +53,11 @@ func TestImportRules(t *testing.T) {
 	forbid("sim", func(d string) bool { return strings.Contains(strings.SplitN(d, "/", 2)[0], ".") },
 		"the event engine uses the standard library only")
 	for _, p := range []string{"sim", "topology", "header", "pfc", "ecn", "switchmodel", "transports", "scenarios"} {
-		forbid(p, is("results", "experiment"), "the model does not know how it is run or reported")
+		forbid(p, is("results", "experiment", "sweep"), "the model does not know how it is run or reported")
 	}
+	for _, p := range []string{"experiment", "results"} {
+		forbid(p, is("sweep"), "a sweep runs experiments, not the other way round")
+	}
+	forbid("sweep", func(d string) bool { return strings.HasPrefix(d, "github.com/spf13/") },
+		"the command line (cobra, viper) stays in cmd/fabricsim")
 }

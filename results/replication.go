@@ -27,6 +27,24 @@ type Estimate struct {
 	Values []float64 `json:"values"`
 }
 
+// Metric is one numeric column of the comparison table, named with its unit as in the
+// replication summary (fct_p99_us, goodput_gbps; counts have no unit), and how to read it
+// from a variant: false when the variant has no value (an FCT when no flow completed).
+type Metric struct {
+	Name  string
+	Value func(v *Variant) (float64, bool)
+}
+
+// TableMetrics are the comparison table's numeric columns, in its order: what a
+// replication summarises and a sweep plots.
+func TableMetrics() []Metric {
+	out := make([]Metric, len(replicatedMetrics))
+	for i, m := range replicatedMetrics {
+		out[i] = Metric{m.name, m.of}
+	}
+	return out
+}
+
 // replicatedMetrics are the comparison table's numeric columns, and how to read each from a
 // variant (false when the variant has no value).
 var replicatedMetrics = []struct {
@@ -78,7 +96,7 @@ func Replicate(d *Document) {
 				}
 			}
 			if len(xs) > 0 {
-				r.Metrics[m.name] = estimate(xs)
+				r.Metrics[m.name] = EstimateOf(xs)
 			}
 		}
 		d.Replication = append(d.Replication, r)
@@ -86,8 +104,9 @@ func Replicate(d *Document) {
 	}
 }
 
-// estimate is the mean of xs and its 95% confidence half-width (0 for a single value).
-func estimate(xs []float64) Estimate {
+// EstimateOf is the mean of xs and its 95% confidence half-width (0 for a single value).
+// Precondition: xs is not empty.
+func EstimateOf(xs []float64) Estimate {
 	e := Estimate{Mean: stat.Mean(xs, nil), Values: xs}
 	if n := float64(len(xs)); n > 1 {
 		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975)

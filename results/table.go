@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -63,6 +64,13 @@ var csvHeader = []string{
 	"variant", "transport", "flows_completed", "flows_total", "fct_p50_us", "fct_p99_us", "fct_max_us", "goodput_gbps",
 	"flow_gbps", "drops", "retransmitted_packets", "timeouts", "pause_frames", "paused_us", "ecn_marks", "cnps", "deadlocks",
 }
+
+// TableCSVHeader is the comparison's header in CSV (--format csv): variant, transport, then
+// the metrics with their units in their names.
+func TableCSVHeader() []string { return slices.Clone(csvHeader) }
+
+// TableCSVRow is v's row of the comparison in CSV, under TableCSVHeader.
+func TableCSVRow(v *Variant) []string { return csvRow(v) }
 
 // csvRow is v's row of the comparison in CSV: numbers at full precision, an empty cell for
 // a statistic of nothing.

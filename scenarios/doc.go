@@ -285,6 +285,23 @@
 // none twice) runs every variant under each seed instead (seed, if not given, is the first):
 // one random run is not a result. A variant's set may not change seeds.
 //
+// # Sweeps
+//
+// sweep: {PATH: VALUES, ...} declares a parameter sweep, which `fabricsim sweep` runs (a run
+// ignores it): every combination of the values (the cartesian product, at most
+// MaxSweepPoints), each run as the file with --set PATH=VALUE. PATH is a set path (seed
+// included; not version, name, description, variants, seeds or sweep). VALUES is a list of
+// values ([50KB, 100KB], [[3], [3, 4]]) or a string of comma-separated items; an item is a
+// value, an integer range a..b (both ends included) or logspace(a,b,n) / linspace(a,b,n): n
+// values from a to b, geometrically or evenly spaced, a and b plain numbers or sizes, rates
+// or durations with units (logspace(1KB,1MB,4) = 1KB, 10KB, 100KB, 1MB; the values between
+// the ends are rounded to 3 significant digits for logspace). --grid PATH=VALUES takes the
+// same syntax (ParseGrid). A value listed twice is an error.
+//
+//	sweep:
+//	  switch.ecn.kmax: [50KB, 100KB, 200KB]
+//	  seed: 1..10
+//
 // # Traffic
 //
 // A traffic item is one of: flow {src, dst, size, start, transport, priority, rate}; incast

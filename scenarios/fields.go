@@ -47,7 +47,7 @@ func rawPaths(t reflect.Type, prefix string, out *[]string) {
 					settingPaths(blockOf(r.typ), key, out)
 				}
 			}
-			if key == "variants" {
+			if key == "variants" || key == "sweep" {
 				*out = append(*out, path+list)
 			}
 		case ft.Kind() == reflect.Struct && rawTypes[ft.String()] != nil:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v4"
@@ -27,6 +28,15 @@ func (f *File) Seeds() []uint64 {
 		return nil
 	}
 	return append([]uint64(nil), f.scenarios[0].Seeds...)
+}
+
+// Sweep is the file's sweep block (sweep: {PATH: [values]}), its axes in file order, or
+// nil when it has none.
+func (f *File) Sweep() []Axis {
+	if len(f.scenarios) == 0 || f.scenarios[0] == nil {
+		return nil
+	}
+	return slices.Clone(f.scenarios[0].Sweep)
 }
 
 // Resolved is the file as run: its YAML after the --set overrides (each variant's set still
@@ -220,7 +230,7 @@ func (l *loader) applyOverride(root *yaml.Node, i int, o Override) {
 
 // forbiddenSets are the top-level fields a variant's set may not change: they describe the
 // file, not one run.
-var forbiddenSets = []string{"version", "name", "description", "variants", "seeds"}
+var forbiddenSets = []string{"version", "name", "description", "variants", "seeds", "sweep"}
 
 // variants reads the variant list from the tree. Its type errors and unknown fields are left
 // to the decoder, which sees the same nodes in every variant.

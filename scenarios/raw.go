@@ -27,6 +27,7 @@ type rawFile struct {
 	Traffic     []rawTraffic `yaml:"traffic"`
 	Faults      []rawFault   `yaml:"faults"`
 	Variants    []rawVariant `yaml:"variants"`
+	Sweep       yaml.Node    `yaml:"sweep"` // read by sweepAxes (sweep.go)
 }
 
 type rawVariant struct {

@@ -135,6 +135,7 @@ func (r *resolver) scenario(raw *rawFile) *Scenario {
 			}
 		}
 	}
+	sc.Sweep = r.sweepAxes(&raw.Sweep)
 	if raw.Stop != nil {
 		sc.Stop = sim.Time(*raw.Stop)
 		if sc.Stop <= 0 {

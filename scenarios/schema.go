@@ -23,6 +23,9 @@ type Scenario struct {
 	// Seeds, when set, replicate every variant under each of these seeds (seeds: [1, 2, 3]);
 	// nil means one run with Seed.
 	Seeds []uint64
+	// Sweep is the file's sweep block (sweep: {PATH: [values]}): the axes of a parameter
+	// sweep, which `fabricsim sweep` runs; nil when the file has none. A run ignores it.
+	Sweep []Axis
 	Stop  sim.Time // simulated-time limit, default 100ms
 	// SampleInterval is the period of the time series (flow rates, queue depths) written
 	// with --out; 0 (the default) lets the sampler choose it from the run's active period.

@@ -69,7 +69,8 @@ With no arguments it runs the bundled scenario "tradeoff".`,
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err} })
 	root.AddCommand(runCmd, newListCommand(stdout), newShowCommand(stdout), newValidateCommand(stdout, stderr),
-		newExplainCommand(stdout, stderr), newBenchCommand(stdout, stderr))
+		newExplainCommand(stdout, stderr), newBenchCommand(stdout, stderr),
+		newSweepCommand(stdout, stderr), newMergeCommand(stdout))
 	return root
 }
 

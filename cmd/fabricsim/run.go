@@ -57,16 +57,7 @@ type runSettings struct {
 func readSettings(cmd *cobra.Command, v *viper.Viper) (runSettings, error) {
 	var s runSettings
 	var errs []string
-	raw := func(name string) (value, source string, set bool) {
-		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
-			return f.Value.String(), "--" + name, true
-		}
-		env := "FABRICSIM_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
-		if val, ok := os.LookupEnv(env); ok {
-			return val, env, true
-		}
-		return v.GetString(name), "--" + name, false
-	}
+	raw := func(name string) (value, source string, set bool) { return setting(cmd, v, name) }
 	bad := func(source, format string, args ...any) {
 		errs = append(errs, source+": "+fmt.Sprintf(format, args...))
 	}
@@ -86,14 +77,11 @@ func readSettings(cmd *cobra.Command, v *viper.Viper) (runSettings, error) {
 		s.seed = &n
 	}
 	if val, src, _ := raw("workers"); true {
-		n, err := strconv.Atoi(val)
-		if err != nil || n < 0 {
-			bad(src, "%q: the number of variants run at once, at least 1 (0: one per CPU)", val)
+		n, err := workersOf(val, "variants")
+		if err != nil {
+			bad(src, "%v", err)
 		}
 		s.workers = n
-		if s.workers == 0 {
-			s.workers = runtime.GOMAXPROCS(0)
-		}
 	}
 	for _, b := range []struct {
 		name string
@@ -140,6 +128,39 @@ func readSettings(cmd *cobra.Command, v *viper.Viper) (runSettings, error) {
 		return s, usagef("%s", strings.Join(errs, "\n"))
 	}
 	return s, nil
+}
+
+// setting is the raw value of the setting name and where it comes from: its flag when given
+// on the command line, else its FABRICSIM_* environment variable, else the flag's default
+// (v's value, when v is not nil).
+func setting(cmd *cobra.Command, v *viper.Viper, name string) (value, source string, set bool) {
+	f := cmd.Flags().Lookup(name)
+	if f != nil && f.Changed {
+		return f.Value.String(), "--" + name, true
+	}
+	env := "FABRICSIM_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+	if val, ok := os.LookupEnv(env); ok {
+		return val, env, true
+	}
+	switch {
+	case v != nil:
+		return v.GetString(name), "--" + name, false
+	case f != nil:
+		return f.Value.String(), "--" + name, false
+	}
+	return "", "--" + name, false
+}
+
+// workersOf reads a --workers value: how many of what run at once; 0 is one per CPU.
+func workersOf(val, what string) (int, error) {
+	n, err := strconv.Atoi(val)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%q: the number of %s run at once, at least 1 (0: one per CPU)", val, what)
+	}
+	if n == 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	return n, nil
 }
 
 // parseSizeBins reads --size-bins: sizes with units, comma-separated, each above the one

@@ -1,0 +1,171 @@
+package sweep
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/fabricsim/fabricsim/results"
+	"github.com/fabricsim/fabricsim/scenarios"
+)
+
+// maxCurves bounds the curves of one plot; the caption says how many were left out.
+const maxCurves = 10
+
+// figures are the sweep's plots: each table metric against each swept parameter but seed,
+// one curve per variant (and per value of the other parameters, if any), each point the
+// seeds' mean with its 95% interval as an error bar. Named METRIC-vs-PARAMETER (the
+// parameter's path as a file-name part), in metric order, then parameter order.
+func figures(m *Manifest) ([]*results.Figure, error) {
+	var figs []*results.Figure
+	for pi, p := range m.Parameters {
+		if p.Path == seedParam {
+			continue
+		}
+		x := xAxisOf(p)
+		for _, mt := range results.TableMetrics() {
+			curves, labels := curvesOf(m, pi, x, mt.Name)
+			if len(curves) == 0 {
+				continue
+			}
+			caption := fmt.Sprintf("%s against %s, one curve per %s: each point is the mean over the seeds", mt.Name, p.Path, strings.Join(labels, " and "))
+			if n := seedCount(m); n > 1 {
+				caption += fmt.Sprintf(" (%d seeds), with its 95%% confidence interval (Student's t) as the error bar", n)
+			} else {
+				caption += " (one seed: no interval; sweep seed for one)"
+			}
+			if len(curves) > maxCurves {
+				caption += fmt.Sprintf("; the first %d of %d curves are drawn", maxCurves, len(curves))
+				curves = curves[:maxCurves]
+			}
+			caption += "."
+			f, err := results.NewErrorFigure(mt.Name+"-vs-"+results.Slug(p.Path), m.Scenario+": "+mt.Name+" against "+p.Path,
+				caption, x.axis, mt.Name, curves)
+			if err != nil {
+				return nil, err
+			}
+			figs = append(figs, f)
+		}
+	}
+	return figs, nil
+}
+
+// seedCount is the number of seeds each combination ran under (the seed axis's values).
+func seedCount(m *Manifest) int {
+	for _, p := range m.Parameters {
+		if p.Path == seedParam {
+			return len(p.Values)
+		}
+	}
+	return 1
+}
+
+// xAxis places a parameter's values on a plot's x axis.
+type xAxis struct {
+	axis results.XAxis
+	pos  []float64 // the x of each value
+}
+
+// xAxisOf reads a parameter's values as numbers when all are plain numbers, or all sizes
+// (bytes), rates (Gb/s) or durations (us), on a log scale when they are positive and span
+// two decades or more; otherwise the values are categories at 0, 1, ...
+func xAxisOf(p Parameter) xAxis {
+	kinds := []struct {
+		unit  string
+		parse func(string) (float64, error)
+	}{
+		{"", func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }},
+		{"bytes", func(s string) (float64, error) { n, err := scenarios.ParseSize(s); return float64(n), err }},
+		{"Gb/s", func(s string) (float64, error) { r, err := scenarios.ParseRate(s); return float64(r) / 1e9, err }},
+		{"us", func(s string) (float64, error) { t, err := scenarios.ParseDuration(s); return t.Microseconds(), err }},
+	}
+	for _, k := range kinds {
+		pos := make([]float64, len(p.Values))
+		ok := true
+		for i, v := range p.Values {
+			x, err := k.parse(v)
+			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+				ok = false
+				break
+			}
+			pos[i] = x
+		}
+		if !ok {
+			continue
+		}
+		label := p.Path
+		if k.unit != "" {
+			label += " (" + k.unit + ")"
+		}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, x := range pos {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+		log := lo > 0 && hi/lo >= 100
+		if log {
+			label += ", log scale"
+		}
+		return xAxis{results.XAxis{Label: label, LogX: log}, pos}
+	}
+	pos := make([]float64, len(p.Values))
+	for i := range pos {
+		pos[i] = float64(i)
+	}
+	return xAxis{results.XAxis{Label: p.Path, XLabels: p.Values}, pos}
+}
+
+// curvesOf builds the curves of metric against parameter pi from the summary: one per
+// variant and combination of the other parameters (but seed), its points in the
+// parameter's value order. labels says what the curves are per.
+func curvesOf(m *Manifest, pi int, x xAxis, metric string) (curves []results.ErrorCurve, labels []string) {
+	param := m.Parameters[pi].Path
+	labels = []string{"variant"}
+	for _, p := range m.Parameters {
+		if p.Path != seedParam && p.Path != param {
+			labels = append(labels, p.Path)
+		}
+	}
+	index := map[string]int{}
+	for _, s := range m.Summary {
+		label := s.Variant
+		for _, p := range m.Parameters {
+			if p.Path != seedParam && p.Path != param {
+				label += ", " + lastSegment(p.Path) + "=" + s.Parameters[p.Path]
+			}
+		}
+		k, ok := index[label]
+		if !ok {
+			k = len(curves)
+			index[label] = k
+			curves = append(curves, results.ErrorCurve{Label: label})
+		}
+		e, ok := s.Metrics[metric]
+		if !ok {
+			continue
+		}
+		v := indexOf(m.Parameters[pi].Values, s.Parameters[param])
+		c := &curves[k]
+		c.X = append(c.X, x.pos[v])
+		c.Y = append(c.Y, e.Mean)
+		c.Err = append(c.Err, e.CI95)
+	}
+	var drawn []results.ErrorCurve
+	for _, c := range curves {
+		if len(c.X) > 0 {
+			drawn = append(drawn, c)
+		}
+	}
+	return drawn, labels
+}
+
+func lastSegment(path string) string { return path[strings.LastIndexByte(path, '.')+1:] }
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return 0
+}
