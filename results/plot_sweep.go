@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -16,12 +17,30 @@ type ErrorCurve struct {
 	X, Y, Err []float64
 }
 
-// Axis options of NewErrorFigure: LogX draws x on a log scale (every x above 0); XLabels,
-// when set, names the x positions 0, 1, ... (a parameter whose values are not numbers).
+// XAxis holds the x-axis options of NewErrorFigure: LogX draws x on a log scale (every x
+// above 0); XLabels, when set, names the x positions 0, 1, ... (a parameter whose values are
+// not numbers); TickAt and TickLabels, when set, put a tick at each value with its label (the
+// values as the user wrote them, "2MB" rather than 2e+06).
 type XAxis struct {
-	Label   string
-	LogX    bool
-	XLabels []string
+	Label      string
+	LogX       bool
+	XLabels    []string
+	TickAt     []float64
+	TickLabels []string
+}
+
+// plainTicks are gonum's default ticks with their labels written as plain numbers (2500000,
+// 0.5), not with a fixed two decimals.
+type plainTicks struct{}
+
+func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', -1, 64)
+		}
+	}
+	return ts
 }
 
 // errorPoints are a curve's points with their symmetric y errors (plotter.YErrorBars).
@@ -41,6 +60,14 @@ func NewErrorFigure(name, title, caption string, x XAxis, yLabel string, curves 
 		f.plot.X.Scale = plot.LogScale{}
 		f.plot.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
+	if len(x.TickAt) > 0 && len(x.TickAt) == len(x.TickLabels) {
+		ticks := make([]plot.Tick, len(x.TickAt))
+		for i, v := range x.TickAt {
+			ticks[i] = plot.Tick{Value: v, Label: x.TickLabels[i]}
+		}
+		f.plot.X.Tick.Marker = plot.ConstantTicks(ticks)
+	}
+	f.plot.Y.Tick.Marker = plainTicks{}
 	if x.XLabels != nil {
 		var ticks []plot.Tick
 		for i, l := range x.XLabels {
@@ -79,6 +106,10 @@ func NewErrorFigure(name, title, caption string, x XAxis, yLabel string, curves 
 		bars.Color = l.Color
 		bars.Width = vg.Points(1)
 		f.plot.Add(sc, bars)
+	}
+	// Room above the highest error bar, so that it does not touch the title.
+	if f.plot.Y.Max > f.plot.Y.Min {
+		f.plot.Y.Max += 0.08 * (f.plot.Y.Max - f.plot.Y.Min)
 	}
 	return f, nil
 }

@@ -106,7 +106,7 @@ func xAxisOf(p Parameter) xAxis {
 		if log {
 			label += ", log scale"
 		}
-		return xAxis{results.XAxis{Label: label, LogX: log}, pos}
+		return xAxis{results.XAxis{Label: label, LogX: log, TickAt: pos, TickLabels: p.Values}, pos}
 	}
 	pos := make([]float64, len(p.Values))
 	for i := range pos {
