@@ -288,7 +288,7 @@
 // # Sweeps
 //
 // sweep: {PATH: VALUES, ...} declares a parameter sweep, which `fabricsim sweep` runs (a run
-// ignores it): every combination of the values (the cartesian product, at most
+// simulates the file's own values once and warns that the block is for sweep): every combination of the values (the cartesian product, at most
 // MaxSweepPoints), each run as the file with --set PATH=VALUE. PATH is a set path (seed
 // included; not version, name, description, variants, seeds or sweep). VALUES is a list of
 // values ([50KB, 100KB], [[3], [3, 4]]) or a string of comma-separated items; an item is a

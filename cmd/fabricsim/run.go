@@ -283,6 +283,10 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 			if err != nil {
 				return err
 			}
+			if axes := f.Sweep(); len(axes) > 0 {
+				fmt.Fprintf(stderr, "warning: %s has a sweep: block (%d parameter(s)); run simulates the file's own values once; fabricsim sweep %s -o DIR runs the grid\n",
+					scenario, len(axes), scenario)
+			}
 			// A fabric that cannot be built (too large to route, say) is the scenario's
 			// problem, not a failed run.
 			done := slowNotice(stderr, "building "+scenario, s.quiet)

@@ -79,3 +79,12 @@ func TestSweepUsageErrorsExitTwo(t *testing.T) {
 	require.Equal(t, 2, status)
 	require.Contains(t, stderr, `FABRICSIM_WORKERS: "many": the number of points run at once`)
 }
+
+// TestRunWarnsOfASweepBlock: run simulates a file's own values once and says that its sweep:
+// block is for fabricsim sweep, rather than ignoring it silently.
+func TestRunWarnsOfASweepBlock(t *testing.T) {
+	path := writeFile(t, "tiny.yaml", sweepScenario(t))
+	status, _, stderr := fabricsim(t, "run", path, "-q")
+	require.Equal(t, 0, status, stderr)
+	require.Contains(t, stderr, "warning: "+path+" has a sweep: block (1 parameter(s)); run simulates the file's own values once; fabricsim sweep "+path+" -o DIR runs the grid")
+}
