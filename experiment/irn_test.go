@@ -19,22 +19,24 @@ import (
 const irnLossy = `
 version: 1
 name: irn-loss
-seed: %d
+seed: %[1]d
 stop: 1s
 topology:
   preset: star
   params: {hosts: 2, link: {rate: 100Gbps, delay: 1us}}
 transports:
-  rocev2: {recovery: irn, irn: {bdp_cap: %s}}
+  rocev2: {recovery: irn, irn: {bdp_cap: %[2]s}}
+  rocev1: {recovery: irn, irn: {bdp_cap: %[2]s}}
 traffic:
-  - flow: {src: h1, dst: h2, size: %s, transport: rocev2}
+  - flow: {src: h1, dst: h2, size: %[3]s, transport: %[5]s}
 faults:
-  - {at: 0, link: [h1, sw], loss: %g}
+  - {at: 0, link: [h1, sw], loss: %[4]g}
 `
 
-// TestIRNUnderRandomLossLosesOnlyWhatIsLost: with selective repeat each packet costs 1/(1-p)
-// transmissions on average (a retransmission is lost with probability p too), and nothing
-// else while the BDP cap leaves room to keep sending during recovery, so goodput is
+// TestIRNUnderRandomLossLosesOnlyWhatIsLost (RoCE v2, and v1 with its own overhead): with
+// selective repeat each packet costs 1/(1-p) transmissions on average (a retransmission is
+// lost with probability p too), and nothing else while the BDP cap leaves room to keep
+// sending during recovery, so goodput is
 // line x payload/wire x (1-p). The cap here, 16 MB, covers RTO_high (320 us x 100 Gb/s =
 // 4 MB), the longest a lost retransmission holds the cumulative acknowledgement back. The
 // same loss costs go-back-N a round trip of packets per loss (renewal-reward, as in
@@ -45,10 +47,15 @@ func TestIRNUnderRandomLossLosesOnlyWhatIsLost(t *testing.T) {
 	tx := rate.TxTime(1024 + roceV2Overhead)
 	rtt := 2*(tx+sim.Microsecond) + 2*(rate.TxTime(86)+sim.Microsecond)
 	w := float64(rtt) / float64(tx)
-	line := 100 * 1024.0 / (1024 + roceV2Overhead)
-	for _, p := range []float64{1e-3, 1e-2} {
-		t.Run(fmt.Sprintf("p=%g", p), func(t *testing.T) {
-			v := runOne(t, fmt.Sprintf(irnLossy, 1, "16MB", "200MB", p), 0)
+	for _, c := range []struct {
+		transport string
+		p         float64
+		overhead  int64
+	}{{"rocev2", 1e-3, roceV2Overhead}, {"rocev2", 1e-2, roceV2Overhead}, {"rocev1", 1e-2, roceV1Overhead}} {
+		line := 100 * 1024.0 / float64(1024+c.overhead)
+		p := c.p
+		t.Run(fmt.Sprintf("%s,p=%g", c.transport, p), func(t *testing.T) {
+			v := runOne(t, fmt.Sprintf(irnLossy, 1, "16MB", "200MB", c.p, c.transport), 0)
 			fl := v.PerFlow[0]
 			require.Equal(t, "completed", fl.Status)
 			goodput := float64(fl.SizeBytes*8) / (*fl.FCTUS * 1e-6) / 1e9
@@ -71,7 +78,7 @@ func TestIRNUnderRandomLossLosesOnlyWhatIsLost(t *testing.T) {
 // trip holds: a full packet out over two hops (store and forward), an 86-byte ACK back over
 // two, divided by a full packet's time at 100 Gb/s, rounded up.
 func TestIRNBDPCapIsThePathsRoundTrip(t *testing.T) {
-	f := build0(t, fmt.Sprintf(irnLossy, 1, "auto", "1MB", 0.0))
+	f := build0(t, fmt.Sprintf(irnLossy, 1, "auto", "1MB", 0.0, "rocev2"))
 	rate := 100 * sim.Gbps
 	full := transports.RoCEWireBytes(2, 1024, false)
 	ack := transports.RoCEAckWireBytes(2)
@@ -144,7 +151,7 @@ func TestIRNNAKCarriesTheRevealingPSN(t *testing.T) {
 // the extension above the cumulative one the AETH's PSN names.
 func TestTsharkDecodesIRNNAKs(t *testing.T) {
 	dir := t.TempDir()
-	_, err := RunCapture(load(t, fmt.Sprintf(irnLossy, 1, "auto", "2MB", 0.01)).Scenario(0), nil, Capture{Links: []string{"h1-sw"}, Dir: dir})
+	_, err := RunCapture(load(t, fmt.Sprintf(irnLossy, 1, "auto", "2MB", 0.01, "rocev2")).Scenario(0), nil, Capture{Links: []string{"h1-sw"}, Dir: dir})
 	require.NoError(t, err)
 	file := filepath.Join(dir, "default-h1-sw.pcap")
 	require.Zero(t, count(t, file, problems), "frames Wireshark finds wrong")
