@@ -30,10 +30,16 @@ func (a entry) before(b entry) bool {
 	return a.at < b.at || (a.at == b.at && a.key < b.key)
 }
 
-type payload struct {
+// event is a pending event: when, its insertion sequence number, what to call, and its link
+// in a wheel bucket. Events live in one slab and are named by their index there (a slot),
+// which the heap's entries and the wheel's lists use.
+type event struct {
+	at     Time
+	seq    uint64
 	target Handler
 	data   any
 	op     int
+	next   int32 // the next event of its wheel bucket, -1 at the tail
 }
 
 // Engine is a discrete-event loop. Events run in time order; events scheduled for the same
@@ -46,17 +52,19 @@ type payload struct {
 type Engine struct {
 	now      Time
 	seq      uint64
+	events   []event
+	free     []int32
 	near     *wheel
 	heap     []entry
-	slots    []payload
-	free     []int32
 	executed uint64
 	stopped  bool
 }
 
 // NewEngine returns an engine at time zero with no events.
 func NewEngine() *Engine {
-	return &Engine{near: &wheel{}, heap: make([]entry, 0, 64), slots: make([]payload, 0, 1024)}
+	e := &Engine{near: &wheel{}, heap: make([]entry, 0, 64), events: make([]event, 0, 1024)}
+	e.near.reset()
+	return e
 }
 
 // Now is the current simulated time: the time of the event being handled.
@@ -79,18 +87,21 @@ func (e *Engine) At(at Time, h Handler, op int, data any) {
 	if n := len(e.free); n > 0 {
 		slot = e.free[n-1]
 		e.free = e.free[:n-1]
-		e.slots[slot] = payload{h, data, op}
 	} else {
-		if len(e.slots) >= maxSlots {
+		if len(e.events) >= maxSlots {
 			panic(fmt.Sprintf("sim: more than %d pending events", maxSlots))
 		}
-		slot = int32(len(e.slots))
-		e.slots = append(e.slots, payload{h, data, op})
+		slot = int32(len(e.events))
+		e.events = append(e.events, event{})
 	}
 	e.seq++
-	x := entry{at: at, key: e.seq<<slotBits | uint64(slot)}
-	if !e.near.insert(x) {
-		e.push(x)
+	ev := &e.events[slot]
+	ev.at, ev.seq, ev.target, ev.op = at, e.seq, h, op
+	if data != nil || ev.data != nil {
+		ev.data = data
+	}
+	if !e.near.insert(e.events, slot) {
+		e.push(entry{at: at, key: e.seq<<slotBits | uint64(slot)})
 	}
 }
 
@@ -114,17 +125,22 @@ func (e *Engine) Run(until Time) (stopped bool) {
 func (e *Engine) RunBudget(until Time, budget uint64) (stopped, exhausted bool) {
 	e.stopped = false
 	for !e.stopped {
-		var top entry
-		var b *bucket
+		var slot int32
+		var at Time
+		bi := -1 // the wheel bucket the event comes from, -1 for the heap
 		switch {
 		case e.near.n > 0:
-			b = e.near.first()
-			top = b.items[b.head]
-			if len(e.heap) > 0 && e.heap[0].before(top) {
-				top, b = e.heap[0], nil
+			bi = e.near.first()
+			slot = e.near.buckets[bi].head
+			ev := &e.events[slot]
+			at = ev.at
+			if len(e.heap) > 0 {
+				if h := e.heap[0]; h.at < at || (h.at == at && h.key>>slotBits < ev.seq) {
+					slot, at, bi = int32(h.key&(maxSlots-1)), h.at, -1
+				}
 			}
 		case len(e.heap) > 0:
-			top = e.heap[0]
+			slot, at = int32(e.heap[0].key&(maxSlots-1)), e.heap[0].at
 		default:
 			return e.finish(until)
 		}
@@ -132,22 +148,21 @@ func (e *Engine) RunBudget(until Time, budget uint64) (stopped, exhausted bool) 
 			return false, true
 		}
 		budget--
-		if top.at > until {
+		if at > until {
 			break
 		}
-		if b != nil {
-			e.near.remove(b)
+		ev := &e.events[slot]
+		if bi >= 0 {
+			e.near.remove(bi, ev.next)
 		} else {
 			e.pop()
 		}
-		e.near.cur = int64(top.at) >> wheelShift
-		slot := int32(top.key & (maxSlots - 1))
-		p := e.slots[slot]
-		e.slots[slot] = payload{}
+		e.near.cur = int64(at) >> wheelShift
+		target, op, data := ev.target, ev.op, ev.data
 		e.free = append(e.free, slot)
-		e.now = top.at
+		e.now = at
 		e.executed++
-		p.target.Handle(top.at, p.op, p.data)
+		target.Handle(at, op, data)
 	}
 	return e.finish(until)
 }

@@ -2,28 +2,35 @@ package sim
 
 import "math/bits"
 
-// The near-future wheel: wheelSize buckets of 2^wheelShift ps each (2.048 ns), so it covers
+// The near-future wheel: wheelSize buckets of 2^wheelShift ps each (512 ps), so it covers
 // the next 4.19 us, more than a maximum frame's serialization plus a datacenter cable at
 // 100 Gb/s, which is where almost every event of a packet's hop lands. Later events (timers,
 // slow or long links) go to the heap.
 const (
-	wheelShift = 11
-	wheelSize  = 2048
+	wheelShift = 9
+	wheelSize  = 8192
 	wheelMask  = wheelSize - 1
 	wheelWords = wheelSize / 64
 )
 
-// bucket holds the wheel's events of one 2.048 ns slot, sorted by (time, key), consumed from
-// head. Its backing array is reused, so a bucket allocates only while the run warms up.
+// maxWalk bounds the events an insert steps over in a bucket before it leaves the event to
+// the heap.
+const maxWalk = 8
+
+// bucket is one 512 ps slot of the wheel: a list of events linked through their next
+// fields, sorted by (time, sequence), from head to tail; -1 ends it (or marks it empty).
 type bucket struct {
-	items []entry
-	head  int
+	head, tail int32
+	n          int32 // events in the list
+	_          int32
 }
 
 // wheel is a timing wheel (a calendar queue with one year) that keeps the exact (time,
-// sequence) order of the heap it stands in front of: each bucket is a short sorted run,
-// and a bitmap of non-empty buckets finds the next one with a few word operations. Insert
-// and removal cost O(1) for the usual event, which lands at the end of its bucket.
+// sequence) order of the heap it stands in front of: each bucket is a short sorted list of
+// the engine's events, and a bitmap of non-empty buckets finds the next one with a few word
+// operations. The lists run through the events themselves, so an insert touches the bucket
+// (8 bytes) and the event it goes behind, and costs O(1) for the usual event, the latest of
+// its slot.
 type wheel struct {
 	buckets [wheelSize]bucket
 	full    [wheelWords]uint64 // bit i: bucket i is not empty
@@ -31,38 +38,68 @@ type wheel struct {
 	n       int
 }
 
-// insert adds x when it falls within the wheel's span and reports whether it did.
-func (w *wheel) insert(x entry) bool {
+func (w *wheel) reset() {
+	for i := range w.buckets {
+		w.buckets[i] = bucket{head: -1, tail: -1}
+	}
+}
+
+// insert links event s of evs (whose sequence number is the largest yet) into its bucket when
+// it falls within the wheel's span, and reports whether it did.
+func (w *wheel) insert(evs []event, s int32) bool {
+	x := &evs[s]
 	abs := int64(x.at) >> wheelShift
 	if abs-w.cur >= wheelSize {
 		return false
 	}
 	i := int(abs & wheelMask)
 	b := &w.buckets[i]
-	items := append(b.items, x)
-	// Keep the run sorted: a new event is usually the latest of its slot.
-	k := len(items) - 1
-	for k > b.head && x.before(items[k-1]) {
-		items[k] = items[k-1]
-		k--
+	switch {
+	case b.tail < 0:
+		x.next = -1
+		b.head, b.tail = s, s
+		w.full[i>>6] |= 1 << (uint(i) & 63)
+	case x.at >= evs[b.tail].at:
+		// The usual case: the latest of its slot (equal times keep insertion order, and x
+		// is the latest inserted).
+		x.next = -1
+		evs[b.tail].next = s
+		b.tail = s
+	case b.n > maxWalk:
+		return false // a crowded slot: see below
+	default:
+		// Earlier than the slot's latest: walk the list to its place, unless the list is long
+		// (a crowded wheel); then the heap takes it, which keeps the order as well, since the
+		// engine runs the earlier of the two heads.
+		prev, c := int32(-1), b.head
+		for k := 0; x.at >= evs[c].at; k++ {
+			if k == maxWalk {
+				return false
+			}
+			prev, c = c, evs[c].next
+		}
+		x.next = c
+		if prev < 0 {
+			b.head = s
+		} else {
+			evs[prev].next = s
+		}
 	}
-	items[k] = x
-	b.items = items
-	w.full[i>>6] |= 1 << (uint(i) & 63)
+	b.n++
 	w.n++
 	return true
 }
 
-// first is the bucket holding the wheel's earliest event; the wheel must not be empty.
-// Buckets are searched in time order from the current slot: the wheel holds only slots
-// cur .. cur+wheelSize-1, so ring order from cur is time order.
-func (w *wheel) first() *bucket {
+// first is the index of the bucket holding the wheel's earliest event; the wheel must not be
+// empty. Buckets are searched in time order from the current slot: the wheel holds only
+// slots cur .. cur+wheelSize-1, so ring order from cur is time order.
+func (w *wheel) first() int {
 	start := int(w.cur & wheelMask)
 	word := start >> 6
 	m := w.full[word] &^ (1<<(uint(start)&63) - 1) // bits at or after start in its word
 	for {
 		if m != 0 {
-			return &w.buckets[word<<6|bits.TrailingZeros64(m)]
+			return word<<6 | bits.TrailingZeros64(m)
 		}
 		word = (word + 1) % wheelWords
 		m = w.full[word]
@@ -73,13 +110,14 @@ func (w *wheel) first() *bucket {
 	}
 }
 
-// remove takes the head of b, the earliest event, out of the wheel. The caller moves cur.
-func (w *wheel) remove(b *bucket) {
-	x := b.items[b.head]
-	b.head++
-	if b.head == len(b.items) {
-		b.items, b.head = b.items[:0], 0
-		i := int(int64(x.at) >> wheelShift & wheelMask)
+// remove unlinks the head of bucket i, the earliest event, whose next is next. The caller
+// moves cur.
+func (w *wheel) remove(i int, next int32) {
+	b := &w.buckets[i]
+	b.head = next
+	b.n--
+	if next < 0 {
+		b.tail = -1
 		w.full[i>>6] &^= 1 << (uint(i) & 63)
 	}
 	w.n--
