@@ -53,7 +53,7 @@ type Engine struct {
 	now      Time
 	seq      uint64
 	events   []event
-	free     []int32
+	free     int32 // the first free event of the slab, linked through next; -1: none
 	near     *wheel
 	heap     []entry
 	executed uint64
@@ -62,7 +62,7 @@ type Engine struct {
 
 // NewEngine returns an engine at time zero with no events.
 func NewEngine() *Engine {
-	e := &Engine{near: &wheel{}, heap: make([]entry, 0, 64), events: make([]event, 0, 1024)}
+	e := &Engine{near: &wheel{}, heap: make([]entry, 0, 64), events: make([]event, 0, 1024), free: -1}
 	e.near.reset()
 	return e
 }
@@ -83,10 +83,9 @@ func (e *Engine) At(at Time, h Handler, op int, data any) {
 	if at < e.now {
 		panic(fmt.Sprintf("sim: event scheduled at %v, before now (%v)", at, e.now))
 	}
-	var slot int32
-	if n := len(e.free); n > 0 {
-		slot = e.free[n-1]
-		e.free = e.free[:n-1]
+	slot := e.free
+	if slot >= 0 {
+		e.free = e.events[slot].next
 	} else {
 		if len(e.events) >= maxSlots {
 			panic(fmt.Sprintf("sim: more than %d pending events", maxSlots))
@@ -159,7 +158,7 @@ func (e *Engine) RunBudget(until Time, budget uint64) (stopped, exhausted bool) 
 		}
 		e.near.cur = int64(at) >> wheelShift
 		target, op, data := ev.target, ev.op, ev.data
-		e.free = append(e.free, slot)
+		ev.next, e.free = e.free, slot
 		e.now = at
 		e.executed++
 		target.Handle(at, op, data)
