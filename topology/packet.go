@@ -25,23 +25,30 @@ func (k Kind) String() string { return kindNames[k] }
 type Packet struct {
 	// The datapath's working set comes first, to fit one 64-byte cache line: a packet that
 	// waited in a deep queue costs one cache miss when it moves on, not two.
-	next        *Packet  // queue, wire and free-list link
-	arriveAt    sim.Time // when its last bit reaches the far end of the wire it is on
-	Frame       int32    // frame bytes, destination address through FCS; set by Seal
-	Flow        int32    // index of the flow the packet belongs to
-	Src, Dst    NodeID   // source and destination hosts
-	Hash        uint32   // ECMP hash of the 5-tuple
-	InPort      int32    // ingress port at the current switch
-	PSN         uint32   // BTH packet sequence number
-	Payload     int32    // application bytes carried
-	epoch       uint32   // the wire's epoch when it entered the wire
-	Kind        Kind     // for accounting: data, ACK, ...
-	Priority    uint8    // traffic class: selects the egress queue
-	TTL         uint8    // IPv4 time to live
-	ECN         uint8    // IPv4 ECN codepoint
-	CrossSubnet bool     // source and destination are in different subnets
-	Routed      bool     // has crossed a layer-3 switch (needed before a cross-subnet packet may be bridged to its host)
-	dropped     bool     // marked lost on the wire
+	next     *Packet  // queue, wire and free-list link
+	arriveAt sim.Time // when its last bit reaches the far end of the wire it is on
+	Frame    int32    // frame bytes, destination address through FCS; set by Seal
+	Flow     int32    // index of the flow the packet belongs to
+	Src, Dst NodeID   // source and destination hosts
+	Hash     uint32   // ECMP hash of the 5-tuple
+	InPort   int32    // ingress port at the current switch
+	// INT, when not nil, is the packet's in-band telemetry header (HPCC flows only; see
+	// int.go): INTHeader bytes between the IB transport headers and the payload. It is a
+	// pointer into the pool's INT records, so packets without it carry 8 bytes, not 200; it
+	// sits in the first cache line because every switch looks at it.
+	INT         *INT
+	epoch       uint32 // the wire's epoch when it entered the wire
+	Kind        Kind   // for accounting: data, ACK, ...
+	Priority    uint8  // traffic class: selects the egress queue
+	TTL         uint8  // IPv4 time to live
+	ECN         uint8  // IPv4 ECN codepoint
+	CrossSubnet bool   // source and destination are in different subnets
+	Routed      bool   // has crossed a layer-3 switch (needed before a cross-subnet packet may be bridged to its host)
+	dropped     bool   // marked lost on the wire
+
+	// The endpoints' fields, which switches do not read.
+	PSN     uint32 // BTH packet sequence number
+	Payload int32  // application bytes carried
 
 	// Ethernet (IEEE 802.3), optionally 802.1Q-tagged.
 	EtherType uint16
@@ -109,11 +116,6 @@ type Packet struct {
 	PauseQuanta [NumPriorities]uint16 // pause time per class, in 512-bit-time quanta
 
 	SentAt sim.Time // when the source started to send it
-
-	// INT, when not nil, is the packet's in-band telemetry header (HPCC flows only; see
-	// int.go): INTHeader bytes between the IB transport headers and the payload. It is a
-	// pointer into the pool's INT records, so packets without it carry 8 bytes, not 200.
-	INT *INT
 }
 
 // NumPriorities is the number of 802.1Q priorities, traffic classes and PFC timers.
