@@ -26,7 +26,7 @@ type sampler struct {
 	ticks    uint64   // events of the sampler, left out of the variant's count
 	last     sim.Time // the last sample's time
 	series   results.Series
-	dcqcn    []bool // per flow: its sender runs DCQCN's rate limiter
+	dcqcn    []bool // per flow: its sender runs a rate-based congestion control (DCQCN, or HPCC's W/T pacing)
 	iwarp    []bool // per flow: an iWARP (TCP) sender
 	queues   map[*topology.Queue]int
 	ingress  map[*pfcRef]int
@@ -57,7 +57,8 @@ func (f *fabric) startSampler() {
 		s.interval = firstInterval
 	}
 	f.sampler = s
-	dcqcn := map[string]bool{"rocev1": f.roceConfig("rocev1").DCQCN != nil, "rocev2": f.roceConfig("rocev2").DCQCN != nil}
+	rateCC := func(t string) bool { c := f.roceConfig(t); return c.DCQCN != nil || c.HPCC != nil }
+	dcqcn := map[string]bool{"rocev1": rateCC("rocev1"), "rocev2": rateCC("rocev2")}
 	start := sim.Never
 	for i, fl := range f.reg.Flows {
 		start = min(start, fl.Start)
@@ -113,7 +114,7 @@ func (s *sampler) take(now sim.Time) {
 			r := 0.0
 			if fl.Start <= now && fl.Status == transports.Pending {
 				rate := f.reg.RateOf(int32(i))
-				if rate == 0 { // no cut yet: the limiter lets the NIC's line rate through
+				if rate == 0 { // no cut yet: the limiter (or HPCC's W_init/T) lets the NIC's line rate through
 					rate = f.nics[fl.Src].Wire.Params.Rate
 				}
 				r = rate.Gbps()

@@ -3,7 +3,7 @@ package results
 import "fmt"
 
 // Figures are the plots of d that have something to show, in the order a report shows them:
-// the FCT distribution, the slowdown by flow size, then per variant its goodput, DCQCN rate,
+// the FCT distribution, the slowdown by flow size, then per variant its goodput, DCQCN or HPCC rate,
 // TCP window, queue, ingress and PFC plots (time series only for variants that have them).
 // Omitted lists each plot not drawn and why. Names are file names without extension,
 // VARIANT being the variant's file slug (VariantFileSlugs).

@@ -142,19 +142,19 @@ func activeCurves(v *Variant, value func(fs *FlowSeries) []float64) (curves []ti
 	return curves, left
 }
 
-// rateFigure is the rate DCQCN's reaction point lets each flow send at, over the flow's
-// life.
+// rateFigure is the rate each flow's congestion control lets it send at (DCQCN's R_C, or
+// HPCC's pacing rate W/T), over the flow's life.
 func rateFigure(v *Variant) (*Figure, string, error) {
 	curves, left := activeCurves(v, func(fs *FlowSeries) []float64 { return fs.RateGbps })
 	if len(curves) == 0 {
 		if left > 0 {
-			return nil, fmt.Sprintf("no DCQCN flow ran for %d samples or more", minCurvePoints), nil
+			return nil, fmt.Sprintf("no rate-controlled flow ran for %d samples or more", minCurvePoints), nil
 		}
-		return nil, "no flow runs DCQCN (a rate-based congestion control)", nil
+		return nil, "no flow runs a rate-based congestion control (DCQCN or HPCC)", nil
 	}
-	caption := "The sending rate DCQCN's reaction point allows each flow (its current rate R_C), from the flow's start to its finish: what congestion control asks for, beside the goodput the flow gets."
+	caption := "The sending rate each flow's congestion control allows (DCQCN's current rate R_C, or HPCC's pacing rate W/T), from the flow's start to its finish: what congestion control asks for, beside the goodput the flow gets."
 	caption += leftOut(left)
-	f, err := timeFigure("rate-", v, "DCQCN rate limit", "rate (Gb/s)", caption, curves)
+	f, err := timeFigure("rate-", v, "congestion-control rate limit", "rate (Gb/s)", caption, curves)
 	return f, "", err
 }
 

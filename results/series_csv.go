@@ -9,7 +9,7 @@ import (
 // File names of the time series in an --out directory. Each is long ("tidy"): one row per
 // variant, seed, sample time and series, units in the column names.
 const (
-	FileRates   = "rates.csv"   // per flow: delivered bytes, throughput, DCQCN rate, TCP cwnd
+	FileRates   = "rates.csv"   // per flow: delivered bytes, throughput, DCQCN or HPCC rate, TCP cwnd
 	FileQueues  = "queues.csv"  // per switch egress queue: depth
 	FileIngress = "ingress.csv" // per lossless ingress port-class: occupancy, XOFF, XON
 	FilePauses  = "pauses.csv"  // per paused sending port-class: paused time
