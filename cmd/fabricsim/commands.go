@@ -80,6 +80,13 @@ func readScenario(arg string) (name string, data []byte, err error) {
 		return arg, data, nil
 	} else if isUsage(err) {
 		return "", nil, err
+	} else if fi, serr := os.Stat(arg); serr == nil && fi.IsDir() {
+		// A directory is no scenario: a bundled name it shadows (an -o directory called
+		// irn, say) still runs; otherwise say what the path is.
+		if data, ok := scenarios.BundledYAML(arg); ok {
+			return arg + ".yaml", data, nil
+		}
+		return "", nil, unknownScenario(arg, "a directory, not a scenario file, and no bundled scenario of that name")
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return "", nil, usagef("%s: %v", arg, err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -77,4 +78,18 @@ func TestSlowStepsSayTheyAreRunning(t *testing.T) {
 	b.Reset()
 	slowNotice(&b, "quiet", true)()
 	require.Empty(t, b.String())
+}
+
+// TestADirectoryIsNoScenario: a directory that shadows a bundled name (an -o directory called
+// irn) leaves the bundled scenario reachable; any other directory is refused as such.
+func TestADirectoryIsNoScenario(t *testing.T) {
+	t.Chdir(t.TempDir())
+	require.NoError(t, os.Mkdir("irn", 0o755))
+	require.NoError(t, os.Mkdir("results", 0o755))
+	status, stdout, stderr := fabricsim(t, "validate", "irn")
+	require.Equal(t, 0, status, stderr)
+	require.Equal(t, "ok\n", stdout)
+	status, _, stderr = fabricsim(t, "validate", "results")
+	require.Equal(t, 2, status)
+	require.Contains(t, stderr, "results: a directory, not a scenario file, and no bundled scenario of that name")
 }
