@@ -300,3 +300,36 @@ func TestHPCCUnfairnessIsEachFlowsQueueTerm(t *testing.T) {
 		})
 	}
 }
+
+// TestHPCCReturnsEveryINTRecord: once every HPCC flow has completed and the fabric is quiet,
+// every INT record taken from the pool is back in it (none held by a packet or a responder),
+// with losses both ways (lost data and lost ACKs, so resends and duplicates): the books of
+// the records balance, as the packets' do.
+func TestHPCCReturnsEveryINTRecord(t *testing.T) {
+	f := buildTB(t, `
+version: 1
+name: hpcc-int-books
+stop: 50ms
+topology:
+  preset: star
+  params: {hosts: 5, link: {rate: 100Gbps, delay: 1us}}
+switch: {buffer: 200KB}
+transports:
+  rocev2: {cc: hpcc, retransmit_timeout: 100us}
+traffic:
+  - incast: {senders: [h1, h2, h3, h4], receiver: h5, size: 2MB, transport: rocev2}
+faults:
+  - {at: 0, link: [h1, sw], loss: 0.01}
+  - {at: 0, link: [h5, sw], loss: 0.05}
+`)
+	f.eng.Run(50 * sim.Millisecond) // returns when the last flow completes
+	f.eng.Run(50 * sim.Millisecond) // and the last ACKs arrive
+	for _, fl := range f.reg.Flows {
+		require.Equal(t, transports.Completed, fl.Status, "flow %d: %s", fl.ID, fl.Reason)
+	}
+	require.Positive(t, f.reg.Flows[0].Retransmitted, "h1's losses make duplicates")
+	for k := topology.Kind(0); k < topology.NumKinds; k++ {
+		require.Zero(t, f.pool.InNetwork(k), "kind %d still in the network", k)
+	}
+	require.Zero(t, f.pool.INTs, "INT records not given back")
+}

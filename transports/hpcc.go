@@ -260,10 +260,18 @@ func (s *RoCESender) hpccAck(now sim.Time, p *topology.Packet) {
 	}
 }
 
-// hpccKeep takes a data packet's INT for the next ACK to echo (the newest wins).
+// hpccKeep takes a data packet's INT for the next ACK to echo (the newest wins). Once the
+// flow has completed nothing is echoed (its last ACK took the last record), so a late
+// duplicate's record goes straight back to the pool.
 func (r *RoCEReceiver) hpccKeep(p *topology.Packet) {
 	if r.echo != nil {
 		r.reg.pool.PutINT(r.echo)
+		r.echo = nil
+	}
+	if r.flow.Status != Pending {
+		r.reg.pool.PutINT(p.INT)
+		p.INT = nil
+		return
 	}
 	r.echo, p.INT = p.INT, nil
 }
