@@ -44,7 +44,7 @@ func variantNamed(t *testing.T, d *results.Document, name string) *results.Varia
 // small-flow tail of the lossless variants, DCQCN cuts it, DCTCP without PFC cuts it most.
 func TestWebsearchLeafSpineLesson(t *testing.T) {
 	d := golden(t, "websearch-leafspine")
-	require.Len(t, d.Variants, 6)
+	require.Len(t, d.Variants, 7)
 	small := func(v *results.Variant) float64 {
 		b := v.SlowdownBySize[0]
 		require.EqualValues(t, 0, b.LoBytes)
@@ -70,6 +70,14 @@ func TestWebsearchLeafSpineLesson(t *testing.T) {
 	hpcc := variantNamed(t, d, "RoCEv2 + PFC + HPCC")
 	require.Less(t, small(hpcc), small(dcqcn), "HPCC's telemetry keeps the queues shorter than DCQCN's marks")
 	require.Zero(t, hpcc.PFC.PauseFrames, "HPCC holds the queues below XOFF: PFC never acts")
+	// IRN without PFC or congestion control: its round-trip cap holds a cross-rack flow to
+	// about 120 KB in flight (8.3 us x 100 Gb/s, plus 15 packets for the coalesced ACK), so
+	// even an 8-to-1 incast (about 1 MB) stays within a queue's share of the 12 MB buffer:
+	// it loses almost nothing, completes every flow, and its small flows' tail beats PFC's.
+	irn := variantNamed(t, d, "RoCEv2 IRN lossy")
+	require.Equal(t, irn.Flows.Total, irn.Flows.Completed)
+	require.Less(t, irn.Drops.Total, lossy.Drops.Total/1000)
+	require.Less(t, 5*small(irn), small(pfcOnly))
 }
 
 // flowOf is the record of the flow from src to dst of v (the first such).
