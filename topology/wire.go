@@ -132,17 +132,21 @@ func (w *Wire) Send(now sim.Time, p *Packet) (done sim.Time) {
 	if !p.dropped && w.Params.Loss > 0 {
 		p.dropped = w.rng.Float64() < w.Params.Loss
 	}
-	p.arriveAt = now + tx + w.Params.Delay
+	arrive := now + tx + w.Params.Delay
 	if w.jitter > 0 {
-		p.arriveAt = max(p.arriveAt+sim.Time(w.rng.Int64N(int64(w.jitter))), w.lastAt)
-		w.lastAt = p.arriveAt
+		arrive = max(arrive+sim.Time(w.rng.Int64N(int64(w.jitter))), w.lastAt)
+		w.lastAt = arrive
 	}
 	p.next = nil
 	if w.tail == nil {
 		w.head = p
-		w.eng.At(p.arriveAt, w, 0, nil)
+		w.eng.At(arrive, w, 0, nil)
 	} else {
+		// The frame ahead keeps this one's arrival: when it arrives, the wire schedules the
+		// next arrival from the packet it already holds, without reading this one (on a
+		// large fabric, a cache miss per hop).
 		w.tail.next = p
+		w.tail.nextAt = arrive
 	}
 	w.tail = p
 	return now + tx
@@ -156,7 +160,7 @@ func (w *Wire) Handle(now sim.Time, _ int, _ any) {
 	if w.head == nil {
 		w.tail = nil
 	} else {
-		w.eng.At(w.head.arriveAt, w, 0, nil)
+		w.eng.At(p.nextAt, w, 0, nil)
 	}
 	w.InFlight[p.Kind]--
 	switch {
