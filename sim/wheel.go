@@ -44,46 +44,28 @@ func (w *wheel) reset() {
 	}
 }
 
-// insert links event s of evs (whose sequence number is the largest yet) into its bucket when
-// it falls within the wheel's span, and reports whether it did.
-func (w *wheel) insert(evs []event, s int32) bool {
-	x := &evs[s]
-	abs := int64(x.at) >> wheelShift
-	if abs-w.cur >= wheelSize {
+// insert links event s of evs (whose sequence number is the largest yet) into bucket b, where
+// it falls and where it is earlier than the latest event (Engine.At handles an empty bucket
+// and a latest event itself), and reports whether it did. It walks the list to the event's
+// place, unless the list is long (a crowded wheel); then the heap takes it, which keeps the
+// order as well, since the engine runs the earlier of the two heads.
+func (w *wheel) insert(evs []event, s int32, b *bucket) bool {
+	if b.n > maxWalk {
 		return false
 	}
-	i := int(abs & wheelMask)
-	b := &w.buckets[i]
-	switch {
-	case b.tail < 0:
-		x.next = -1
-		b.head, b.tail = s, s
-		w.full[i>>6] |= 1 << (uint(i) & 63)
-	case x.at >= evs[b.tail].at:
-		// The usual case: the latest of its slot (equal times keep insertion order, and x
-		// is the latest inserted).
-		x.next = -1
-		evs[b.tail].next = s
-		b.tail = s
-	case b.n > maxWalk:
-		return false // a crowded slot: see below
-	default:
-		// Earlier than the slot's latest: walk the list to its place, unless the list is long
-		// (a crowded wheel); then the heap takes it, which keeps the order as well, since the
-		// engine runs the earlier of the two heads.
-		prev, c := int32(-1), b.head
-		for k := 0; x.at >= evs[c].at; k++ {
-			if k == maxWalk {
-				return false
-			}
-			prev, c = c, evs[c].next
+	x := &evs[s]
+	prev, c := int32(-1), b.head
+	for k := 0; x.at >= evs[c].at; k++ {
+		if k == maxWalk {
+			return false
 		}
-		x.next = c
-		if prev < 0 {
-			b.head = s
-		} else {
-			evs[prev].next = s
-		}
+		prev, c = c, evs[c].next
+	}
+	x.next = c
+	if prev < 0 {
+		b.head = s
+	} else {
+		evs[prev].next = s
 	}
 	b.n++
 	w.n++
