@@ -139,6 +139,7 @@ func (pt *Port) InjectPause(now sim.Time, c int, quanta uint16) {
 	p.Src, p.Dst = pt.sw.ID, pt.Wire.To
 	p.SentAt = now
 	pt.control.Push(now, p)
+	pt.ctrl++
 	if quanta == 0 {
 		pt.ResumesSent[c]++
 	} else {
