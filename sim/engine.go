@@ -156,22 +156,23 @@ func (e *Engine) RunBudget(until Time, budget uint64) (stopped, exhausted bool) 
 	e.stopped = false
 	w := e.near
 	for !e.stopped {
+		var ev *event
 		var slot int32
-		var at Time
 		bi := -1 // the wheel bucket the event comes from, -1 for the heap
 		switch {
 		case w.n > 0:
 			bi = w.first()
 			slot = w.buckets[bi].head
-			ev := &e.events[slot]
-			at = ev.at
-			if e.heapAt <= at {
-				if h := e.heap[0]; h.at < at || h.key>>slotBits < ev.seq {
-					slot, at, bi = int32(h.key&(maxSlots-1)), h.at, -1
+			ev = &e.events[slot]
+			if e.heapAt <= ev.at {
+				if h := e.heap[0]; h.at < ev.at || h.key>>slotBits < ev.seq {
+					slot, bi = int32(h.key&(maxSlots-1)), -1
+					ev = &e.events[slot]
 				}
 			}
 		case len(e.heap) > 0:
-			slot, at = int32(e.heap[0].key&(maxSlots-1)), e.heap[0].at
+			slot = int32(e.heap[0].key & (maxSlots - 1))
+			ev = &e.events[slot]
 		default:
 			return e.finish(until)
 		}
@@ -179,10 +180,10 @@ func (e *Engine) RunBudget(until Time, budget uint64) (stopped, exhausted bool) 
 			return false, true
 		}
 		budget--
+		at := ev.at
 		if at > until {
 			break
 		}
-		ev := &e.events[slot]
 		if bi >= 0 {
 			w.remove(bi, ev.next)
 		} else {
