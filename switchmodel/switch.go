@@ -96,9 +96,13 @@ type Port struct {
 	// backlog has bit c set while queue c holds a frame, so the strict-priority scheduler
 	// finds the next queue without reading eight queue headers (twelve cache lines).
 	backlog uint8
-	ctrl    int32 // PAUSE frames waiting (control.Len, kept here, in the first line)
-	Index   int
-	wakeAt  sim.Time // a pending wake-up for a pause that ends, Never if none
+	// storm has bit c set for a class the watchdog caught paused too long (pfc.go): until its
+	// pause ends it drops what is queued and what arrives, and does not wait on the pause.
+	storm  uint8
+	down   bool  // the wire is down (Wire.Up, kept here: a congested port's wire is not otherwise read per frame)
+	ctrl   int32 // PAUSE frames waiting (control.Len, kept here, in the first line)
+	Index  int
+	wakeAt sim.Time // a pending wake-up for a pause that ends, Never if none
 	// Served counts the frames each queue has sent: the deadlock detector's progress mark.
 	Served [NumPriorities]int64
 	_      [8]byte // Queues at 128 bytes: each 96-byte queue spans two cache lines, not three
@@ -182,7 +186,11 @@ func (c *Config) validate(ports int) error {
 }
 
 // SetWire attaches the egress wire of port i.
-func (sw *Switch) SetWire(i int, w *topology.Wire) { sw.Ports[i].Wire = w }
+func (sw *Switch) SetWire(i int, w *topology.Wire) {
+	pt := sw.Ports[i]
+	pt.Wire, pt.down = w, !w.Up()
+	w.OnStateChange(func(up bool) { pt.down = !up })
+}
 
 // The ops of Handle: opForward, or a port event: kind | port<<2 | class<<18.
 const (
@@ -260,7 +268,7 @@ func (sw *Switch) forward(now sim.Time, p *topology.Packet) {
 		sw.drop(p, DropUnroutable)
 		return
 	}
-	if !sw.Ports[out].Wire.Up() {
+	if sw.Ports[out].down {
 		out = sw.failover(t, p, out)
 	}
 	sw.enqueue(now, sw.Ports[out], p)

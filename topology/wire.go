@@ -59,6 +59,7 @@ type Wire struct {
 	// link being down.
 	LostRandom int64
 	LostDown   int64
+	onChange   func(up bool) // told of each change of the link state (OnStateChange)
 }
 
 // NewWire returns an up wire. rng draws the random losses of this direction only.
@@ -81,8 +82,17 @@ func (w *Wire) SetUp(up bool) {
 	if w.up && !up {
 		w.epoch++
 	}
+	changed := w.up != up
 	w.up = up
+	if changed && w.onChange != nil {
+		w.onChange(up)
+	}
 }
+
+// OnStateChange makes SetUp call f with the new state whenever the link goes down or comes
+// back up, so that the sending port can keep a copy of the state where it reads it for every
+// frame. One function per wire; a second call replaces the first.
+func (w *Wire) OnStateChange(f func(up bool)) { w.onChange = f }
 
 // SetLoss changes the random loss probability of this direction.
 func (w *Wire) SetLoss(p float64) { w.Params.Loss = p }
