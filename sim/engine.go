@@ -56,13 +56,14 @@ type Engine struct {
 	free     int32 // the first free event of the slab, linked through next; -1: none
 	near     *wheel
 	heap     []entry
+	heapAt   Time // heap[0].at, or Never when the heap is empty: one comparison per event
 	executed uint64
 	stopped  bool
 }
 
 // NewEngine returns an engine at time zero with no events.
 func NewEngine() *Engine {
-	e := &Engine{near: &wheel{}, heap: make([]entry, 0, 64), events: make([]event, 0, 1024), free: -1}
+	e := &Engine{near: &wheel{}, heap: make([]entry, 0, 64), heapAt: Never, events: make([]event, 0, 1024), free: -1}
 	e.near.reset()
 	return e
 }
@@ -84,24 +85,54 @@ func (e *Engine) At(at Time, h Handler, op int, data any) {
 		panic(fmt.Sprintf("sim: event scheduled at %v, before now (%v)", at, e.now))
 	}
 	slot := e.free
-	if slot >= 0 {
-		e.free = e.events[slot].next
-	} else {
-		if len(e.events) >= maxSlots {
-			panic(fmt.Sprintf("sim: more than %d pending events", maxSlots))
-		}
-		slot = int32(len(e.events))
-		e.events = append(e.events, event{})
+	if slot < 0 {
+		slot = e.grow()
 	}
+	evs := e.events
+	ev := &evs[slot]
+	e.free = ev.next
 	e.seq++
-	ev := &e.events[slot]
 	ev.at, ev.seq, ev.target, ev.op = at, e.seq, h, op
 	if data != nil || ev.data != nil {
 		ev.data = data
 	}
-	if !e.near.insert(e.events, slot) {
-		e.push(entry{at: at, key: e.seq<<slotBits | uint64(slot)})
+	// The wheel's usual cases inline (see wheel.insert for the rest): an empty bucket, or the
+	// latest event of its bucket (equal times keep insertion order, and this is the latest
+	// inserted).
+	w := e.near
+	if abs := int64(at) >> wheelShift; abs-w.cur < wheelSize {
+		i := int(abs & wheelMask)
+		b := &w.buckets[i]
+		switch {
+		case b.tail < 0:
+			ev.next = -1
+			b.head, b.tail = slot, slot
+			w.full[i>>6] |= 1 << (uint(i) & 63)
+		case at >= evs[b.tail].at:
+			ev.next = -1
+			evs[b.tail].next = slot
+			b.tail = slot
+		default:
+			if !w.insert(evs, slot, b) {
+				e.push(entry{at: at, key: e.seq<<slotBits | uint64(slot)})
+			}
+			return
+		}
+		b.n++
+		w.n++
+		return
 	}
+	e.push(entry{at: at, key: e.seq<<slotBits | uint64(slot)})
+}
+
+// grow adds a free event to the slab, which has none, and returns it; its next is -1, so the
+// free list stays empty once it is taken.
+func (e *Engine) grow() int32 {
+	if len(e.events) >= maxSlots {
+		panic(fmt.Sprintf("sim: more than %d pending events", maxSlots))
+	}
+	e.events = append(e.events, event{next: -1})
+	return int32(len(e.events) - 1)
 }
 
 // After schedules h.Handle at d after now.
@@ -123,23 +154,25 @@ func (e *Engine) Run(until Time) (stopped bool) {
 // a run into budgets to look at the clock or a signal between them without changing it.
 func (e *Engine) RunBudget(until Time, budget uint64) (stopped, exhausted bool) {
 	e.stopped = false
+	w := e.near
 	for !e.stopped {
+		var ev *event
 		var slot int32
-		var at Time
 		bi := -1 // the wheel bucket the event comes from, -1 for the heap
 		switch {
-		case e.near.n > 0:
-			bi = e.near.first()
-			slot = e.near.buckets[bi].head
-			ev := &e.events[slot]
-			at = ev.at
-			if len(e.heap) > 0 {
-				if h := e.heap[0]; h.at < at || (h.at == at && h.key>>slotBits < ev.seq) {
-					slot, at, bi = int32(h.key&(maxSlots-1)), h.at, -1
+		case w.n > 0:
+			bi = w.first()
+			slot = w.buckets[bi].head
+			ev = &e.events[slot]
+			if e.heapAt <= ev.at {
+				if h := e.heap[0]; h.at < ev.at || h.key>>slotBits < ev.seq {
+					slot, bi = int32(h.key&(maxSlots-1)), -1
+					ev = &e.events[slot]
 				}
 			}
 		case len(e.heap) > 0:
-			slot, at = int32(e.heap[0].key&(maxSlots-1)), e.heap[0].at
+			slot = int32(e.heap[0].key & (maxSlots - 1))
+			ev = &e.events[slot]
 		default:
 			return e.finish(until)
 		}
@@ -147,16 +180,16 @@ func (e *Engine) RunBudget(until Time, budget uint64) (stopped, exhausted bool) 
 			return false, true
 		}
 		budget--
+		at := ev.at
 		if at > until {
 			break
 		}
-		ev := &e.events[slot]
 		if bi >= 0 {
-			e.near.remove(bi, ev.next)
+			w.remove(bi, ev.next)
 		} else {
 			e.pop()
 		}
-		e.near.cur = int64(at) >> wheelShift
+		w.cur = int64(at) >> wheelShift
 		target, op, data := ev.target, ev.op, ev.data
 		ev.next, e.free = e.free, slot
 		e.now = at
@@ -187,6 +220,7 @@ func (e *Engine) push(x entry) {
 	}
 	h[i] = x
 	e.heap = h
+	e.heapAt = h[0].at
 }
 
 // pop removes heap[0].
@@ -194,8 +228,10 @@ func (e *Engine) pop() {
 	n := len(e.heap) - 1
 	x := e.heap[n]
 	e.heap = e.heap[:n]
+	e.heapAt = Never
 	if n > 0 {
 		e.siftDown(x)
+		e.heapAt = e.heap[0].at
 	}
 }
 

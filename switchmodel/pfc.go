@@ -54,10 +54,7 @@ type portPFC struct {
 	PausesSent, ResumesSent [NumPriorities]int64
 	refreshOn               [NumPriorities]bool // a refresh timer is pending for the class
 	watchOn                 [NumPriorities]bool // a watchdog check is pending for the class
-	// storm marks a class the watchdog caught paused too long: until its pause ends it drops
-	// what is queued and what arrives, and does not wait on the pause.
-	storm    [NumPriorities]bool
-	response sim.Time
+	response                sim.Time
 }
 
 // configurePFC gives the port its thresholds and response time from c.
@@ -95,7 +92,7 @@ func (pt *Port) release(now sim.Time, c int, size int64) {
 func (pt *Port) paused(now sim.Time, c int) bool { return pt.Pause.Paused(now, c) }
 
 // discarding reports whether the watchdog drops what arrives for class c on this port.
-func (pt *Port) discarding(c uint8) bool { return pt.storm[c] }
+func (pt *Port) discarding(c uint8) bool { return pt.storm&(1<<c) != 0 }
 
 // wakeAtPauseEnd arranges a kick when the earliest pause of a non-empty class ends.
 func (pt *Port) wakeAtPauseEnd(now sim.Time) {
@@ -139,6 +136,7 @@ func (pt *Port) InjectPause(now sim.Time, c int, quanta uint16) {
 	p.Src, p.Dst = pt.sw.ID, pt.Wire.To
 	p.SentAt = now
 	pt.control.Push(now, p)
+	pt.ctrl++
 	if quanta == 0 {
 		pt.ResumesSent[c]++
 	} else {
@@ -174,7 +172,7 @@ func (pt *Port) watchdog(now sim.Time, c int) {
 	pt.watchOn[c] = false
 	since := pt.Pause.PausedSince(now, c)
 	if since == sim.Never {
-		pt.storm[c] = false // the pause is over: the class is restored
+		pt.storm &^= 1 << c // the pause is over: the class is restored
 		return
 	}
 	if due := since + pt.sw.cfg.PFC.Watchdog; now < due {
@@ -185,7 +183,7 @@ func (pt *Port) watchdog(now sim.Time, c int) {
 	// A pause storm: drop what the queue holds, and (in enqueue) what arrives for it, until
 	// the pause ends, as switch PFC watchdogs do in their drop mode. The check comes back at
 	// the end of the pause to restore the class.
-	pt.storm[c] = true
+	pt.storm |= 1 << c
 	pt.flush(now, c)
 	pt.watchOn[c] = true
 	pt.sw.eng.At(max(pt.Pause.Until(now, c), now+1), pt.sw, portOp(evWatch, pt.Index, c), nil)

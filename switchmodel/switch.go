@@ -82,27 +82,35 @@ type Switch struct {
 
 // Port is one switch port: its egress queues and the wire it sends on.
 type Port struct {
-	Index  int
-	Wire   *topology.Wire
-	Queues [NumPriorities]topology.Queue
-
-	sw *Switch
+	// The fields every frame uses first, so that a hop touches the port's first cache line,
+	// its queue and its PFC state, not lines spread over the whole port (on a large fabric,
+	// where ports do not stay in cache, each line is a miss).
+	Wire *topology.Wire
+	sw   *Switch
 	// busyUntil is when the frame in service has left. The port schedules an event for that
 	// moment only when another frame is waiting (txPending); a frame that arrives at an idle
 	// or just-freed port goes out at once, so an uncongested hop costs one event, not two.
 	busyUntil sim.Time
+	queued    int // packets in all queues
 	txPending bool
-	wakeAt    sim.Time // a pending wake-up for a pause that ends, Never if none
+	// backlog has bit c set while queue c holds a frame, so the strict-priority scheduler
+	// finds the next queue without reading eight queue headers (twelve cache lines).
+	backlog uint8
+	// storm has bit c set for a class the watchdog caught paused too long (pfc.go): until its
+	// pause ends it drops what is queued and what arrives, and does not wait on the pause.
+	storm  uint8
+	down   bool  // the wire is down (Wire.Up, kept here: a congested port's wire is not otherwise read per frame)
+	ctrl   int32 // PAUSE frames waiting (control.Len, kept here, in the first line)
+	Index  int
+	wakeAt sim.Time // a pending wake-up for a pause that ends, Never if none
+	// Served counts the frames each queue has sent: the deadlock detector's progress mark.
+	Served [NumPriorities]int64
+	_      [8]byte // Queues at 128 bytes: each 96-byte queue spans two cache lines, not three
+	Queues [NumPriorities]topology.Queue
 
 	// portPFC is the port's priority flow control (pfc.go): Ingress, Pause, PausesSent and
 	// ResumesSent.
 	portPFC
-	// Served counts the frames each queue has sent: the deadlock detector's progress mark.
-	Served [NumPriorities]int64
-	queued int // packets in all queues
-	// backlog has bit c set while queue c holds a frame, so the strict-priority scheduler
-	// finds the next queue without reading eight queue headers (twelve cache lines).
-	backlog  uint8
 	rr       int  // DWRR: the queue being visited
 	credited bool // DWRR: the visited queue got its quantum this visit
 	deficit  [NumPriorities]int64
@@ -178,7 +186,11 @@ func (c *Config) validate(ports int) error {
 }
 
 // SetWire attaches the egress wire of port i.
-func (sw *Switch) SetWire(i int, w *topology.Wire) { sw.Ports[i].Wire = w }
+func (sw *Switch) SetWire(i int, w *topology.Wire) {
+	pt := sw.Ports[i]
+	pt.Wire, pt.down = w, !w.Up()
+	w.OnStateChange(func(up bool) { pt.down = !up })
+}
 
 // The ops of Handle: opForward, or a port event: kind | port<<2 | class<<18.
 const (
@@ -256,7 +268,7 @@ func (sw *Switch) forward(now sim.Time, p *topology.Packet) {
 		sw.drop(p, DropUnroutable)
 		return
 	}
-	if !sw.Ports[out].Wire.Up() {
+	if sw.Ports[out].down {
 		out = sw.failover(t, p, out)
 	}
 	sw.enqueue(now, sw.Ports[out], p)
@@ -312,7 +324,7 @@ func (sw *Switch) enqueue(now sim.Time, pt *Port, p *topology.Packet) {
 // free, else by an event at the end of the frame in service. PAUSE frames go first and are
 // never paused; a paused class waits for its pause to end.
 func (pt *Port) kick(now sim.Time) {
-	if pt.txPending || pt.queued+pt.control.Len == 0 {
+	if pt.txPending || pt.queued+int(pt.ctrl) == 0 {
 		return
 	}
 	if now < pt.busyUntil {
@@ -321,8 +333,9 @@ func (pt *Port) kick(now sim.Time) {
 		return
 	}
 	var p *topology.Packet
-	if pt.control.Len > 0 {
+	if pt.ctrl > 0 {
 		p = pt.control.Pop(now)
+		pt.ctrl--
 	} else {
 		qi := pt.next(now)
 		if qi < 0 {
@@ -332,7 +345,7 @@ func (pt *Port) kick(now sim.Time) {
 		p = pt.dequeue(now, qi)
 	}
 	pt.busyUntil = pt.Wire.Send(now, p)
-	if pt.queued+pt.control.Len > 0 {
+	if pt.queued+int(pt.ctrl) > 0 {
 		pt.txPending = true
 		pt.sw.eng.At(pt.busyUntil, pt.sw, portOp(evTx, pt.Index, 0), nil)
 	}

@@ -26,7 +26,7 @@ type Packet struct {
 	// The datapath's working set comes first, to fit one 64-byte cache line: a packet that
 	// waited in a deep queue costs one cache miss when it moves on, not two.
 	next     *Packet  // queue, wire and free-list link
-	arriveAt sim.Time // when its last bit reaches the far end of the wire it is on
+	nextAt   sim.Time // on a wire: when the frame behind it arrives, so the wire's next event reads this packet, not that one
 	Frame    int32    // frame bytes, destination address through FCS; set by Seal
 	Flow     int32    // index of the flow the packet belongs to
 	Src, Dst NodeID   // source and destination hosts

@@ -59,6 +59,7 @@ type Wire struct {
 	// link being down.
 	LostRandom int64
 	LostDown   int64
+	onChange   func(up bool) // told of each change of the link state (OnStateChange)
 }
 
 // NewWire returns an up wire. rng draws the random losses of this direction only.
@@ -81,8 +82,17 @@ func (w *Wire) SetUp(up bool) {
 	if w.up && !up {
 		w.epoch++
 	}
+	changed := w.up != up
 	w.up = up
+	if changed && w.onChange != nil {
+		w.onChange(up)
+	}
 }
+
+// OnStateChange makes SetUp call f with the new state whenever the link goes down or comes
+// back up, so that the sending port can keep a copy of the state where it reads it for every
+// frame. One function per wire; a second call replaces the first.
+func (w *Wire) OnStateChange(f func(up bool)) { w.onChange = f }
 
 // SetLoss changes the random loss probability of this direction.
 func (w *Wire) SetLoss(p float64) { w.Params.Loss = p }
@@ -132,17 +142,21 @@ func (w *Wire) Send(now sim.Time, p *Packet) (done sim.Time) {
 	if !p.dropped && w.Params.Loss > 0 {
 		p.dropped = w.rng.Float64() < w.Params.Loss
 	}
-	p.arriveAt = now + tx + w.Params.Delay
+	arrive := now + tx + w.Params.Delay
 	if w.jitter > 0 {
-		p.arriveAt = max(p.arriveAt+sim.Time(w.rng.Int64N(int64(w.jitter))), w.lastAt)
-		w.lastAt = p.arriveAt
+		arrive = max(arrive+sim.Time(w.rng.Int64N(int64(w.jitter))), w.lastAt)
+		w.lastAt = arrive
 	}
 	p.next = nil
 	if w.tail == nil {
 		w.head = p
-		w.eng.At(p.arriveAt, w, 0, nil)
+		w.eng.At(arrive, w, 0, nil)
 	} else {
+		// The frame ahead keeps this one's arrival: when it arrives, the wire schedules the
+		// next arrival from the packet it already holds, without reading this one (on a
+		// large fabric, a cache miss per hop).
 		w.tail.next = p
+		w.tail.nextAt = arrive
 	}
 	w.tail = p
 	return now + tx
@@ -156,7 +170,7 @@ func (w *Wire) Handle(now sim.Time, _ int, _ any) {
 	if w.head == nil {
 		w.tail = nil
 	} else {
-		w.eng.At(w.head.arriveAt, w, 0, nil)
+		w.eng.At(p.nextAt, w, 0, nil)
 	}
 	w.InFlight[p.Kind]--
 	switch {

@@ -216,7 +216,10 @@ func (n *NIC) nextFrame(now sim.Time) *topology.Packet {
 	}
 	for prio := topology.NumPriorities - 1; prio >= 0; prio-- {
 		list := n.active[prio]
-		if len(list) > 0 && n.Pause.Paused(now, prio) {
+		if len(list) == 0 {
+			continue // nothing to schedule (and nothing to write back): most priorities
+		}
+		if n.Pause.Paused(now, prio) {
 			earliest = min(earliest, n.Pause.Until(now, prio))
 			continue
 		}
