@@ -50,7 +50,7 @@ func (f *fabric) audit() error {
 			}
 		}
 		for _, pair := range f.wires {
-			where += pair[0].InFlight[k] + pair[1].InFlight[k]
+			where += pair[0].InFlight(k) + pair[1].InFlight(k)
 		}
 		pl := f.pool
 		if pl.Taken[k] != pl.Delivered[k]+pl.Dropped[k]+where {

@@ -64,7 +64,7 @@ func BenchmarkLeafSpinePermutation(b *testing.B) {
 func packetHops(f *fabric) int64 {
 	var n int64
 	for _, pair := range f.wires {
-		n += pair[0].Packets + pair[1].Packets
+		n += pair[0].Packets() + pair[1].Packets()
 	}
 	return n
 }

@@ -91,7 +91,8 @@ func (f *fabric) capture(specs []string, dir string) (closeAll func() error, err
 		}
 		w := results.NewPcapWriter(out, f.routes)
 		files, writers = append(files, out), append(writers, w)
-		f.wires[li][0].Tap, f.wires[li][1].Tap = w, w
+		f.wires[li][0].SetTap(w)
+		f.wires[li][1].SetTap(w)
 	}
 	return closeAll, nil
 }

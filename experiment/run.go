@@ -369,16 +369,16 @@ func (f *fabric) collect() *results.Variant {
 		for _, w := range pair {
 			by.RandomLoss += w.LostRandom
 			by.LinkDown += w.LostDown
-			v.PacketHops += w.Packets
-			if w.Packets == 0 {
+			v.PacketHops += w.Packets()
+			if w.Packets() == 0 {
 				continue
 			}
 			util := 0.0
 			if now > 0 {
-				util = float64(w.BusyTime) / float64(now)
+				util = float64(w.BusyTime()) / float64(now)
 			}
 			v.Links = append(v.Links, results.Link{From: f.nw.Nodes[w.From].Name, To: f.nw.Nodes[w.To].Name,
-				Utilization: util, Packets: w.Packets})
+				Utilization: util, Packets: w.Packets()})
 		}
 	}
 	if f.deadlocks != nil {

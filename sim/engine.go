@@ -3,7 +3,12 @@ package sim
 import (
 	"fmt"
 	"math"
+	"unsafe"
 )
+
+// eface is how the gc compiler lays out an interface value (go/src/runtime/runtime2.go's
+// eface): its second word points at the value, for the pointers the engine's handlers use.
+type eface struct{ typ, data unsafe.Pointer }
 
 // Handler receives the events scheduled for it. Op says which of the handler's actions is
 // due and Data carries its argument (typically a pointer, which an interface holds without
@@ -186,6 +191,7 @@ func (e *Engine) RunBudget(until Time, budget uint64) (stopped, exhausted bool) 
 		}
 		if bi >= 0 {
 			w.remove(bi, ev.next)
+			e.prefetchNext(ev.next)
 		} else {
 			e.pop()
 		}
@@ -197,6 +203,31 @@ func (e *Engine) RunBudget(until Time, budget uint64) (stopped, exhausted bool) 
 		target.Handle(at, op, data)
 	}
 	return e.finish(until)
+}
+
+// prefetchNext starts the cache misses of the event that will most likely run next: the one
+// behind the event just taken from its wheel bucket (slot next), or else the head of the next
+// non-empty bucket. It fetches that event's handler and data (for a wire, its frame-path
+// line and the arriving frame), and the event behind it. On a large fabric these lines were
+// last touched microseconds ago and are out of the L2 cache; fetched while the current event
+// runs, they are there when the next one starts, instead of one miss after another. It is a
+// hint: an event scheduled meanwhile may run first, and the order does not depend on it.
+func (e *Engine) prefetchNext(next int32) {
+	w := e.near
+	if next < 0 {
+		if w.n == 0 {
+			return
+		}
+		next = w.buckets[w.first()].head
+	}
+	n := &e.events[next]
+	prefetch((*eface)(unsafe.Pointer(&n.target)).data)
+	if d := (*eface)(unsafe.Pointer(&n.data)).data; d != nil {
+		prefetch(d)
+	}
+	if nn := n.next; nn >= 0 {
+		prefetch(unsafe.Pointer(&e.events[nn]))
+	}
 }
 
 // finish ends RunBudget when no event is due by until, or Stop was called.

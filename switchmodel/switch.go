@@ -329,7 +329,7 @@ func (pt *Port) kick(now sim.Time) {
 	}
 	if now < pt.busyUntil {
 		pt.txPending = true
-		pt.sw.eng.At(pt.busyUntil, pt.sw, portOp(evTx, pt.Index, 0), nil)
+		pt.sw.eng.At(pt.busyUntil, pt.sw, portOp(evTx, pt.Index, 0), pt)
 		return
 	}
 	var p *topology.Packet
@@ -347,7 +347,7 @@ func (pt *Port) kick(now sim.Time) {
 	pt.busyUntil = pt.Wire.Send(now, p)
 	if pt.queued+int(pt.ctrl) > 0 {
 		pt.txPending = true
-		pt.sw.eng.At(pt.busyUntil, pt.sw, portOp(evTx, pt.Index, 0), nil)
+		pt.sw.eng.At(pt.busyUntil, pt.sw, portOp(evTx, pt.Index, 0), pt)
 	}
 }
 
@@ -386,7 +386,7 @@ func (pt *Port) stampINT(now sim.Time, p *topology.Packet) {
 	for i := range pt.Queues {
 		q += pt.Queues[i].Bytes
 	}
-	p.INT.Push(topology.INTHop{At: now, TxBytes: pt.Wire.Bytes + p.WireBytes(), QLen: q, Rate: pt.Wire.Params.Rate})
+	p.INT.Push(topology.INTHop{At: now, TxBytes: pt.Wire.Bytes() + p.WireBytes(), QLen: q, Rate: pt.Wire.Params.Rate})
 }
 
 // Queued is the number of packets waiting in the port's queues.

@@ -484,12 +484,12 @@ func TestECMPFailover(t *testing.T) {
 			for s := 1; s <= 2; s++ {
 				w := f.wire(t, "leaf1", fmt.Sprintf("spine%d", s))
 				if !w.Up() && len(tc.down) < 2 {
-					require.Zero(t, w.Packets, "spine%d is down: nothing is sent its way", s)
+					require.Zero(t, w.Packets(), "spine%d is down: nothing is sent its way", s)
 				}
 				if len(tc.down) == 0 {
-					require.Positive(t, w.Packets, "ECMP uses spine%d", s)
+					require.Positive(t, w.Packets(), "ECMP uses spine%d", s)
 				}
-				carried += w.Packets
+				carried += w.Packets()
 				lost += w.LostDown
 			}
 			require.Equal(t, int64(n), carried)
@@ -572,7 +572,7 @@ func TestECMPDoesNotPolarize(t *testing.T) {
 		name := fmt.Sprintf("core%d", c)
 		var carried int64
 		for _, p := range nw.Nodes[f.id(t, name)].Ports {
-			carried += f.wires[[2]topology.NodeID{f.id(t, name), p.Peer}].Packets
+			carried += f.wires[[2]topology.NodeID{f.id(t, name), p.Peer}].Packets()
 		}
 		require.InDelta(t, n/cores, carried, 0.2*n/float64(cores), "%s", name)
 	}

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/fabricsim/fabricsim/sim"
@@ -18,37 +19,38 @@ type Receiver interface {
 
 // Wire is one direction of a link: it carries frames from a port of node From to a port of
 // node To. The sending port serializes (Send returns when the last bit is out); the wire adds
-// the propagation delay and decides loss. Counters are plain fields read after the run.
+// the propagation delay and decides loss. Counters are read after the run.
 //
 // Frames arrive in the order they were sent, so the wire keeps those in flight in a FIFO and
 // has one pending event, for the head, however many frames the link holds: the event queue
 // stays as small as the number of links, not the number of frames in flight.
 type Wire struct {
-	// The per-frame working set first, in the order Send and Handle use it, so that a frame
-	// touches the wire's first two cache lines and not all five.
-	eng       *sim.Engine
-	head      *Packet // frames in flight, oldest first
-	tail      *Packet
-	psPerByte sim.Time // serialization per byte when the rate divides 8e12 bit·ps/s exactly, else 0
+	// A frame on a plain wire (up, never down, no loss, jitter, fault or capture, a rate
+	// whose serialization per byte is a whole number of picoseconds) reads and writes this
+	// first cache line only, in Send and in Handle: on a large fabric every other line of
+	// the wire would be a cache miss per hop.
+	head, tail *Packet // frames in flight, oldest first
+	to         Receiver
+	eng        *sim.Engine
+	bytes      int64  // wire bytes of the frames sent (Bytes)
+	packets    uint32 // frames sent, modulo 2^32; packetsHi counts the wraps
+	psPerByte  uint32 // serialization per byte in ps when the rate divides 8e12 bit·ps/s exactly, else 0
+	delay      uint32 // the propagation delay in ps, when plain
+	toPort     uint16 // ToPort, when plain
+	plain      bool   // the conditions above hold: Send and Handle take their short paths
+
+	// Params are the link's rate, delay and loss; change the loss with SetLoss.
 	Params    LinkParams
 	up        bool
-	epoch     uint32 // bumped when the link goes down: frames in flight then are lost
+	epoch     uint32   // bumped when the link goes down: frames in flight then are lost
+	busy      sim.Time // serialization time of the frames sent, when psPerByte is 0
+	packetsHi uint32
 
-	// Packets and Bytes count frames put on the wire (every kind), BusyTime their
-	// serialization time.
-	Packets  int64
-	Bytes    int64
-	BusyTime sim.Time
-	InFlight [NumKinds]int64 // frames sent and not yet arrived or lost, by kind
-
-	to        Receiver
 	ToPort    int
 	pool      *Pool
 	dropEvery int64    // deterministic loss of every n-th data frame (a fault), 0 = off
 	jitter    sim.Time // random extra delay per frame, below one minimum frame time
-	// Tap, when set, sees every frame the wire carries as its transmission starts (a
-	// packet capture); nil costs one comparison per frame.
-	Tap Tap
+	tap       Tap      // sees every frame put on the wire (SetTap)
 
 	From, To NodeID
 	FromPort int
@@ -65,14 +67,31 @@ type Wire struct {
 // NewWire returns an up wire. rng draws the random losses of this direction only.
 func NewWire(eng *sim.Engine, pool *Pool, from, to NodeID, fromPort, toPort int, p LinkParams, rng *rand.Rand) *Wire {
 	w := &Wire{From: from, To: to, FromPort: fromPort, ToPort: toPort, Params: p, eng: eng, pool: pool, rng: rng, up: true}
-	if bitPs := 8 * uint64(sim.Second); p.Rate > 0 && bitPs%uint64(p.Rate) == 0 {
-		w.psPerByte = sim.Time(bitPs / uint64(p.Rate)) // 80 ps at 100 Gb/s: a multiply per frame, not a division
+	if bitPs := 8 * uint64(sim.Second); p.Rate > 0 && bitPs%uint64(p.Rate) == 0 && bitPs/uint64(p.Rate) <= math.MaxUint32 {
+		w.psPerByte = uint32(bitPs / uint64(p.Rate)) // 80 ps at 100 Gb/s: a multiply per frame, not a division
 	}
+	w.replan()
 	return w
+}
+
+// replan decides whether frames may take the short paths of Send and Handle, after anything
+// they depend on changed.
+func (w *Wire) replan() {
+	w.plain = w.up && w.epoch == 0 && w.tap == nil && w.dropEvery == 0 && w.Params.Loss == 0 && w.jitter == 0 &&
+		w.psPerByte > 0 && w.Params.Delay >= 0 && w.Params.Delay <= math.MaxUint32 && w.ToPort >= 0 && w.ToPort <= math.MaxUint16
+	if w.plain {
+		w.delay, w.toPort = uint32(w.Params.Delay), uint16(w.ToPort)
+	}
 }
 
 // Attach sets the receiver at the far end.
 func (w *Wire) Attach(to Receiver) { w.to = to }
+
+// SetTap makes t see every frame put on the wire from now on (a packet capture); nil stops it.
+func (w *Wire) SetTap(t Tap) {
+	w.tap = t
+	w.replan()
+}
 
 // Up reports whether the link is up.
 func (w *Wire) Up() bool { return w.up }
@@ -84,6 +103,7 @@ func (w *Wire) SetUp(up bool) {
 	}
 	changed := w.up != up
 	w.up = up
+	w.replan()
 	if changed && w.onChange != nil {
 		w.onChange(up)
 	}
@@ -95,39 +115,95 @@ func (w *Wire) SetUp(up bool) {
 func (w *Wire) OnStateChange(f func(up bool)) { w.onChange = f }
 
 // SetLoss changes the random loss probability of this direction.
-func (w *Wire) SetLoss(p float64) { w.Params.Loss = p }
+func (w *Wire) SetLoss(p float64) {
+	w.Params.Loss = p
+	w.replan()
+}
 
 // SetDropEvery makes the wire lose every n-th data frame it carries (n = 0 turns it off).
-func (w *Wire) SetDropEvery(n int64) { w.dropEvery, w.dataSeen = n, 0 }
+func (w *Wire) SetDropEvery(n int64) {
+	w.dropEvery, w.dataSeen = n, 0
+	w.replan()
+}
 
 // SetJitter makes each frame arrive up to j later, at random (from the wire's own stream).
 // j is capped at one minimum frame time at the wire's rate, so frames keep their order; the
 // cap is returned.
 func (w *Wire) SetJitter(j sim.Time) sim.Time {
 	w.jitter = min(j, w.Params.Rate.TxTime(MinFrame+WireOverhead))
+	w.replan()
 	return w.jitter
 }
 
 // TxTime is the serialization time of p on this wire.
 func (w *Wire) TxTime(p *Packet) sim.Time {
 	if w.psPerByte > 0 {
-		return sim.Time(p.WireBytes()) * w.psPerByte
+		return sim.Time(p.WireBytes()) * sim.Time(w.psPerByte)
 	}
 	return w.Params.Rate.TxTime(p.WireBytes())
+}
+
+// Packets is the number of frames put on the wire, of every kind.
+func (w *Wire) Packets() int64 { return int64(w.packetsHi)<<32 | int64(w.packets) }
+
+// Bytes is the wire bytes (frame and overhead) of the frames put on the wire.
+func (w *Wire) Bytes() int64 { return w.bytes }
+
+// BusyTime is the serialization time of the frames put on the wire.
+func (w *Wire) BusyTime() sim.Time {
+	if w.psPerByte > 0 {
+		return sim.Time(w.bytes) * sim.Time(w.psPerByte) // every frame's TxTime, summed
+	}
+	return w.busy
+}
+
+// InFlight is the number of frames of kind k sent and not yet arrived or lost. It walks the
+// frames on the wire: for audits, not for the datapath.
+func (w *Wire) InFlight(k Kind) int64 {
+	var n int64
+	for p := w.head; p != nil; p = p.next {
+		if p.Kind == k {
+			n++
+		}
+	}
+	return n
 }
 
 // Send puts p on the wire now and returns when its last bit has left; the sender may start
 // its next frame then. The frame arrives at the far end one propagation delay later, unless
 // it is lost.
 func (w *Wire) Send(now sim.Time, p *Packet) (done sim.Time) {
-	tx := w.TxTime(p)
-	if w.Tap != nil {
-		w.Tap.Frame(now, w, p)
+	if !w.plain {
+		return w.sendChecked(now, p)
 	}
-	w.Packets++
-	w.Bytes += p.WireBytes()
-	w.BusyTime += tx
-	w.InFlight[p.Kind]++
+	wb := int64(p.Frame) + WireOverhead
+	tx := sim.Time(wb) * sim.Time(w.psPerByte)
+	w.count(wb)
+	p.epoch, p.dropped = 0, false // a plain wire's epoch is 0
+	w.launch(p, now+tx+sim.Time(w.delay))
+	return now + tx
+}
+
+// count adds a frame of wb wire bytes to the counters.
+func (w *Wire) count(wb int64) {
+	w.bytes += wb
+	w.packets++
+	if w.packets == 0 {
+		w.packetsHi++
+	}
+}
+
+// sendChecked is Send on a wire that is not plain: a capture, a down link, loss, a fault,
+// jitter, or a rate or delay the short path cannot hold.
+func (w *Wire) sendChecked(now sim.Time, p *Packet) sim.Time {
+	tx := w.TxTime(p)
+	if w.tap != nil {
+		w.tap.Frame(now, w, p)
+	}
+	w.count(p.WireBytes())
+	if w.psPerByte == 0 {
+		w.busy += tx
+	}
 	p.epoch = w.epoch
 	if !w.up {
 		// Sent into a down link: lost to it even if the link comes back before the frame
@@ -147,10 +223,16 @@ func (w *Wire) Send(now sim.Time, p *Packet) (done sim.Time) {
 		arrive = max(arrive+sim.Time(w.rng.Int64N(int64(w.jitter))), w.lastAt)
 		w.lastAt = arrive
 	}
+	w.launch(p, arrive)
+	return now + tx
+}
+
+// launch puts p, which arrives at arrive, behind the frames in flight.
+func (w *Wire) launch(p *Packet, arrive sim.Time) {
 	p.next = nil
 	if w.tail == nil {
 		w.head = p
-		w.eng.At(arrive, w, 0, nil)
+		w.eng.At(arrive, w, 0, p)
 	} else {
 		// The frame ahead keeps this one's arrival: when it arrives, the wire schedules the
 		// next arrival from the packet it already holds, without reading this one (on a
@@ -159,10 +241,11 @@ func (w *Wire) Send(now sim.Time, p *Packet) (done sim.Time) {
 		w.tail.nextAt = arrive
 	}
 	w.tail = p
-	return now + tx
 }
 
-// Handle implements sim.Handler: the head frame's last bit reaches the far end.
+// Handle implements sim.Handler: the head frame's last bit reaches the far end. The event
+// carries the frame as its data, so that the engine can fetch it into the cache ahead of
+// time; the wire reads it from its own list.
 func (w *Wire) Handle(now sim.Time, _ int, _ any) {
 	p := w.head
 	w.head = p.next
@@ -170,10 +253,12 @@ func (w *Wire) Handle(now sim.Time, _ int, _ any) {
 	if w.head == nil {
 		w.tail = nil
 	} else {
-		w.eng.At(p.nextAt, w, 0, nil)
+		w.eng.At(p.nextAt, w, 0, w.head)
 	}
-	w.InFlight[p.Kind]--
 	switch {
+	case w.plain && !p.dropped:
+		// Up and never down: p was sent in this epoch.
+		w.to.Receive(now, p, int(w.toPort))
 	case !w.up || p.epoch != w.epoch:
 		w.LostDown++
 		w.pool.Drop(p)

@@ -99,13 +99,13 @@ func TestWireTiming(t *testing.T) {
 				busy += tx
 				now = done
 			}
-			require.Equal(t, int64(len(tc.payload)), w.InFlight[KindData])
+			require.Equal(t, int64(len(tc.payload)), w.InFlight(KindData))
 			eng.Run(sim.Never)
 			require.Equal(t, want, s.got, "each frame arrives TxTime + delay after it starts")
-			require.Equal(t, int64(len(tc.payload)), w.Packets)
-			require.Equal(t, bytes, w.Bytes)
-			require.Equal(t, busy, w.BusyTime)
-			require.Zero(t, w.InFlight[KindData])
+			require.Equal(t, int64(len(tc.payload)), w.Packets())
+			require.Equal(t, bytes, w.Bytes())
+			require.Equal(t, busy, w.BusyTime())
+			require.Zero(t, w.InFlight(KindData))
 			require.Zero(t, w.LostRandom+w.LostDown)
 			require.Equal(t, int64(len(tc.payload)), pool.Delivered[KindData])
 		})
@@ -132,7 +132,7 @@ func TestWireRandomLoss(t *testing.T) {
 				now = w.Send(now, p)
 			}
 			eng.Run(sim.Never)
-			require.Equal(t, int64(n), w.Packets, "lost frames still occupy the wire")
+			require.Equal(t, int64(n), w.Packets(), "lost frames still occupy the wire")
 			require.Equal(t, int64(n), int64(len(s.got))+w.LostRandom)
 			require.Zero(t, w.LostDown)
 			switch tc.loss {
@@ -146,7 +146,7 @@ func TestWireRandomLoss(t *testing.T) {
 				require.InDelta(t, n*tc.loss, float64(w.LostRandom), 5*22.4)
 			}
 			for k := Kind(0); k < NumKinds; k++ {
-				require.Zero(t, w.InFlight[k])
+				require.Zero(t, w.InFlight(k))
 				require.Zero(t, pool.InNetwork(k))
 			}
 			require.Equal(t, w.LostRandom, pool.Dropped[KindData]+pool.Dropped[KindAck])
@@ -248,9 +248,9 @@ func TestWireDown(t *testing.T) {
 			require.Equal(t, 2*tc.lostDown, w.LostDown, "both frames share the fate")
 			require.Zero(t, w.LostRandom)
 			require.Len(t, s.got, int(2-2*tc.lostDown))
-			require.Equal(t, int64(2), w.Packets)
+			require.Equal(t, int64(2), w.Packets())
 			for k := Kind(0); k < NumKinds; k++ {
-				require.Zero(t, w.InFlight[k], k.String())
+				require.Zero(t, w.InFlight(k), k.String())
 				require.Zero(t, pool.InNetwork(k), k.String())
 			}
 		})
@@ -274,7 +274,7 @@ func TestWireInFlightByKind(t *testing.T) {
 	p.Seal()
 	w.Send(now, p)
 	want[KindPause]++
-	require.Equal(t, want, w.InFlight)
+	require.Equal(t, want, inFlight(w))
 	// Halfway: the first frames have arrived, later ones are still on the wire.
 	eng.Run(10*sim.Microsecond + now/2)
 	var arrived [NumKinds]int64
@@ -284,10 +284,10 @@ func TestWireInFlightByKind(t *testing.T) {
 	require.NotZero(t, len(s.got))
 	require.Less(t, len(s.got), 12)
 	for k := Kind(0); k < NumKinds; k++ {
-		require.Equal(t, want[k]-arrived[k], w.InFlight[k], k.String())
+		require.Equal(t, want[k]-arrived[k], w.InFlight(k), k.String())
 	}
 	eng.Run(sim.Never)
-	require.Equal(t, [NumKinds]int64{}, w.InFlight)
+	require.Equal(t, [NumKinds]int64{}, inFlight(w))
 	require.Len(t, s.got, 12)
 }
 
@@ -331,4 +331,12 @@ type arrivals struct {
 
 func (a *arrivals) Receive(now sim.Time, p *Packet, _ int) {
 	a.at, a.psn, a.frame = append(a.at, now), append(a.psn, p.PSN), append(a.frame, p.Frame)
+}
+
+// inFlight is w.InFlight of every kind.
+func inFlight(w *Wire) (n [NumKinds]int64) {
+	for k := range n {
+		n[k] = w.InFlight(Kind(k))
+	}
+	return n
 }

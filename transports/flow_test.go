@@ -76,7 +76,7 @@ func TestUnroutableSendsNothing(t *testing.T) {
 	h.reg.MarkUnroutable(i, "no route to 10.0.0.2")
 	require.Equal(t, []sim.Time{0}, h.doneAt)
 	h.run()
-	require.Zero(t, h.w12.Packets, "nothing was sent")
+	require.Zero(t, h.w12.Packets(), "nothing was sent")
 	require.Zero(t, h.pool.Taken[topology.KindData])
 	require.Equal(t, transports.Unroutable, f.Status)
 	require.Equal(t, "no route to 10.0.0.2", f.Reason)

@@ -237,7 +237,7 @@ func TestIWARPSegmentSizesMatchTheTable(t *testing.T) {
 						require.Equal(t, ts, a.ts)
 					}
 					require.Equal(t, int64(mtu+38), maxWire, "a full segment is IP MTU + 38 on the wire (docs/model.md section 1)")
-					require.Equal(t, wireSum, h.w12.Bytes, "only data goes h1 -> h2 (no handshake)")
+					require.Equal(t, wireSum, h.w12.Bytes(), "only data goes h1 -> h2 (no handshake)")
 					// Pure ACKs: 58 bytes padded to 64, or 70 with timestamps.
 					for _, a := range h.to1.acks() {
 						require.Empty(t, a.sacks)
@@ -837,7 +837,7 @@ func TestIWARPUnroutableSendsNothing(t *testing.T) {
 	h.reg.MarkUnroutable(i, "no path")
 	h.run()
 	require.Equal(t, transports.Unroutable, f.Status)
-	require.Zero(t, h.w12.Packets)
+	require.Zero(t, h.w12.Packets())
 }
 
 // TestIWARPSteadyStateAllocatesNothing: a flow ten times longer allocates about as much: the

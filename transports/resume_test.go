@@ -68,7 +68,7 @@ func TestNICResumesAfterLinkDown(t *testing.T) {
 	require.Equal(t, nakAt, naks[0].at)
 	require.Zero(t, naks[0].psn, "the responder expects PSN 0")
 
-	require.EqualValues(t, 3+(n-3)+n, h.w12.Packets, "3 before the link went down, none while it was down")
+	require.EqualValues(t, 3+(n-3)+n, h.w12.Packets(), "3 before the link went down, none while it was down")
 	require.Equal(t, transports.Completed, f.Status)
 	require.Equal(t, again[n-1]+txs[n-1]+linkDly, f.Finish)
 	require.EqualValues(t, size, f.Delivered)

@@ -84,12 +84,12 @@ func TestSegmentation(t *testing.T) {
 			require.Equal(t, data[m.n-1].at, f.Finish, "finish is when the last byte arrives")
 			require.Zero(t, f.Retransmitted)
 			require.Empty(t, f.Reason)
-			require.Equal(t, int64(m.n), h.w12.Packets, "only data goes h1->h2")
+			require.Equal(t, int64(m.n), h.w12.Packets(), "only data goes h1->h2")
 			var wire int64
 			for _, w := range m.wire {
 				wire += w
 			}
-			require.Equal(t, wire, h.w12.Bytes)
+			require.Equal(t, wire, h.w12.Bytes())
 			require.Empty(t, h.at1.of(topology.KindNak, -1))
 			require.Equal(t, []sim.Time{f.Finish}, h.doneAt)
 		})
@@ -151,7 +151,7 @@ func TestAckCoalescing(t *testing.T) {
 				require.Equal(t, h.nw.Nodes[h.h2].IP, a.srcIP)
 				require.Equal(t, h.nw.Nodes[h.h1].IP, a.dstIP)
 			}
-			require.Equal(t, int64(len(wantPSN)), h.w21.Packets)
+			require.Equal(t, int64(len(wantPSN)), h.w21.Packets())
 			require.Equal(t, int64(len(wantPSN)), h.pool.Taken[topology.KindAck])
 			require.Zero(t, h.pool.Taken[topology.KindNak])
 			require.Equal(t, transports.Completed, f.Status)
@@ -235,7 +235,7 @@ func TestNakGoBackN(t *testing.T) {
 				require.Equal(t, int64(tc.k)*mtu, data[x].delivered[i], "packet %d is discarded out of sequence", x)
 			}
 			require.Equal(t, int64(j-tc.k+1), f.Retransmitted, "go-back-N resends k..j")
-			require.Equal(t, int64(n+j-tc.k+1), h.w12.Packets)
+			require.Equal(t, int64(n+j-tc.k+1), h.w12.Packets())
 			require.Equal(t, size, f.Delivered)
 			require.Equal(t, transports.Completed, f.Status)
 			require.Equal(t, t0+tc.delay, f.Finish)
@@ -345,9 +345,9 @@ func TestRetryLimit(t *testing.T) {
 			require.Zero(t, f.Finish, "Finish is unset")
 			require.Zero(t, f.Delivered)
 			require.Equal(t, int64(limit*n), f.Retransmitted)
-			require.Equal(t, int64((limit+1)*n), h.w12.Packets)
+			require.Equal(t, int64((limit+1)*n), h.w12.Packets())
 			require.Equal(t, int64((limit+1)*n), h.w12.LostRandom)
-			require.Zero(t, h.w21.Packets, "nothing arrived, so nothing was acknowledged")
+			require.Zero(t, h.w21.Packets(), "nothing arrived, so nothing was acknowledged")
 			require.Equal(t, []sim.Time{failAt}, h.doneAt)
 			require.Equal(t, failAt, h.eng.Now(), "nothing happens after the flow fails")
 			require.Zero(t, h.reg.Open())
@@ -393,7 +393,7 @@ func TestDuplicateBurst(t *testing.T) {
 			require.Equal(t, []sim.Time{f.Finish}, h.doneAt)
 			require.Equal(t, size, f.Delivered)
 			require.Equal(t, int64(bursts*tail), f.Retransmitted)
-			require.Equal(t, int64(n+bursts*tail), h.w12.Packets)
+			require.Equal(t, int64(n+bursts*tail), h.w12.Packets())
 
 			acks := h.at1.of(topology.KindAck, i)
 			var want []uint32

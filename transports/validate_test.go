@@ -121,7 +121,7 @@ func TestInvalidStartIsRefused(t *testing.T) {
 	h.run()
 	require.Equal(t, transports.Completed, good.Status)
 	require.Zero(t, h.reg.Open())
-	require.EqualValues(t, h.w12.Packets, h.pool.Taken[topology.KindData], "only the good flow's segments")
+	require.EqualValues(t, h.w12.Packets(), h.pool.Taken[topology.KindData], "only the good flow's segments")
 }
 
 // TestNICValidate: a NIC on a node that is no host, with a TTL of 0, or without a link, runs
