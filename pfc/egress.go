@@ -100,6 +100,18 @@ func (e *Egress) PausedSince(now sim.Time, c int) sim.Time {
 	return sim.Never
 }
 
+// End is when the last pause of any class ends: no class is paused from then on, unless
+// another PFC frame arrives. Zero if no pause was ever received.
+func (e *Egress) End() sim.Time {
+	var end sim.Time
+	for c := range e.pauses {
+		if n := len(e.pauses[c]); n > 0 {
+			end = max(end, e.pauses[c][n-1].to)
+		}
+	}
+	return end
+}
+
 // PausedTime is the time class c spent paused up to end.
 func (e *Egress) PausedTime(c int, end sim.Time) sim.Time {
 	t := e.total[c]

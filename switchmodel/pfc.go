@@ -89,7 +89,9 @@ func (pt *Port) release(now sim.Time, c int, size int64) {
 }
 
 // paused reports whether class c may not start a frame on this port at now.
-func (pt *Port) paused(now sim.Time, c int) bool { return pt.Pause.Paused(now, c) }
+func (pt *Port) paused(now sim.Time, c int) bool {
+	return now < pt.pausedUntil && pt.Pause.Paused(now, c)
+}
 
 // discarding reports whether the watchdog drops what arrives for class c on this port.
 func (pt *Port) discarding(c uint8) bool { return pt.storm&(1<<c) != 0 }
@@ -161,6 +163,7 @@ func (pt *Port) receivePause(now sim.Time, p *topology.Packet) {
 			pt.sw.eng.At(now+pt.response+pt.sw.cfg.PFC.Watchdog, pt.sw, portOp(evWatch, pt.Index, c), nil)
 		}
 	}
+	pt.pausedUntil = pt.Pause.End()
 	pt.kick(now) // a resume may free a class; a pause is honoured at the next frame boundary
 }
 

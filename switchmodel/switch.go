@@ -103,10 +103,11 @@ type Port struct {
 	ctrl   int32 // PAUSE frames waiting (control.Len, kept here, in the first line)
 	Index  int
 	wakeAt sim.Time // a pending wake-up for a pause that ends, Never if none
-	// Served counts the frames each queue has sent: the deadlock detector's progress mark.
-	Served [NumPriorities]int64
-	_      [8]byte // Queues at 128 bytes: each 96-byte queue spans two cache lines, not three
-	Queues [NumPriorities]topology.Queue
+	// pausedUntil is when every pause received on the port has ended (pfc.Egress.End): until
+	// then a class may be paused and the scheduler asks the pause state; after it, no class
+	// is, and the scheduler does not read that state (another cache line per frame).
+	pausedUntil sim.Time
+	Queues      [NumPriorities]topology.Queue
 
 	// portPFC is the port's priority flow control (pfc.go): Ingress, Pause, PausesSent and
 	// ResumesSent.
@@ -359,7 +360,6 @@ func (pt *Port) dequeue(now sim.Time, qi int) *topology.Packet {
 	if pt.Queues[qi].Len == 0 {
 		pt.backlog &^= 1 << qi
 	}
-	pt.Served[qi]++
 	size := int64(p.Frame)
 	sw.BufferUsed -= size
 	if sw.cfg.ECN != nil && (p.ECN == topology.ECNECT0 || p.ECN == topology.ECNECT1) &&

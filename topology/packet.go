@@ -116,6 +116,11 @@ type Packet struct {
 	PauseQuanta [NumPriorities]uint16 // pause time per class, in 512-bit-time quanta
 
 	SentAt sim.Time // when the source started to send it
+
+	// A Packet is 256 bytes: the pool allocates packets in slabs, and a size that is a
+	// multiple of 64 keeps every packet's first 64 bytes, the datapath's, in one cache line
+	// (at 208 bytes three packets in four had them across two).
+	_ [48]byte
 }
 
 // NumPriorities is the number of 802.1Q priorities, traffic classes and PFC timers.

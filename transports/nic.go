@@ -17,9 +17,25 @@ import (
 // never sends PAUSE: it takes what arrives at line rate. A broken one may (a fault): PFC
 // frames it is made to send go out ahead of everything, and are never paused themselves.
 type NIC struct {
-	ID   topology.NodeID
-	Name string
+	// The fields every frame uses, in the first cache line: on a large fabric each other
+	// line a frame touches is a cache miss.
 	Wire *topology.Wire
+	reg  *Registry
+	eng  *sim.Engine
+	ID   topology.NodeID
+	busy bool
+	// ctrlBacklog has bit c set while Control[c] holds a frame, and activeBacklog while
+	// requesters of priority c are on the schedule: the transmit scheduler reads two bytes,
+	// not eight queue headers and eight lists.
+	ctrlBacklog   uint8
+	activeBacklog uint8
+	pfcOut        int32 // PFCOut.Len, kept here
+	// pausedUntil is when every pause received has ended (pfc.Egress.End): until then a
+	// class may be paused and the scheduler asks Pause; after it, it does not.
+	pausedUntil sim.Time
+	wakeAt      sim.Time
+
+	Name string
 	// Control holds the control frames waiting for the link, by priority.
 	Control [topology.NumPriorities]topology.Queue
 	// Pause is the PFC state of the NIC's sending side, by class.
@@ -35,21 +51,13 @@ type NIC struct {
 	PausesSent, ResumesSent [topology.NumPriorities]int64
 	stormUntil              [topology.NumPriorities]sim.Time // a pause storm on the class lasts until then
 
-	reg     *Registry
-	eng     *sim.Engine
-	busy    bool
-	ctrlLen int
-	// ctrlBacklog has bit c set while Control[c] holds a frame: the transmit scheduler
-	// reads one byte, not eight queue headers.
-	ctrlBacklog uint8
-	active      [topology.NumPriorities][]sender
-	rr          [topology.NumPriorities]int
-	wakeAt      sim.Time
-	IP          topology.IPv4
-	TTL         uint8
-	PeerPort    int
-	cnp         *cnpPacer // the port's CNP pacer (DCQCN with per-port pacing), made on first use
-	err         error     // what NewNIC found wrong
+	active   [topology.NumPriorities][]sender
+	rr       [topology.NumPriorities]int
+	IP       topology.IPv4
+	TTL      uint8
+	PeerPort int
+	cnp      *cnpPacer // the port's CNP pacer (DCQCN with per-port pacing), made on first use
+	err      error     // what NewNIC found wrong
 }
 
 const (
@@ -109,6 +117,7 @@ func (n *NIC) Receive(now sim.Time, p *topology.Packet, _ int) {
 				n.Pause.Receive(now, c, p.PauseQuanta[c], n.Wire.Params.Rate, n.Response)
 			}
 		}
+		n.pausedUntil = n.Pause.End()
 		n.reg.pool.Deliver(p)
 		n.kick(now)
 		return
@@ -141,6 +150,7 @@ func (n *NIC) SendPause(now sim.Time, c int, quanta uint16) {
 	p.Src, p.Dst = n.ID, n.Wire.To
 	p.SentAt = now
 	n.PFCOut.Push(now, p)
+	n.pfcOut++
 	if quanta == 0 {
 		n.ResumesSent[c]++
 	} else {
@@ -171,7 +181,6 @@ func (n *NIC) stormTick(now sim.Time, c int) {
 // sendControl queues a control frame.
 func (n *NIC) sendControl(now sim.Time, p *topology.Packet) {
 	n.Control[p.Priority].Push(now, p)
-	n.ctrlLen++
 	n.ctrlBacklog |= 1 << p.Priority
 	n.kick(now)
 }
@@ -181,6 +190,7 @@ func (n *NIC) activate(now sim.Time, s sender) {
 	if sl := s.slot(); !sl.on {
 		sl.on = true
 		n.active[s.class()] = append(n.active[s.class()], s)
+		n.activeBacklog |= 1 << s.class()
 	}
 	n.kick(now)
 }
@@ -196,33 +206,32 @@ func (n *NIC) kick(now sim.Time) {
 }
 
 func (n *NIC) nextFrame(now sim.Time) *topology.Packet {
-	if n.PFCOut.Len > 0 {
+	if n.pfcOut > 0 {
+		n.pfcOut--
 		return n.PFCOut.Pop(now)
 	}
 	earliest := sim.Never
 	for m := n.ctrlBacklog; m != 0; {
 		i := bits.Len8(m) - 1 // the highest priority with control frames waiting
 		m &^= 1 << i
-		if n.Pause.Paused(now, i) {
+		if n.paused(now, i) {
 			earliest = min(earliest, n.Pause.Until(now, i))
 			continue
 		}
-		n.ctrlLen--
 		p := n.Control[i].Pop(now)
 		if n.Control[i].Len == 0 {
 			n.ctrlBacklog &^= 1 << i
 		}
 		return p
 	}
-	for prio := topology.NumPriorities - 1; prio >= 0; prio-- {
-		list := n.active[prio]
-		if len(list) == 0 {
-			continue // nothing to schedule (and nothing to write back): most priorities
-		}
-		if n.Pause.Paused(now, prio) {
+	for m := n.activeBacklog; m != 0; {
+		prio := bits.Len8(m) - 1 // the highest priority with requesters on the schedule
+		m &^= 1 << prio
+		if n.paused(now, prio) {
 			earliest = min(earliest, n.Pause.Until(now, prio))
 			continue
 		}
+		list := n.active[prio]
 		i := n.rr[prio]
 		for tries := len(list); tries > 0 && len(list) > 0; tries-- {
 			if i >= len(list) {
@@ -244,12 +253,20 @@ func (n *NIC) nextFrame(now sim.Time) *topology.Packet {
 			return s.emit(now)
 		}
 		n.active[prio], n.rr[prio] = list, i
+		if len(list) == 0 {
+			n.activeBacklog &^= 1 << prio
+		}
 	}
 	if earliest < n.wakeAt {
 		n.wakeAt = earliest
 		n.eng.At(earliest, n, nicWake, nil)
 	}
 	return nil
+}
+
+// paused reports whether class c may not start a frame at now.
+func (n *NIC) paused(now sim.Time, c int) bool {
+	return now < n.pausedUntil && n.Pause.Paused(now, c)
 }
 
 // portPacer is the NIC port's CNP pacer, shared by every flow it receives under DCQCN with
