@@ -224,9 +224,9 @@ func TestDCQCNFixedPointRatesAndQueue(t *testing.T) {
 			pt, name := loopPort(t, f, "swl", "swr")
 			q := &pt.Queues[pfcClass]
 			f.eng.Run(t0)
-			area0, pauses0 := q.Depth.Mean(t0)*float64(t0), switchPauses(f)
+			area0, pauses0 := q.MeanBytes(t0)*float64(t0), switchPauses(f)
 			f.eng.Run(t1)
-			area1, pauses1 := q.Depth.Mean(t1)*float64(t1), switchPauses(f)
+			area1, pauses1 := q.MeanBytes(t1)*float64(t1), switchPauses(f)
 			require.NoError(t, f.audit())
 			v := f.collect()
 			qMean := (area1 - area0) / float64(t1-t0) // exact time-mean over the window

@@ -89,7 +89,7 @@ func runHPCCStar(t *testing.T, n int, settle sim.Time, hpcc string) hpccStarRun 
 	pt, _ := loopPort(t, f, "sw", fmt.Sprintf("h%d", n+1))
 	q := &pt.Queues[pfcClass]
 	f.eng.Run(t0)
-	bytes0, area0 := pt.Wire.Bytes(), q.Depth.Mean(t0)*float64(t0)
+	bytes0, area0 := pt.Wire.Bytes(), q.MeanBytes(t0)*float64(t0)
 	del0 := make([]int64, n)
 	st0 := make([]transports.HPCCStats, n)
 	for i := range n {
@@ -102,7 +102,7 @@ func runHPCCStar(t *testing.T, n int, settle sim.Time, hpcc string) hpccStarRun 
 	require.Zero(t, v.Drops.Total)
 	r := hpccStarRun{
 		util:  float64(pt.Wire.Bytes()-bytes0) * 8 / (t1 - t0).Seconds() / float64(c),
-		queue: (q.Depth.Mean(t1)*float64(t1) - area0) / float64(t1-t0),
+		queue: (q.MeanBytes(t1)*float64(t1) - area0) / float64(t1-t0),
 	}
 	for i := range n {
 		require.Zero(t, f.reg.Flows[i].Timeouts, "flow %d: no timeouts", i)

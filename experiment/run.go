@@ -396,12 +396,12 @@ func (f *fabric) collect() *results.Variant {
 }
 
 func (f *fabric) addQueue(v *results.Variant, node topology.NodeID, port, prio int, q *topology.Queue, now sim.Time) {
-	if !q.Depth.Used {
+	if q.MaxBytes == 0 {
 		return
 	}
 	n := &f.nw.Nodes[node]
 	v.Queues = append(v.Queues, results.Queue{Node: n.Name, Port: port + 1, Peer: f.nw.Nodes[n.Ports[port].Peer].Name,
-		Priority: prio, MeanBytes: q.Depth.Mean(now), P99Bytes: q.Depth.Quantile(0.99, now), MaxBytes: q.Depth.Max})
+		Priority: prio, MeanBytes: q.MeanBytes(now), P99Bytes: q.QuantileBytes(0.99, now), MaxBytes: q.MaxBytes})
 }
 
 // workloadsOf lists the flow-size distributions the file's traffic draws from, each once,

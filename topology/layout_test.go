@@ -25,3 +25,7 @@ func TestPacketDatapathFieldsAreInTheFirstCacheLine(t *testing.T) {
 	// of 64 keeps every packet's first line a line.
 	require.Zero(t, unsafe.Sizeof(p)%64, "size %d", unsafe.Sizeof(p))
 }
+
+func TestQueueIsOneCacheLine(t *testing.T) {
+	require.Equal(t, uintptr(64), unsafe.Sizeof(Queue{}))
+}

@@ -2,17 +2,33 @@ package topology
 
 import (
 	"math/bits"
+	"unsafe"
 
 	"github.com/fabricsim/fabricsim/sim"
 )
 
 // Queue is a FIFO of packets linked through the packets themselves, so it never allocates.
-// It keeps its length in frames and bytes and a time-weighted record of its depth.
+// It keeps its length in frames and bytes and a time-weighted record of its depth in bytes:
+// its mean, maximum and a log-linear histogram of the time spent at each depth (16 buckets per
+// power of two above 32 bytes, so quantiles are within about 3%). The histogram is allocated
+// on first use and counts whole picoseconds in integers.
+//
+// A Queue is one 64-byte cache line, everything a push or a pop reads and writes but the
+// histogram bucket: on a large fabric each line a frame touches is a cache miss.
 type Queue struct {
 	head, tail *Packet
-	Len        int
-	Bytes      int64
-	Depth      DepthRecorder
+	// Bytes is the frame bytes queued, Len the frames.
+	Bytes int64
+	Len   int32
+
+	histLen int32    // the histogram's buckets
+	last    sim.Time // when Bytes last changed (or the record was last brought up to date)
+	// MaxBytes is the largest Bytes ever queued.
+	MaxBytes int64
+	area     float64 // byte-picoseconds; exact, every partial sum a whole number below 2^53
+	// hist points at the first of histLen buckets, the picoseconds spent at each depth (a
+	// slice's pointer without its length and capacity, which would not fit the line).
+	hist *int64
 }
 
 // Push appends p at time now.
@@ -25,8 +41,7 @@ func (q *Queue) Push(now sim.Time, p *Packet) {
 	}
 	q.tail = p
 	q.Len++
-	q.Bytes += int64(p.Frame)
-	q.Depth.Set(now, q.Bytes)
+	q.setBytes(now, q.Bytes+int64(p.Frame))
 }
 
 // Peek returns the head without removing it, or nil.
@@ -56,111 +71,87 @@ func (q *Queue) Pop(now sim.Time) *Packet {
 	}
 	p.next = nil
 	q.Len--
-	q.Bytes -= int64(p.Frame)
-	q.Depth.Set(now, q.Bytes)
+	q.setBytes(now, q.Bytes-int64(p.Frame))
 	return p
 }
 
-// DepthRecorder integrates a level (a queue's bytes) over time: its mean, maximum and a
-// log-linear histogram of time spent at each level (16 buckets per power of two above 32
-// bytes, so quantiles are within about 3%). The histogram is allocated on first use. It
-// counts whole picoseconds in integers: the float64 sums it had before were exact (every
-// partial sum a whole number below 2^53), so its quantiles are the same, for less work on
-// every enqueue and dequeue.
-type DepthRecorder struct {
-	last  sim.Time
-	level int64
-	Max   int64
-	area  float64 // byte-picoseconds
-	hist  []int64 // picoseconds spent in each bucket
-	Used  bool    // the level was ever above zero
-}
-
-// Set records that the level changed to v at time now. It is account and the level's update
-// in one call: it runs on every enqueue and dequeue.
-func (d *DepthRecorder) Set(now sim.Time, v int64) {
-	if dt := now - d.last; dt > 0 {
-		d.last = now
-		if d.level != 0 || d.hist != nil {
-			b := depthBucket(d.level)
-			if b >= len(d.hist) {
-				d.grow(b)
+// setBytes records that the depth changed to v at now: the time since the last change is
+// counted at the old depth, in the histogram and the area.
+func (q *Queue) setBytes(now sim.Time, v int64) {
+	if dt := now - q.last; dt > 0 {
+		q.last = now
+		if q.Bytes != 0 || q.hist != nil {
+			b := depthBucket(q.Bytes)
+			if b >= int(q.histLen) {
+				q.grow(b)
 			}
-			d.hist[b] += int64(dt)
-			d.area += float64(d.level) * float64(dt)
+			unsafe.Slice(q.hist, q.histLen)[b] += int64(dt)
+			q.area += float64(q.Bytes) * float64(dt)
 		}
 	}
-	d.level = v
-	if v > d.Max {
-		d.Max = v
-		d.Used = true // v > Max >= 0
-	}
+	q.Bytes = v
+	q.MaxBytes = max(q.MaxBytes, v)
 }
 
-// add counts dt at the current level: in its histogram bucket and in the area (Set does the
-// same inline).
-func (d *DepthRecorder) add(dt sim.Time) {
-	b := depthBucket(d.level)
-	if b >= len(d.hist) {
-		d.grow(b)
-	}
-	d.hist[b] += int64(dt)
-	d.area += float64(d.level) * float64(dt)
-}
+// histogram is the depth histogram's buckets.
+func (q *Queue) histogram() []int64 { return unsafe.Slice(q.hist, q.histLen) }
 
-// grow extends the histogram to hold bucket b; a cold path, kept out of Set.
+// grow extends the histogram to hold bucket b; a cold path, kept out of setBytes.
 //
 //go:noinline
-func (d *DepthRecorder) grow(b int) {
-	d.hist = append(d.hist, make([]int64, b+1-len(d.hist))...)
+func (q *Queue) grow(b int) {
+	h := make([]int64, b+1)
+	copy(h, q.histogram())
+	q.hist, q.histLen = &h[0], int32(len(h))
 }
 
-func (d *DepthRecorder) account(now sim.Time) {
-	dt := now - d.last
-	if dt <= 0 {
+// account brings the record up to now without a change of depth.
+func (q *Queue) account(now sim.Time) {
+	if now <= q.last {
 		return
 	}
-	d.last = now
-	if d.level == 0 && d.hist == nil {
-		return // all time at zero until the first packet: Mean and Quantile count it from until
+	if q.Bytes == 0 && q.hist == nil {
+		q.last = now
+		return // all time at zero until the first packet: MeanBytes and QuantileBytes count it from until
 	}
-	d.add(dt)
+	q.setBytes(now, q.Bytes)
 }
 
-// Mean is the time-weighted mean level over [0, until].
-func (d *DepthRecorder) Mean(until sim.Time) float64 {
+// MeanBytes is the time-weighted mean depth over [0, until].
+func (q *Queue) MeanBytes(until sim.Time) float64 {
 	if until <= 0 {
 		return 0
 	}
-	d.account(until)
-	return d.area / float64(until)
+	q.account(until)
+	return q.area / float64(until)
 }
 
-// Quantile is the time-weighted q-quantile of the level over [0, until], as the midpoint of
-// its histogram bucket.
-func (d *DepthRecorder) Quantile(q float64, until sim.Time) float64 {
-	d.account(until)
+// QuantileBytes is the time-weighted p-quantile of the depth over [0, until], as the
+// midpoint of its histogram bucket.
+func (q *Queue) QuantileBytes(p float64, until sim.Time) float64 {
+	q.account(until)
 	if until <= 0 {
 		return 0
 	}
+	hist := q.histogram()
 	var inHist float64
-	for _, t := range d.hist {
+	for _, t := range hist {
 		inHist += float64(t)
 	}
 	zero := float64(until) - inHist // time at zero before the histogram existed
-	target := q * float64(until)
+	target := p * float64(until)
 	acc := zero
 	if acc >= target {
 		return 0
 	}
-	for b, t := range d.hist {
+	for b, t := range hist {
 		acc += float64(t)
 		if acc >= target && t > 0 {
 			lo, hi := depthBucketRange(b)
-			return min(float64(lo+hi)/2, float64(d.Max)) // the bucket's midpoint, never above the maximum
+			return min(float64(lo+hi)/2, float64(q.MaxBytes)) // the bucket's midpoint, never above the maximum
 		}
 	}
-	return float64(d.Max)
+	return float64(q.MaxBytes)
 }
 
 // depthBucket maps a level to its bucket: exact below 32, then 16 per power of two.

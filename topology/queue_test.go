@@ -44,7 +44,7 @@ func TestQueueFIFO(t *testing.T) {
 				bytes += int64(it.frame)
 				maxBytes = max(maxBytes, bytes)
 				count[it.kind]++
-				require.Equal(t, i+1, q.Len)
+				require.EqualValues(t, i+1, q.Len)
 				require.Equal(t, bytes, q.Bytes)
 				require.Same(t, pkts[0], q.Peek())
 			}
@@ -55,14 +55,14 @@ func TestQueueFIFO(t *testing.T) {
 				p := q.Pop(sim.Time(len(tc.items) + i))
 				require.Same(t, pkts[i], p, "FIFO order")
 				bytes -= int64(p.Frame)
-				require.Equal(t, len(tc.items)-i-1, q.Len)
+				require.EqualValues(t, len(tc.items)-i-1, q.Len)
 				require.Equal(t, bytes, q.Bytes)
 			}
 			require.Nil(t, q.Pop(1000))
 			require.Nil(t, q.Peek())
 			require.Zero(t, q.Bytes)
-			require.Equal(t, maxBytes, q.Depth.Max)
-			require.True(t, q.Depth.Used)
+			require.Equal(t, maxBytes, q.MaxBytes)
+			require.Positive(t, q.MaxBytes)
 			// The queue is reusable after draining.
 			q.Push(2000, pkts[0])
 			require.Same(t, pkts[0], q.Peek())
@@ -124,7 +124,7 @@ func refStats(steps []step, until sim.Time, q float64) (mean float64, quantile f
 	return area / float64(until), quantile, maxLevel
 }
 
-func TestDepthRecorder(t *testing.T) {
+func TestQueueDepthRecord(t *testing.T) {
 	ns := sim.Nanosecond
 	tests := []struct {
 		name  string
@@ -169,36 +169,36 @@ func TestDepthRecorder(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var d DepthRecorder
+			var d Queue
 			for _, s := range tc.steps {
-				d.Set(s.at, s.level)
+				d.setBytes(s.at, s.level)
 			}
 			mean, _, maxLevel := refStats(tc.steps, tc.until, 0.5)
-			require.InDelta(t, mean, d.Mean(tc.until), 1e-9)
-			require.Equal(t, maxLevel, d.Max)
-			require.Equal(t, maxLevel > 0, d.Used)
+			require.InDelta(t, mean, d.MeanBytes(tc.until), 1e-9)
+			require.Equal(t, maxLevel, d.MaxBytes)
+			require.Equal(t, maxLevel > 0, d.MaxBytes > 0)
 			for _, q := range []float64{0.1, 0.25, 0.5, 0.6, 0.75, 0.85, 0.9, 0.95, 0.99, 1} {
 				_, want, _ := refStats(tc.steps, tc.until, q)
-				require.Equal(t, want, d.Quantile(q, tc.until), "q=%v", q)
+				require.Equal(t, want, d.QuantileBytes(q, tc.until), "q=%v", q)
 			}
 			for q, want := range tc.want {
-				require.Equal(t, want, d.Quantile(q, tc.until), "hand-checked q=%v", q)
+				require.Equal(t, want, d.QuantileBytes(q, tc.until), "hand-checked q=%v", q)
 			}
 			// Asking again gives the same answers (accounting up to until is idempotent).
-			require.InDelta(t, mean, d.Mean(tc.until), 1e-9)
+			require.InDelta(t, mean, d.MeanBytes(tc.until), 1e-9)
 		})
 	}
 }
 
-func TestDepthRecorderBriefExampleByHand(t *testing.T) {
+func TestQueueDepthBriefExampleByHand(t *testing.T) {
 	ns := sim.Nanosecond
-	var d DepthRecorder
-	d.Set(500*ns, 40)
-	d.Set(600*ns, 10)
-	d.Set(900*ns, 80)
-	require.InDelta(t, float64(40*100+10*300+80*100)/1000, d.Mean(1000*ns), 1e-12)
-	require.Equal(t, 0.0, d.Quantile(0.5, 1000*ns))
-	require.Equal(t, int64(80), d.Max)
+	var d Queue
+	d.setBytes(500*ns, 40)
+	d.setBytes(600*ns, 10)
+	d.setBytes(900*ns, 80)
+	require.InDelta(t, float64(40*100+10*300+80*100)/1000, d.MeanBytes(1000*ns), 1e-12)
+	require.Equal(t, 0.0, d.QuantileBytes(0.5, 1000*ns))
+	require.Equal(t, int64(80), d.MaxBytes)
 }
 
 func TestDepthBucketConsistency(t *testing.T) {

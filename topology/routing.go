@@ -52,24 +52,31 @@ type Routes struct {
 }
 
 // Forwarding is one switch's tables, laid out for the per-packet lookup: a row per table of
-// 2-byte ECMP group numbers indexed by destination node, and the switch's few distinct
-// groups (sets of equal-cost ports). A lookup reads one row entry and a group that stays in
-// cache, and a switch keeps 4 bytes per node of the fabric (2 with no layer-3 routing),
-// so a 10,000-host fabric's tables take tens of megabytes, not gigabytes. The Routed row is
-// the Bridged one except at a switch with static routes.
+// 2-byte entries indexed by destination node, and the switch's few distinct ECMP groups
+// (sets of equal-cost ports). An entry with the singlePort bit holds the one port itself, so
+// the lookup reads the row entry alone (on a large fabric, one cache miss instead of three);
+// any other entry is the number of a group, which stays in cache. A switch keeps 4 bytes per
+// node of the fabric (2 with no layer-3 routing), so a 10,000-host fabric's tables take tens
+// of megabytes, not gigabytes. The Routed row is the Bridged one except at a switch with
+// static routes.
 type Forwarding struct {
-	rows   [numTables][]uint16 // [table][destination node] -> group; 0: no route
+	rows   [numTables][]uint16 // [table][destination node] -> singlePort | port, or a group; 0: no route
 	groups [][]int32           // group -> ports; groups[0] is empty
+	single [][]int32           // port -> the group of that port alone, for Next
 	salt   uint32
 }
+
+// singlePort marks a row entry that is a port, not a group number.
+const singlePort = 1 << 15
 
 // MaxTableEntries bounds switches x nodes, the size of the route tables (2 bytes a row
 // entry, two rows per switch): beyond it a topology is refused rather than allowed to
 // exhaust memory.
 const MaxTableEntries = 1_000_000_000
 
-// maxGroups is the number of distinct ECMP groups a switch can hold (a uint16 group number).
-const maxGroups = 1 << 16
+// maxGroups is the number of distinct ECMP groups a switch can hold (a row entry without the
+// singlePort bit).
+const maxGroups = singlePort
 
 const unreachable = math.MaxInt32
 
@@ -158,7 +165,36 @@ func ComputeRoutes(nw *Network, static []StaticRoute) (*Routes, error) {
 	if err := r.applyStatic(static, index); err != nil {
 		return nil, err
 	}
+	for i, fw := range r.fwd {
+		if fw != nil {
+			fw.compact(len(nw.Nodes[i].Ports))
+		}
+	}
 	return r, nil
+}
+
+// compact rewrites the row entries of one-port groups as the port itself (singlePort), once
+// the rows are final, for a switch with ports ports.
+func (fw *Forwarding) compact(ports int) {
+	fw.single = make([][]int32, ports)
+	for p := range fw.single {
+		fw.single[p] = []int32{int32(p)}
+	}
+	if ports > singlePort {
+		return // ports beyond the entry's 15 bits: keep every route as a group
+	}
+	done := map[*uint16]bool{} // rows are shared: Routed with Bridged, Unrouted between switches
+	for _, row := range fw.rows {
+		if len(row) == 0 || done[&row[0]] {
+			continue
+		}
+		done[&row[0]] = true
+		for d, g := range row {
+			if g&singlePort == 0 && len(fw.groups[g]) == 1 {
+				row[d] = singlePort | uint16(fw.groups[g][0])
+			}
+		}
+	}
 }
 
 // group is the number of the ECMP group of ports, added to the switch's groups if new.
@@ -299,12 +335,21 @@ func (r *Routes) Forwarding(at NodeID) *Forwarding { return r.fwd[at] }
 
 // Next returns the switch's equal-cost ports toward destination host d in table t. The
 // slice is shared: do not modify it.
-func (fw *Forwarding) Next(t Table, d NodeID) []int32 { return fw.groups[fw.rows[t][d]] }
+func (fw *Forwarding) Next(t Table, d NodeID) []int32 {
+	if e := fw.rows[t][d]; e&singlePort != 0 {
+		return fw.single[e&^singlePort]
+	}
+	return fw.groups[fw.rows[t][d]]
+}
 
 // Pick chooses one of the switch's equal-cost ports toward d by the packet's 5-tuple hash,
 // salted per switch, or -1 when there is none.
 func (fw *Forwarding) Pick(t Table, d NodeID, hash uint32) int {
-	ports := fw.groups[fw.rows[t][d]]
+	e := fw.rows[t][d]
+	if e&singlePort != 0 {
+		return int(e &^ singlePort)
+	}
+	ports := fw.groups[e]
 	switch len(ports) {
 	case 0:
 		return -1
