@@ -183,6 +183,7 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 			f.wires[li][dir] = w
 			if nic := f.nics[from.Node]; nic != nil {
 				nic.Wire = w
+				nic.Peer = f.routes.Forwarding(to.Node)
 				nic.Response = responseTime(&sc.Switch.PFC, l.Params.Rate)
 				hc := f.hostConfigOf(&nw.Nodes[from.Node])
 				if hc.Jitter > 0 {

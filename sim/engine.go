@@ -111,12 +111,12 @@ func (e *Engine) At(at Time, h Handler, op int, data any) {
 		switch {
 		case b.tail < 0:
 			ev.next = -1
-			b.head, b.tail = slot, slot
+			b.head, b.tail, b.tailAt = slot, slot, int32(at&slotMask)
 			w.full[i>>6] |= 1 << (uint(i) & 63)
-		case at >= evs[b.tail].at:
+		case int32(at&slotMask) >= b.tailAt:
 			ev.next = -1
 			evs[b.tail].next = slot
-			b.tail = slot
+			b.tail, b.tailAt = slot, int32(at&slotMask)
 		default:
 			if !w.insert(evs, slot, b) {
 				e.push(entry{at: at, key: e.seq<<slotBits | uint64(slot)})

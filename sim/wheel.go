@@ -13,6 +13,7 @@ const (
 	wheelSize  = 16384
 	wheelMask  = wheelSize - 1
 	wheelWords = wheelSize / 64
+	slotMask   = 1<<wheelShift - 1 // a time's offset within its slot
 )
 
 // maxWalk bounds the events an insert steps over in a bucket before it leaves the event to
@@ -24,7 +25,9 @@ const maxWalk = 8
 type bucket struct {
 	head, tail int32
 	n          int32 // events in the list
-	_          int32
+	// tailAt is the tail's time within the slot (the bucket's events share the rest of
+	// their time): an insert compares with it, not with the tail event, a cache line away.
+	tailAt int32
 }
 
 // wheel is a timing wheel (a calendar queue with one year) that keeps the exact (time,

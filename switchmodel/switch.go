@@ -115,6 +115,9 @@ type Port struct {
 	rr       int  // DWRR: the queue being visited
 	credited bool // DWRR: the visited queue got its quantum this visit
 	deficit  [NumPriorities]int64
+	// peer is the tables of the switch at the far end, nil for a host: the port looks up
+	// there, for each frame it sends, where that switch will forward it (Forwarding.Ahead).
+	peer *topology.Forwarding
 }
 
 // New builds switch id of nw with its ports unconnected; attach a wire to each with SetWire.
@@ -189,7 +192,7 @@ func (c *Config) validate(ports int) error {
 // SetWire attaches the egress wire of port i.
 func (sw *Switch) SetWire(i int, w *topology.Wire) {
 	pt := sw.Ports[i]
-	pt.Wire, pt.down = w, !w.Up()
+	pt.Wire, pt.down, pt.peer = w, !w.Up(), sw.routes.Forwarding(w.To)
 	w.OnStateChange(func(up bool) { pt.down = !up })
 }
 
@@ -264,7 +267,7 @@ func (sw *Switch) forward(now sim.Time, p *topology.Packet) {
 		p.TTL--
 	}
 	t := topology.TableFor(p)
-	out := sw.fwd.Pick(t, p.Dst, p.Hash)
+	out := sw.fwd.Out(t, p)
 	if out < 0 {
 		sw.drop(p, DropUnroutable)
 		return
@@ -344,6 +347,9 @@ func (pt *Port) kick(now sim.Time) {
 			return
 		}
 		p = pt.dequeue(now, qi)
+		if pt.peer != nil {
+			pt.peer.Ahead(p)
+		}
 	}
 	pt.busyUntil = pt.Wire.Send(now, p)
 	if pt.queued+int(pt.ctrl) > 0 {

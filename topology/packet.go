@@ -45,6 +45,7 @@ type Packet struct {
 	CrossSubnet bool   // source and destination are in different subnets
 	Routed      bool   // has crossed a layer-3 switch (needed before a cross-subnet packet may be bridged to its host)
 	dropped     bool   // marked lost on the wire
+	ahead       uint16 // the port the next switch forwards it on, plus one, found by the sender (Forwarding.Ahead); 0: not found
 
 	// The endpoints' fields, which switches do not read.
 	PSN     uint32 // BTH packet sequence number
@@ -120,7 +121,7 @@ type Packet struct {
 	// A Packet is 256 bytes: the pool allocates packets in slabs, and a size that is a
 	// multiple of 64 keeps every packet's first 64 bytes, the datapath's, in one cache line
 	// (at 208 bytes three packets in four had them across two).
-	_ [48]byte
+	_ [40]byte
 }
 
 // NumPriorities is the number of 802.1Q priorities, traffic classes and PFC timers.

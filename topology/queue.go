@@ -76,11 +76,13 @@ func (q *Queue) Pop(now sim.Time) *Packet {
 }
 
 // setBytes records that the depth changed to v at now: the time since the last change is
-// counted at the old depth, in the histogram and the area.
+// counted at the old depth, in the histogram and the area. Time at depth 0 is not counted:
+// it is what the histogram does not hold (QuantileBytes), so a frame that finds the queue
+// empty does not touch the histogram, a cache line of its own.
 func (q *Queue) setBytes(now sim.Time, v int64) {
 	if dt := now - q.last; dt > 0 {
 		q.last = now
-		if q.Bytes != 0 || q.hist != nil {
+		if q.Bytes != 0 {
 			b := depthBucket(q.Bytes)
 			if b >= int(q.histLen) {
 				q.grow(b)
@@ -107,14 +109,9 @@ func (q *Queue) grow(b int) {
 
 // account brings the record up to now without a change of depth.
 func (q *Queue) account(now sim.Time) {
-	if now <= q.last {
-		return
+	if now > q.last {
+		q.setBytes(now, q.Bytes)
 	}
-	if q.Bytes == 0 && q.hist == nil {
-		q.last = now
-		return // all time at zero until the first packet: MeanBytes and QuantileBytes count it from until
-	}
-	q.setBytes(now, q.Bytes)
 }
 
 // MeanBytes is the time-weighted mean depth over [0, until].
@@ -138,7 +135,7 @@ func (q *Queue) QuantileBytes(p float64, until sim.Time) float64 {
 	for _, t := range hist {
 		inHist += float64(t)
 	}
-	zero := float64(until) - inHist // time at zero before the histogram existed
+	zero := float64(until) - inHist // the time at depth 0, which the histogram does not count
 	target := p * float64(until)
 	acc := zero
 	if acc >= target {

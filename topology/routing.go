@@ -64,6 +64,7 @@ type Forwarding struct {
 	groups [][]int32           // group -> ports; groups[0] is empty
 	single [][]int32           // port -> the group of that port alone, for Next
 	salt   uint32
+	router bool // the switch is a layer-3 switch
 }
 
 // singlePort marks a row entry that is a port, not a group number.
@@ -95,7 +96,7 @@ func ComputeRoutes(nw *Network, static []StaticRoute) (*Routes, error) {
 	for i := range r.fwd {
 		r.salt[i] = mix32(uint32(i)*0x9e3779b9 + 0x7f4a7c15)
 		if nw.Nodes[i].Type == Switch {
-			fw := &Forwarding{groups: [][]int32{nil}, salt: r.salt[i]}
+			fw := &Forwarding{groups: [][]int32{nil}, salt: r.salt[i], router: nw.Nodes[i].Router()}
 			fw.rows[Bridged] = make([]uint16, n)
 			fw.rows[Routed] = fw.rows[Bridged] // shared until a static route needs its own
 			r.fwd[i] = fw
@@ -357,6 +358,32 @@ func (fw *Forwarding) Pick(t Table, d NodeID, hash uint32) int {
 		return int(ports[0])
 	}
 	return int(ports[mix32(hash^fw.salt)%uint32(len(ports))])
+}
+
+// Ahead looks up, for a frame about to be sent to this switch, the port the switch will
+// forward it on, and keeps it in the frame for Out. The sender has the frame at hand, and
+// the lookup's cache miss on the switch's row overlaps the sender's own work, instead of
+// standing in the path of the frame's arrival, where each step waits for the one before.
+// The table is the one the switch will use (a layer-3 switch routes a cross-subnet frame).
+func (fw *Forwarding) Ahead(p *Packet) {
+	t := Bridged
+	if p.CrossSubnet {
+		t = Unrouted
+		if p.Routed || fw.router {
+			t = Routed
+		}
+	}
+	p.ahead = uint16(fw.Pick(t, p.Dst, p.Hash) + 1)
+}
+
+// Out is Pick for a frame that arrived, in table t: the port Ahead found, if the sender
+// looked it up, else the lookup.
+func (fw *Forwarding) Out(t Table, p *Packet) int {
+	if a := p.ahead; a != 0 {
+		p.ahead = 0
+		return int(a) - 1
+	}
+	return fw.Pick(t, p.Dst, p.Hash)
 }
 
 // Pick chooses one of the equal-cost ports by the packet's 5-tuple hash, salted per node.

@@ -413,3 +413,39 @@ func TestTableFor(t *testing.T) {
 	require.Equal(t, Unrouted, TableFor(&Packet{CrossSubnet: true}))
 	require.Equal(t, Routed, TableFor(&Packet{CrossSubnet: true, Routed: true}))
 }
+
+// TestAheadIsThePickOfTheTableTheSwitchUses checks that the port a sender finds ahead for a
+// switch is the one the switch would pick on arrival, for every switch, destination, kind of
+// frame (bridged, cross-subnet before and after a router) and a spread of hashes, on a
+// routed triangle with a static route (its own Routed table) and on an L2 leaf-spine.
+func TestAheadIsThePickOfTheTableTheSwitchUses(t *testing.T) {
+	ls, err := LeafSpine(3, 2, 2, hostLink, fabricLink, RoutingL2)
+	require.NoError(t, err)
+	tri := triangle(t)
+	for _, nr := range []struct {
+		nw     *Network
+		static []StaticRoute
+	}{{tri, []StaticRoute{{At: id(t, tri, "r1"), Dst: subnet("10.0.2.0/24"), Via: id(t, tri, "r2")}}}, {ls, nil}} {
+		r := routes(t, nr.nw, nr.static...)
+		for sw := range nr.nw.Nodes {
+			fw := r.Forwarding(NodeID(sw))
+			if fw == nil {
+				continue
+			}
+			for _, d := range nr.nw.Hosts() {
+				for _, kind := range []struct{ cross, routed bool }{{false, false}, {true, false}, {true, true}} {
+					for h := uint32(0); h < 64; h++ {
+						p := &Packet{Dst: d, Hash: h * 0x9e3779b9, CrossSubnet: kind.cross, Routed: kind.routed}
+						fw.Ahead(p)
+						if p.CrossSubnet && nr.nw.Nodes[sw].Router() {
+							p.Routed = true // as the switch marks it on arrival, before its lookup
+						}
+						tab := TableFor(p)
+						require.Equal(t, fw.Pick(tab, d, p.Hash), fw.Out(tab, p), "switch %d to %d, %+v, hash %d", sw, d, kind, h)
+						require.Zero(t, p.ahead, "Out uses it up")
+					}
+				}
+			}
+		}
+	}
+}

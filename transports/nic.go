@@ -34,6 +34,10 @@ type NIC struct {
 	// class may be paused and the scheduler asks Pause; after it, it does not.
 	pausedUntil sim.Time
 	wakeAt      sim.Time
+	// Peer is the tables of the switch at the far end of the link (nil: none, or a host):
+	// the NIC looks up there, for each frame it sends, where that switch will forward it
+	// (topology.Forwarding.Ahead).
+	Peer *topology.Forwarding
 
 	Name string
 	// Control holds the control frames waiting for the link, by priority.
@@ -200,6 +204,9 @@ func (n *NIC) kick(now sim.Time) {
 		return // a NIC whose link is down holds its frames until the link comes back
 	}
 	if p := n.nextFrame(now); p != nil {
+		if n.Peer != nil && p.Kind != topology.KindPause {
+			n.Peer.Ahead(p)
+		}
 		n.busy = true
 		n.eng.At(n.Wire.Send(now, p), n, nicTxDone, nil)
 	}

@@ -105,14 +105,21 @@ type qp struct {
 	index    int32
 	qpn      uint32
 	sport    uint16
-	src, dst *NIC
-	cross    bool
-	dataHash uint32 // ECMP hash of the data direction
-	ackHash  uint32 // of the reverse direction
-	npkts    uint32
-	mtu      int32
-	cfg      RoCEConfig
 	ipid     uint16 // the IPv4 identification of the next datagram this side sends
+	cross    bool
+	version  uint8 // cfg.Version
+	priority uint8 // flow.Priority
+	// The ends' addresses and TTLs, kept here so that building a frame reads the queue pair
+	// alone, not the two NICs and the flow (on a large fabric, each a cache miss).
+	srcTTL, dstTTL uint8
+	srcID, dstID   topology.NodeID
+	srcIP, dstIP   topology.IPv4
+	dataHash       uint32 // ECMP hash of the data direction
+	ackHash        uint32 // of the reverse direction
+	npkts          uint32
+	mtu            int32
+	src, dst       *NIC
+	cfg            RoCEConfig
 }
 
 // RoCESender is the requester side of a queue pair: it segments the message into packets,
@@ -182,7 +189,8 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 	}
 	qpn := qpBase + uint32(i)
 	q := qp{reg: r, flow: f, index: i, qpn: qpn, sport: sourcePort(qpn), src: src, dst: dst, cross: cross,
-		npkts: npkts, mtu: int32(cfg.MTU), cfg: cfg}
+		npkts: npkts, mtu: int32(cfg.MTU), cfg: cfg, version: uint8(cfg.Version), priority: f.Priority,
+		srcTTL: src.TTL, dstTTL: dst.TTL, srcID: src.ID, dstID: dst.ID, srcIP: src.IP, dstIP: dst.IP}
 	if cfg.Version == 1 {
 		// No IP or UDP: an L2 switch hashes on the MAC addresses, so every queue pair
 		// between two hosts takes the same path.
@@ -299,7 +307,7 @@ func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 		}
 	}
 	p := s.reg.pool.Get(topology.KindData)
-	s.frame(p, s.src, s.dst, s.dataHash)
+	s.frame(p, false)
 	p.PSN = psn
 	p.Payload = s.mtu
 	last := psn == s.npkts-1
@@ -569,7 +577,7 @@ func (r *RoCEReceiver) control(now sim.Time, syndrome uint8, psn uint32) *topolo
 		kind = topology.KindNak
 	}
 	p := r.reg.pool.Get(kind)
-	r.frame(p, r.dst, r.src, r.ackHash)
+	r.frame(p, true)
 	p.Opcode = topology.OpAcknowledge
 	p.HasAETH, p.Syndrome, p.PSN = true, syndrome, psn
 	p.MSN = 0
@@ -594,7 +602,7 @@ func (r *RoCEReceiver) send(now sim.Time, p *topology.Packet) {
 // 0x81 and 16 reserved bytes, at the CNP priority (IBA annex A17).
 func (r *RoCEReceiver) cnp(now sim.Time) {
 	p := r.reg.pool.Get(topology.KindCNP)
-	r.frame(p, r.dst, r.src, r.ackHash)
+	r.frame(p, true)
 	p.Opcode = topology.OpCNP
 	p.Priority = r.cfg.CNPPriority
 	p.DSCP = r.cfg.CNPPriority << 3
@@ -612,7 +620,7 @@ func (r *RoCEReceiver) cnps() int64 {
 
 func (s *RoCESender) slot() *schedSlot { return &s.sched }
 func (s *RoCESender) stop()            { s.over = true; s.timer.stop() }
-func (s *RoCESender) class() uint8     { return s.flow.Priority }
+func (s *RoCESender) class() uint8     { return s.priority }
 func (s *RoCESender) hash() uint32     { return s.dataHash }
 func (s *RoCESender) rate() sim.Rate   { return s.Rate() }
 

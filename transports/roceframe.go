@@ -41,31 +41,33 @@ func sourcePort(qpn uint32) uint16 {
 	return 0xC000 | uint16(topology.FlowHash(topology.IPv4(qpn), 0, 0, 0, 0)&0x3FFF)
 }
 
-// frame fills the headers of a RoCE packet from `from` to `to` up to the BTH: for RoCE v2
-// Ethernet/IPv4/UDP, for RoCE v1 Ethernet with an 802.1Q tag and the GRH.
-func (q *qp) frame(p *topology.Packet, from, to *NIC, hash uint32) {
-	roceStack(p, q.cfg.Version)
-	if q.cfg.Version == 1 {
-		p.PCP = q.flow.Priority // RoCE v1's priority rides in the 802.1Q PCP
-		p.DestQP = q.qpn
-		p.Priority = q.flow.Priority
-		p.Flow = q.index
-		p.Src, p.Dst = from.ID, to.ID
-		p.Hash = hash
+// frame fills the headers of a RoCE packet of the queue pair up to the BTH, from the
+// requester to the responder, or back when reply: for RoCE v2 Ethernet/IPv4/UDP, for RoCE v1
+// Ethernet with an 802.1Q tag and the GRH.
+func (q *qp) frame(p *topology.Packet, reply bool) {
+	src, dst, hash := q.srcID, q.dstID, q.dataHash
+	if reply {
+		src, dst, hash = q.dstID, q.srcID, q.ackHash
+	}
+	roceStack(p, int(q.version))
+	p.DestQP = q.qpn
+	p.Priority = q.priority
+	p.Flow = q.index
+	p.Src, p.Dst = src, dst
+	p.Hash = hash
+	if q.version == 1 {
+		p.PCP = q.priority // RoCE v1's priority rides in the 802.1Q PCP
 		return
 	}
-	p.SrcIP, p.DstIP = from.IP, to.IP
+	p.SrcIP, p.DstIP, p.TTL = q.srcIP, q.dstIP, q.srcTTL
+	if reply {
+		p.SrcIP, p.DstIP, p.TTL = q.dstIP, q.srcIP, q.dstTTL
+	}
 	// IP transports carry the priority in DSCP: class selector CSn = n << 3 (RFC 2474).
-	p.DSCP = q.flow.Priority << 3
+	p.DSCP = q.priority << 3
 	p.ECN = topology.ECNNotECT // control frames are not ECN-capable; data sets ECT(0)
-	p.TTL = from.TTL
 	p.IPID = q.ipid
 	q.ipid++
 	p.SrcPort = q.sport
-	p.DestQP = q.qpn
-	p.Priority = q.flow.Priority
-	p.Flow = q.index
-	p.Src, p.Dst = from.ID, to.ID
-	p.Hash = hash
 	p.CrossSubnet = q.cross
 }
