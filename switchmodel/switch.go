@@ -10,6 +10,7 @@ package switchmodel
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 
 	"github.com/fabricsim/fabricsim/ecn"
@@ -196,7 +197,8 @@ func (sw *Switch) SetWire(i int, w *topology.Wire) {
 	w.OnStateChange(func(up bool) { pt.down = !up })
 }
 
-// The ops of Handle: opForward, or a port event: kind | port<<2 | class<<18.
+// The ops of the switch's and its ports' events: the switch's opForward, a port's kind |
+// class<<2.
 const (
 	opForward = -1
 	evTx      = 0 // the frame in service on the port has left
@@ -205,7 +207,7 @@ const (
 	evWatch   = 3 // watchdog check of a paused class
 )
 
-func portOp(kind, port, class int) int { return kind | port<<2 | class<<18 }
+func portOp(kind, class int) int { return kind | class<<2 }
 
 // Receive implements topology.Receiver: a frame has fully arrived on port in.
 func (sw *Switch) Receive(now sim.Time, p *topology.Packet, in int) {
@@ -223,16 +225,19 @@ func (sw *Switch) Receive(now sim.Time, p *topology.Packet, in int) {
 	sw.forward(now, p)
 }
 
-// Handle implements sim.Handler.
-func (sw *Switch) Handle(now sim.Time, op int, data any) {
-	if op == opForward {
-		p := data.(*topology.Packet)
-		sw.delayed[p.Kind]--
-		sw.forward(now, p)
-		return
-	}
-	kind, pt, class := op&3, sw.Ports[op>>2&0xFFFF], op>>18
-	switch kind {
+// Handle implements sim.Handler: a frame that waited out the forwarding latency.
+func (sw *Switch) Handle(now sim.Time, _ int, data any) {
+	p := data.(*topology.Packet)
+	sw.delayed[p.Kind]--
+	sw.forward(now, p)
+}
+
+// Handle implements sim.Handler: the port's own events. A port's events name the port as
+// their handler, so the engine fetches its first line into the cache ahead of the event
+// (sim.Engine), and a transmission's end carries the frame likely to go next, for the same
+// reason.
+func (pt *Port) Handle(now sim.Time, op int, _ any) {
+	switch kind, class := op&3, op>>2; kind {
 	case evTx:
 		pt.txPending = false
 	case evWake:
@@ -333,7 +338,7 @@ func (pt *Port) kick(now sim.Time) {
 	}
 	if now < pt.busyUntil {
 		pt.txPending = true
-		pt.sw.eng.At(pt.busyUntil, pt.sw, portOp(evTx, pt.Index, 0), pt)
+		pt.sw.eng.At(pt.busyUntil, pt, portOp(evTx, 0), pt.likelyNext())
 		return
 	}
 	var p *topology.Packet
@@ -354,8 +359,21 @@ func (pt *Port) kick(now sim.Time) {
 	pt.busyUntil = pt.Wire.Send(now, p)
 	if pt.queued+int(pt.ctrl) > 0 {
 		pt.txPending = true
-		pt.sw.eng.At(pt.busyUntil, pt.sw, portOp(evTx, pt.Index, 0), pt)
+		pt.sw.eng.At(pt.busyUntil, pt, portOp(evTx, 0), pt.likelyNext())
 	}
+}
+
+// likelyNext is the frame the port will most likely send next, if nothing arrives or pauses
+// first: the head of its highest non-empty queue (a PAUSE frame's, if one waits). It is a hint
+// for the engine's prefetch, read from queue lines the port has just used.
+func (pt *Port) likelyNext() any {
+	if pt.ctrl > 0 {
+		return pt.control.Peek()
+	}
+	if pt.backlog == 0 {
+		return nil
+	}
+	return pt.Queues[bits.Len8(pt.backlog)-1].Peek()
 }
 
 // dequeue takes the head frame of queue qi out of the switch.
