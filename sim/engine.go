@@ -208,7 +208,7 @@ func (e *Engine) RunBudget(until Time, budget uint64) (stopped, exhausted bool) 
 // prefetchNext starts the cache misses of the event that will most likely run next: the one
 // behind the event just taken from its wheel bucket (slot next), or else the head of the next
 // non-empty bucket. It fetches that event's handler and data (for a wire, its frame-path
-// line and the arriving frame), and the event behind it. On a large fabric these lines were
+// line and the arriving frame), and the event behind it, in its bucket or the next one. On a large fabric these lines were
 // last touched microseconds ago and are out of the L2 cache; fetched while the current event
 // runs, they are there when the next one starts, instead of one miss after another. It is a
 // hint: an event scheduled meanwhile may run first, and the order does not depend on it.
@@ -225,7 +225,14 @@ func (e *Engine) prefetchNext(next int32) {
 	if d := (*eface)(unsafe.Pointer(&n.data)).data; d != nil {
 		prefetch(d)
 	}
-	if nn := n.next; nn >= 0 {
+	nn := n.next
+	if nn < 0 {
+		// The next event is its bucket's last: the one after it heads a later bucket.
+		if b := w.after(int(int64(n.at)>>wheelShift&wheelMask), w.cur&wheelMask); b >= 0 {
+			nn = w.buckets[b].head
+		}
+	}
+	if nn >= 0 {
 		prefetch(unsafe.Pointer(&e.events[nn]))
 	}
 }
