@@ -196,7 +196,15 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 			}
 		}
 	}
+	// One log for every queue's depth record: see topology.DepthLog.
+	depth := &topology.DepthLog{}
+	for _, nic := range f.nics {
+		if nic != nil {
+			nic.LogDepth(depth)
+		}
+	}
 	for _, sw := range f.switches {
+		sw.LogDepth(depth)
 		for pi, p := range nw.Nodes[sw.ID].Ports {
 			l := nw.Links[p.Link]
 			dir := 0

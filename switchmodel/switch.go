@@ -190,6 +190,17 @@ func (c *Config) validate(ports int) error {
 	return nil
 }
 
+// LogDepth makes every queue of the switch add to its depth record through l (see
+// topology.DepthLog).
+func (sw *Switch) LogDepth(l *topology.DepthLog) {
+	for _, pt := range sw.Ports {
+		for c := range pt.Queues {
+			pt.Queues[c].LogTo(l)
+		}
+		pt.control.LogTo(l)
+	}
+}
+
 // SetWire attaches the egress wire of port i.
 func (sw *Switch) SetWire(i int, w *topology.Wire) {
 	pt := sw.Ports[i]

@@ -2,7 +2,6 @@ package topology
 
 import (
 	"math/bits"
-	"unsafe"
 
 	"github.com/fabricsim/fabricsim/sim"
 )
@@ -10,25 +9,89 @@ import (
 // Queue is a FIFO of packets linked through the packets themselves, so it never allocates.
 // It keeps its length in frames and bytes and a time-weighted record of its depth in bytes:
 // its mean, maximum and a log-linear histogram of the time spent at each depth (16 buckets per
-// power of two above 32 bytes, so quantiles are within about 3%). The histogram is allocated
-// on first use and counts whole picoseconds in integers.
+// power of two above 32 bytes, so quantiles are within about 3%). The histogram counts whole
+// picoseconds in integers.
 //
-// A Queue is one 64-byte cache line, everything a push or a pop reads and writes but the
-// histogram bucket: on a large fabric each line a frame touches is a cache miss.
+// A Queue is one 64-byte cache line, everything a push or a pop reads and writes. The area
+// and the histogram, which are not (on a large fabric each line a frame touches is a cache
+// miss), are added to through a DepthLog when the queue has one (LogTo).
 type Queue struct {
 	head, tail *Packet
 	// Bytes is the frame bytes queued, Len the frames.
 	Bytes int64
 	Len   int32
 
-	histLen int32    // the histogram's buckets
-	last    sim.Time // when Bytes last changed (or the record was last brought up to date)
+	last sim.Time // when Bytes last changed (or the record was last brought up to date)
 	// MaxBytes is the largest Bytes ever queued.
 	MaxBytes int64
-	area     float64 // byte-picoseconds; exact, every partial sum a whole number below 2^53
-	// hist points at the first of histLen buckets, the picoseconds spent at each depth (a
-	// slice's pointer without its length and capacity, which would not fit the line).
-	hist *int64
+	depth    *depthSums // made when the queue is first non-empty for a while
+	log      *DepthLog  // nil: add to depth at once
+}
+
+// depthSums is the time-weighted part of a queue's depth record: the area (byte-picoseconds)
+// and the picoseconds spent in each histogram bucket. Time at depth 0 is in neither: it is
+// the time the histogram does not hold. The area is exact: every partial sum is a whole
+// number below 2^53, so the order the log adds in does not change it.
+type depthSums struct {
+	area float64
+	hist []int64
+}
+
+// add counts dt picoseconds at depth v (> 0).
+func (d *depthSums) add(v int64, dt sim.Time) {
+	b := depthBucket(v)
+	if b >= len(d.hist) {
+		d.grow(b)
+	}
+	d.hist[b] += int64(dt)
+	d.area += float64(v) * float64(dt)
+}
+
+// grow extends the histogram to hold bucket b; a cold path, kept out of add.
+//
+//go:noinline
+func (d *depthSums) grow(b int) {
+	d.hist = append(d.hist, make([]int64, b+1-len(d.hist))...)
+}
+
+// DepthLog defers the additions to the queues' areas and histograms: a queue appends what it
+// would add (a few bytes in a buffer that stays in cache) and the log adds a batch at a time,
+// when the buffer is full or a reader asks (Flush). In a batch the additions do not wait for
+// one another, so their cache misses overlap, where one by one each stood in the way of a
+// frame. One log serves the queues of one simulation; it is not safe for concurrent use.
+type DepthLog struct {
+	n       int
+	entries [depthLogSize]depthEntry
+}
+
+// depthLogSize is the entries a DepthLog holds before it adds them: 256 x 24 bytes, a few KB.
+const depthLogSize = 256
+
+type depthEntry struct {
+	sums  *depthSums
+	depth int64
+	dt    sim.Time
+}
+
+// Flush adds the logged time to the queues' records.
+func (l *DepthLog) Flush() {
+	for _, e := range l.entries[:l.n] {
+		e.sums.add(e.depth, e.dt)
+	}
+	l.n = 0
+}
+
+// LogTo makes the queue add its area and histogram through l (nil: at once).
+func (q *Queue) LogTo(l *DepthLog) {
+	q.flush()
+	q.log = l
+}
+
+// flush brings the queue's sums up to date with its log.
+func (q *Queue) flush() {
+	if q.log != nil {
+		q.log.Flush()
+	}
 }
 
 // Push appends p at time now.
@@ -78,40 +141,34 @@ func (q *Queue) Pop(now sim.Time) *Packet {
 // setBytes records that the depth changed to v at now: the time since the last change is
 // counted at the old depth, in the histogram and the area. Time at depth 0 is not counted:
 // it is what the histogram does not hold (QuantileBytes), so a frame that finds the queue
-// empty does not touch the histogram, a cache line of its own.
+// empty adds nothing.
 func (q *Queue) setBytes(now sim.Time, v int64) {
 	if dt := now - q.last; dt > 0 {
 		q.last = now
 		if q.Bytes != 0 {
-			b := depthBucket(q.Bytes)
-			if b >= int(q.histLen) {
-				q.grow(b)
+			if q.depth == nil {
+				q.depth = &depthSums{}
 			}
-			unsafe.Slice(q.hist, q.histLen)[b] += int64(dt)
-			q.area += float64(q.Bytes) * float64(dt)
+			if l := q.log; l != nil {
+				l.entries[l.n] = depthEntry{q.depth, q.Bytes, dt}
+				if l.n++; l.n == depthLogSize {
+					l.Flush()
+				}
+			} else {
+				q.depth.add(q.Bytes, dt)
+			}
 		}
 	}
 	q.Bytes = v
 	q.MaxBytes = max(q.MaxBytes, v)
 }
 
-// histogram is the depth histogram's buckets.
-func (q *Queue) histogram() []int64 { return unsafe.Slice(q.hist, q.histLen) }
-
-// grow extends the histogram to hold bucket b; a cold path, kept out of setBytes.
-//
-//go:noinline
-func (q *Queue) grow(b int) {
-	h := make([]int64, b+1)
-	copy(h, q.histogram())
-	q.hist, q.histLen = &h[0], int32(len(h))
-}
-
-// account brings the record up to now without a change of depth.
+// account brings the record up to now without a change of depth, and the sums up to date.
 func (q *Queue) account(now sim.Time) {
 	if now > q.last {
 		q.setBytes(now, q.Bytes)
 	}
+	q.flush()
 }
 
 // MeanBytes is the time-weighted mean depth over [0, until].
@@ -120,17 +177,20 @@ func (q *Queue) MeanBytes(until sim.Time) float64 {
 		return 0
 	}
 	q.account(until)
-	return q.area / float64(until)
+	if q.depth == nil {
+		return 0
+	}
+	return q.depth.area / float64(until)
 }
 
 // QuantileBytes is the time-weighted p-quantile of the depth over [0, until], as the
 // midpoint of its histogram bucket.
 func (q *Queue) QuantileBytes(p float64, until sim.Time) float64 {
 	q.account(until)
-	if until <= 0 {
+	if until <= 0 || q.depth == nil {
 		return 0
 	}
-	hist := q.histogram()
+	hist := q.depth.hist
 	var inHist float64
 	for _, t := range hist {
 		inHist += float64(t)

@@ -3,6 +3,7 @@ package topology
 import (
 	"math"
 	"math/bits"
+	"math/rand/v2"
 	"sort"
 	"testing"
 
@@ -246,4 +247,38 @@ func TestDepthBucketConsistency(t *testing.T) {
 	}
 	_, hi := depthBucketRange(last)
 	require.Equal(t, int64(math.MaxInt64), hi)
+}
+
+// TestDepthLogChangesNoRecord drives queues that share a DepthLog and the same queues without
+// one through the same random pushes and pops, more than the log holds, and checks that every
+// record comes out the same, to the bit: the log only changes when the sums are added.
+func TestDepthLogChangesNoRecord(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	var log DepthLog
+	var logged, direct [3]Queue
+	for i := range logged {
+		logged[i].LogTo(&log)
+	}
+	now := sim.Time(0)
+	for step := 0; step < 5*depthLogSize; step++ {
+		now += sim.Time(r.IntN(3)) * 100 * sim.Nanosecond
+		i := r.IntN(len(logged))
+		if r.IntN(2) == 0 || direct[i].Len == 0 {
+			frame := int32(64 + r.IntN(4096))
+			logged[i].Push(now, &Packet{Frame: frame})
+			direct[i].Push(now, &Packet{Frame: frame})
+		} else {
+			logged[i].Pop(now)
+			direct[i].Pop(now)
+		}
+	}
+	require.Positive(t, log.n, "some additions are still in the log")
+	until := now + sim.Microsecond
+	for i := range logged {
+		require.Equal(t, direct[i].MeanBytes(until), logged[i].MeanBytes(until), "queue %d", i)
+		for _, p := range []float64{0.1, 0.5, 0.9, 0.99, 1} {
+			require.Equal(t, direct[i].QuantileBytes(p, until), logged[i].QuantileBytes(p, until), "queue %d, p %v", i, p)
+		}
+		require.Equal(t, direct[i].depth.hist, logged[i].depth.hist, "queue %d", i)
+	}
 }

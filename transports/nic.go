@@ -146,6 +146,15 @@ func (n *NIC) Handle(now sim.Time, op int, _ any) {
 	n.kick(now)
 }
 
+// LogDepth makes every queue of the NIC add to its depth record through l (see
+// topology.DepthLog).
+func (n *NIC) LogDepth(l *topology.DepthLog) {
+	for c := range n.Control {
+		n.Control[c].LogTo(l)
+	}
+	n.PFCOut.LogTo(l)
+}
+
 // SendPause makes the NIC send one PFC frame pausing class c for quanta (0 resumes it), as
 // a faulty NIC may: it goes out at the next frame boundary, ahead of all data.
 func (n *NIC) SendPause(now sim.Time, c int, quanta uint16) {
