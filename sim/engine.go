@@ -221,9 +221,9 @@ func (e *Engine) prefetchNext(next int32) {
 		next = w.buckets[w.first()].head
 	}
 	n := &e.events[next]
-	prefetch((*eface)(unsafe.Pointer(&n.target)).data)
+	Prefetch((*eface)(unsafe.Pointer(&n.target)).data)
 	if d := (*eface)(unsafe.Pointer(&n.data)).data; d != nil {
-		prefetch(d)
+		Prefetch(d)
 	}
 	nn := n.next
 	if nn < 0 {
@@ -233,7 +233,7 @@ func (e *Engine) prefetchNext(next int32) {
 		}
 	}
 	if nn >= 0 {
-		prefetch(unsafe.Pointer(&e.events[nn]))
+		Prefetch(unsafe.Pointer(&e.events[nn]))
 	}
 }
 

@@ -4,5 +4,5 @@ package sim
 
 import "unsafe"
 
-// prefetch does nothing on this architecture (see prefetch_asm.go).
-func prefetch(unsafe.Pointer) {}
+// Prefetch does nothing on this architecture (see prefetch_asm.go).
+func Prefetch(unsafe.Pointer) {}

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"math/bits"
+	"unsafe"
 
 	"github.com/fabricsim/fabricsim/sim"
 )
@@ -73,9 +74,20 @@ type depthEntry struct {
 	dt    sim.Time
 }
 
-// Flush adds the logged time to the queues' records.
+// Flush adds the logged time to the queues' records. It first asks the CPU for every
+// record's line, then for every histogram bucket's, then adds: the misses of a batch
+// overlap, where one by one each would wait for the one before.
 func (l *DepthLog) Flush() {
-	for _, e := range l.entries[:l.n] {
+	es := l.entries[:l.n]
+	for i := range es {
+		sim.Prefetch(unsafe.Pointer(es[i].sums))
+	}
+	for i := range es {
+		if h := es[i].sums.hist; len(h) > 0 {
+			sim.Prefetch(unsafe.Pointer(&h[min(depthBucket(es[i].depth), len(h)-1)]))
+		}
+	}
+	for _, e := range es {
 		e.sums.add(e.depth, e.dt)
 	}
 	l.n = 0
