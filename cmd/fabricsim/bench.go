@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -12,10 +13,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fabricsim/fabricsim/experiment"
+	"github.com/fabricsim/fabricsim/internal/hugepages"
 )
 
 // benchScenario is what `fabricsim bench` with no scenario measures.
 const benchScenario = "perf-leafspine"
+
+// hugePageCheck is how often a run looks for heap the kernel should back with huge pages
+// (internal/hugepages): each look reads /proc/self/maps, tens of microseconds.
+const hugePageCheck = 100 * time.Millisecond
 
 // benchFigures are the speed figures of one bench run, over all the variants it ran.
 type benchFigures struct {
@@ -79,6 +85,9 @@ across machines and loads.`,
 				}
 				defer pprof.StopCPUProfile()
 			}
+			ctx, stop := context.WithCancel(cmd.Context())
+			defer stop()
+			go hugepages.Keep(ctx, hugePageCheck)
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			cpu0 := cpuTime()

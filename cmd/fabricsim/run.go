@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/fabricsim/fabricsim/experiment"
+	"github.com/fabricsim/fabricsim/internal/hugepages"
 	"github.com/fabricsim/fabricsim/results"
 	"github.com/fabricsim/fabricsim/scenarios"
 )
@@ -333,6 +334,7 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 				shown = len(variants)
 			}
 			bar := newProgress(stderr, shown*max(len(seeds), 1), s.quiet)
+			go hugepages.Keep(ctx, hugePageCheck)
 			doc, err := experiment.RunFileWith(f, variants, experiment.Options{Workers: s.workers,
 				Progress: bar.report, Capture: capture, Limits: limits, Seeds: seeds, Series: s.out != ""})
 			bar.finish()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fabricsim/fabricsim/internal/hugepages"
 	"github.com/fabricsim/fabricsim/scenarios"
 	"github.com/fabricsim/fabricsim/sweep"
 )
@@ -98,6 +99,7 @@ array jobs; 'fabricsim merge' then combines the shards' directories. Values: a l
 					fmt.Fprintf(stderr, "fabricsim sweep: [%d/%d] %s (%s)\n", done, total, pt.Name, how)
 				}
 			}
+			go hugepages.Keep(ctx, hugePageCheck)
 			err = sweep.Run(plan, opt)
 			stop()
 			if errors.Is(err, sweep.ErrInterrupted) {
