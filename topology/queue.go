@@ -38,9 +38,8 @@ type depthSums struct {
 	hist []int64
 }
 
-// add counts dt picoseconds at depth v (> 0).
-func (d *depthSums) add(v int64, dt sim.Time) {
-	b := depthBucket(v)
+// add counts dt picoseconds at depth v (> 0), in its histogram bucket b.
+func (d *depthSums) add(v int64, b int, dt sim.Time) {
 	if b >= len(d.hist) {
 		d.grow(b)
 	}
@@ -65,13 +64,14 @@ type DepthLog struct {
 	entries [depthLogSize]depthEntry
 }
 
-// depthLogSize is the entries a DepthLog holds before it adds them: 256 x 24 bytes, a few KB.
+// depthLogSize is the entries a DepthLog holds before it adds them: 256 x 32 bytes, 8 KiB.
 const depthLogSize = 256
 
 type depthEntry struct {
-	sums  *depthSums
-	depth int64
-	dt    sim.Time
+	sums   *depthSums
+	depth  int64
+	dt     sim.Time
+	bucket int
 }
 
 // Flush adds the logged time to the queues' records. It first asks the CPU for every
@@ -83,12 +83,12 @@ func (l *DepthLog) Flush() {
 		sim.Prefetch(unsafe.Pointer(es[i].sums))
 	}
 	for i := range es {
-		if h := es[i].sums.hist; len(h) > 0 {
-			sim.Prefetch(unsafe.Pointer(&h[min(depthBucket(es[i].depth), len(h)-1)]))
+		if h := es[i].sums.hist; es[i].bucket < len(h) {
+			sim.Prefetch(unsafe.Pointer(&h[es[i].bucket]))
 		}
 	}
-	for _, e := range es {
-		e.sums.add(e.depth, e.dt)
+	for i := range es {
+		es[i].sums.add(es[i].depth, es[i].bucket, es[i].dt)
 	}
 	l.n = 0
 }
@@ -162,12 +162,12 @@ func (q *Queue) setBytes(now sim.Time, v int64) {
 				q.depth = &depthSums{}
 			}
 			if l := q.log; l != nil {
-				l.entries[l.n] = depthEntry{q.depth, q.Bytes, dt}
+				l.entries[l.n] = depthEntry{q.depth, q.Bytes, dt, depthBucket(q.Bytes)}
 				if l.n++; l.n == depthLogSize {
 					l.Flush()
 				}
 			} else {
-				q.depth.add(q.Bytes, dt)
+				q.depth.add(q.Bytes, depthBucket(q.Bytes), dt)
 			}
 		}
 	}

@@ -27,15 +27,8 @@ type advisor struct {
 	done map[[2]uintptr]bool
 }
 
-// minAnon is the anonymous memory below which the advisor does nothing: the TLB of a
-// current x86 core (2,048 entries of 4 KiB) reaches 8 MiB, so a smaller heap gains little,
-// and 2 MiB pages would round its resident size up (and a collapse cost a short run more
-// than it saves).
-const minAnon = 32 << 20
-
 // advise advises the anonymous private writable mappings of /proc/self/maps that it has not
-// yet, once there are at least minAnon bytes of them: huge pages for the pages to come, and
-// a collapse of those already there.
+// yet: huge pages for the pages to come, and a collapse of those already there.
 func (a *advisor) advise() {
 	maps, err := os.ReadFile("/proc/self/maps")
 	if err != nil {
@@ -45,7 +38,6 @@ func (a *advisor) advise() {
 		a.done = map[[2]uintptr]bool{}
 	}
 	var ranges [][2]uintptr
-	var total uintptr
 	s := bufio.NewScanner(bytes.NewReader(maps))
 	for s.Scan() {
 		// "start-end perms offset dev inode [path]": anonymous when inode is 0 and no path.
@@ -63,11 +55,7 @@ func (a *advisor) advise() {
 		lo, hi := uintptr((start+hugePage-1)&^(hugePage-1)), uintptr(end&^(hugePage-1))
 		if hi > lo {
 			ranges = append(ranges, [2]uintptr{lo, hi})
-			total += hi - lo
 		}
-	}
-	if total < minAnon {
-		return
 	}
 	for _, r := range ranges {
 		if a.done[r] {

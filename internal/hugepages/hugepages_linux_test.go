@@ -24,8 +24,8 @@ func anonHuge(t *testing.T) int64 {
 	return 0
 }
 
-// TestAdviseBacksALargeHeapWithHugePages fills 40 MiB of heap (past minAnon), advises,
-// maps 64 MiB more, advises again and fills those: where the kernel lets a program ask for
+// TestAdviseBacksALargeHeapWithHugePages fills 40 MiB of heap, advises, maps 64 MiB more,
+// advises again and fills those: where the kernel lets a program ask for
 // huge pages (THP madvise or always), some of the new memory is in them; where it does not
 // (never), advising must leave everything as it was.
 func TestAdviseBacksALargeHeapWithHugePages(t *testing.T) {
