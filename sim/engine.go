@@ -191,7 +191,7 @@ func (e *Engine) RunBudget(until Time, budget uint64) (stopped, exhausted bool) 
 		}
 		if bi >= 0 {
 			w.remove(bi, ev.next)
-			if ev.next >= 0 {
+			if w.n > 0 {
 				e.prefetchNext(ev.next)
 			}
 		} else {
@@ -207,22 +207,41 @@ func (e *Engine) RunBudget(until Time, budget uint64) (stopped, exhausted bool) 
 	return e.finish(until)
 }
 
-// prefetchNext starts the cache misses of the event that will most likely run next, when it
-// is the one behind the event just taken from its wheel bucket (slot next): that event's
-// handler and data (for a wire, its frame-path line and the arriving frame) and the event
-// behind it in the bucket. On a large fabric buckets hold several events and these lines
-// were last touched microseconds ago, out of the L2 cache; fetched while the current event
-// runs, they are there when the next one starts, instead of one miss after another. (A
-// bucket's last event has no successor at hand; finding the next bucket's would cost more
-// than it saves where buckets are sparse, on small fabrics that stay in cache.) It is a
-// hint: an event scheduled meanwhile may run first, and the order does not depend on it.
+// denseWheel is the pending events above which the wheel counts as dense (one per eight
+// buckets): prefetchNext then also looks across bucket boundaries.
+const denseWheel = wheelSize / 8
+
+// prefetchNext starts the cache misses of the event that will most likely run next: the one
+// behind the event just taken from its wheel bucket (slot next), or else, on a dense wheel,
+// the head of the next non-empty bucket. It fetches that event's handler and data (for a
+// wire, its frame-path line and the arriving frame) and the event after it. On a large
+// fabric these lines were last touched microseconds ago, out of the L2 cache; fetched while
+// the current event runs, they are there when the next one starts, instead of one miss after
+// another. On a sparse wheel (a small fabric, which stays in cache) the bucket searches
+// would cost more than they save, so it only looks within the bucket. It is a hint: an event
+// scheduled meanwhile may run first, and the order does not depend on it.
 func (e *Engine) prefetchNext(next int32) {
+	w := e.near
+	dense := w.n > denseWheel
+	if next < 0 {
+		if !dense {
+			return
+		}
+		next = w.buckets[w.first()].head
+	}
 	n := &e.events[next]
 	Prefetch((*eface)(unsafe.Pointer(&n.target)).data)
 	if d := (*eface)(unsafe.Pointer(&n.data)).data; d != nil {
 		Prefetch(d)
 	}
-	if nn := n.next; nn >= 0 {
+	nn := n.next
+	if nn < 0 && dense {
+		// The next event is its bucket's last: the one after it heads a later bucket.
+		if b := w.after(int(int64(n.at)>>wheelShift&wheelMask), w.cur); b >= 0 {
+			nn = w.buckets[b].head
+		}
+	}
+	if nn >= 0 {
 		Prefetch(unsafe.Pointer(&e.events[nn]))
 	}
 }

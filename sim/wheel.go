@@ -97,6 +97,23 @@ func (w *wheel) first() int {
 	}
 }
 
+// after is the first non-empty bucket after bucket i in time order (the ring from cur's
+// bucket), or -1 if there is none before the wheel's end.
+func (w *wheel) after(i int, cur int64) int {
+	c := int(cur & wheelMask)
+	for k := (i-c)&wheelMask + 1; k < wheelSize; {
+		j := (c + k) & wheelMask
+		if m := w.full[j>>6] >> (uint(j) & 63); m != 0 {
+			if k += bits.TrailingZeros64(m); k < wheelSize {
+				return (c + k) & wheelMask
+			}
+			return -1
+		}
+		k += 64 - j&63
+	}
+	return -1
+}
+
 // remove unlinks the head of bucket i, the earliest event, whose next is next. The caller
 // moves cur.
 func (w *wheel) remove(i int, next int32) {
