@@ -196,15 +196,8 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 			}
 		}
 	}
-	// One log for every queue's depth record: see topology.DepthLog.
-	depth := &topology.DepthLog{}
-	for _, nic := range f.nics {
-		if nic != nil {
-			nic.LogDepth(depth)
-		}
-	}
+	f.logDepth()
 	for _, sw := range f.switches {
-		sw.LogDepth(depth)
 		for pi, p := range nw.Nodes[sw.ID].Ports {
 			l := nw.Links[p.Link]
 			dir := 0
@@ -224,4 +217,30 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// depthLogPorts is the switch ports from which a fabric's queues add to their depth records
+// through a DepthLog: a fabric that large does not keep the records in cache, and the log's
+// batches overlap their misses; a smaller one adds at once, for fewer instructions. Either
+// way the records are the same, to the bit.
+const depthLogPorts = 1024
+
+// logDepth gives every queue of a large fabric one DepthLog (see depthLogPorts).
+func (f *fabric) logDepth() {
+	ports := 0
+	for _, sw := range f.switches {
+		ports += len(sw.Ports)
+	}
+	if ports < depthLogPorts {
+		return
+	}
+	depth := &topology.DepthLog{}
+	for _, nic := range f.nics {
+		if nic != nil {
+			nic.LogDepth(depth)
+		}
+	}
+	for _, sw := range f.switches {
+		sw.LogDepth(depth)
+	}
 }

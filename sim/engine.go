@@ -191,7 +191,7 @@ func (e *Engine) RunBudget(until Time, budget uint64) (stopped, exhausted bool) 
 		}
 		if bi >= 0 {
 			w.remove(bi, ev.next)
-			if w.n > 0 {
+			if w.n > denseWheel {
 				e.prefetchNext(ev.next)
 			}
 		} else {
@@ -208,25 +208,22 @@ func (e *Engine) RunBudget(until Time, budget uint64) (stopped, exhausted bool) 
 }
 
 // denseWheel is the pending events above which the wheel counts as dense (one per eight
-// buckets): prefetchNext then also looks across bucket boundaries.
+// buckets): a large fabric, whose events' lines do not stay in cache. The engine prefetches
+// only then; on a small fabric the prefetches and bucket searches cost instructions and
+// save nothing (the lines are in cache).
 const denseWheel = wheelSize / 8
 
 // prefetchNext starts the cache misses of the event that will most likely run next: the one
-// behind the event just taken from its wheel bucket (slot next), or else, on a dense wheel,
-// the head of the next non-empty bucket. It fetches that event's handler and data (for a
-// wire, its frame-path line and the arriving frame) and the event after it. On a large
-// fabric these lines were last touched microseconds ago, out of the L2 cache; fetched while
-// the current event runs, they are there when the next one starts, instead of one miss after
-// another. On a sparse wheel (a small fabric, which stays in cache) the bucket searches
-// would cost more than they save, so it only looks within the bucket. It is a hint: an event
-// scheduled meanwhile may run first, and the order does not depend on it.
+// behind the event just taken from its wheel bucket (slot next), or else the head of the
+// next non-empty bucket. It fetches that event's handler and data (for a wire, its
+// frame-path line and the arriving frame) and the event after it. On a large fabric these
+// lines were last touched microseconds ago, out of the L2 cache; fetched while the current
+// event runs, they are there when the next one starts, instead of one miss after another.
+// It is a hint: an event scheduled meanwhile may run first, and the order does not depend
+// on it.
 func (e *Engine) prefetchNext(next int32) {
 	w := e.near
-	dense := w.n > denseWheel
 	if next < 0 {
-		if !dense {
-			return
-		}
 		next = w.buckets[w.first()].head
 	}
 	n := &e.events[next]
@@ -235,7 +232,7 @@ func (e *Engine) prefetchNext(next int32) {
 		Prefetch(d)
 	}
 	nn := n.next
-	if nn < 0 && dense {
+	if nn < 0 {
 		// The next event is its bucket's last: the one after it heads a later bucket.
 		if b := w.after(int(int64(n.at)>>wheelShift&wheelMask), w.cur); b >= 0 {
 			nn = w.buckets[b].head
