@@ -284,5 +284,16 @@ func (pl *Pool) put(p *Packet) {
 	pl.free = p
 }
 
+// countKind is the number of packets of kind k in the list that starts at p (linked through
+// next: a queue's or a wire's).
+func countKind(p *Packet, k Kind) (n int64) {
+	for ; p != nil; p = p.next {
+		if p.Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
 // InNetwork is the number of packets of kind k taken and not yet delivered or dropped.
 func (pl *Pool) InNetwork(k Kind) int64 { return pl.Taken[k] - pl.Delivered[k] - pl.Dropped[k] }

@@ -124,15 +124,7 @@ func (q *Queue) Peek() *Packet { return q.head }
 
 // Count is the number of queued packets of kind k. It walks the queue: for audits, not for
 // the datapath.
-func (q *Queue) Count(k Kind) int64 {
-	var n int64
-	for p := q.head; p != nil; p = p.next {
-		if p.Kind == k {
-			n++
-		}
-	}
-	return n
-}
+func (q *Queue) Count(k Kind) int64 { return countKind(q.head, k) }
 
 // Pop removes and returns the head, or nil.
 func (q *Queue) Pop(now sim.Time) *Packet {

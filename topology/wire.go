@@ -163,15 +163,7 @@ func (w *Wire) BusyTime() sim.Time {
 
 // InFlight is the number of frames of kind k sent and not yet arrived or lost. It walks the
 // frames on the wire: for audits, not for the datapath.
-func (w *Wire) InFlight(k Kind) int64 {
-	var n int64
-	for p := w.head; p != nil; p = p.next {
-		if p.Kind == k {
-			n++
-		}
-	}
-	return n
-}
+func (w *Wire) InFlight(k Kind) int64 { return countKind(w.head, k) }
 
 // Send puts p on the wire now and returns when its last bit has left; the sender may start
 // its next frame then. The frame arrives at the far end one propagation delay later, unless
