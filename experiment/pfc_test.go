@@ -607,15 +607,13 @@ func loopPort(t testing.TB, f *fabric, a, b string) (*switchmodel.Port, string) 
 }
 
 // loopRun is what the two loop queues (r1 towards r2, r2 towards r1) did after the injector
-// stopped: their class-3 bytes then and at the end of the run, and since when they were
-// paused at the end.
+// stopped: their class-3 bytes and sent-frame counters then and at the end of the run.
 type loopRun struct {
-	v             *results.Variant
-	names         [2]string
-	atStop, atEnd [2]int64
-	stop          sim.Time
-	pausedSince   [2]sim.Time
-	paused        [2]bool
+	v                    *results.Variant
+	names                [2]string
+	atStop, atEnd        [2]int64
+	servedStop, servedAt [2]int64
+	paused               [2]bool
 }
 
 func runLoop(t *testing.T, r sim.Rate, sets ...string) loopRun {
@@ -637,15 +635,13 @@ func runLoop(t *testing.T, r sim.Rate, sets ...string) loopRun {
 	ports[0], lr.names[0] = loopPort(t, f, "r1", "r2")
 	ports[1], lr.names[1] = loopPort(t, f, "r2", "r1")
 	f.eng.Run(injectorStops + sim.Microsecond) // the last frame h1 sent has arrived
-	lr.stop = f.eng.Now()
 	for i, pt := range ports {
-		lr.atStop[i] = pt.Queues[pfcClass].Bytes
+		lr.atStop[i], lr.servedStop[i] = pt.Queues[pfcClass].Bytes, int64(pt.Queues[pfcClass].Served)
 	}
 	f.eng.Run(f.sc.Stop)
 	for i, pt := range ports {
-		lr.atEnd[i] = pt.Queues[pfcClass].Bytes
+		lr.atEnd[i], lr.servedAt[i] = pt.Queues[pfcClass].Bytes, int64(pt.Queues[pfcClass].Served)
 		lr.paused[i] = pt.Pause.Paused(f.eng.Now(), pfcClass)
-		lr.pausedSince[i] = pt.Pause.PausedSince(f.eng.Now(), pfcClass)
 	}
 	require.NoError(t, f.audit())
 	lr.v = f.collect()
@@ -676,7 +672,7 @@ func TestRoutingLoopDeadlocksAboveNBOverTTL(t *testing.T) {
 		for i := range lr.names {
 			require.Positive(t, lr.atStop[i], "%s holds frames when the injector stops", lr.names[i])
 			require.Equal(t, lr.atStop[i], lr.atEnd[i], "%s: nothing moves after the injector stopped", lr.names[i])
-			require.LessOrEqual(t, lr.pausedSince[i], lr.stop, "%s is paused without a break since then: it sent nothing", lr.names[i])
+			require.Equal(t, lr.servedStop[i], lr.servedAt[i], "%s sent nothing since", lr.names[i])
 			require.True(t, lr.paused[i], "%s is still paused", lr.names[i])
 		}
 		require.Zero(t, v.Drops.ByReason.Watchdog)
@@ -716,4 +712,52 @@ func TestRoutingLoopDeadlocksAboveNBOverTTL(t *testing.T) {
 			require.False(t, lr.paused[i], "%s is not paused", lr.names[i])
 		}
 	})
+}
+
+// TestDeadlockDetectorCountsAFrameBetweenTwoPauses: with a response time of 0, a PAUSE that
+// takes effect at the very picosecond the previous one ends continues it (pfc.Egress joins
+// the two), but the port, woken at that instant before the PAUSE is applied, sends one
+// frame in between. A queue that sends a frame at every such boundary is making progress:
+// the detector must not report the two ports as a deadlock because their pause looks
+// unbroken. (PAUSE faults on r1:2 and r2:1, 1,000 quanta = 5.12 us at 100 Gb/s, every
+// 5.12 us; the detector looks every 20 us.)
+func TestDeadlockDetectorCountsAFrameBetweenTwoPauses(t *testing.T) {
+	var faults strings.Builder
+	for k := 0; k < 60; k++ {
+		at := 100*sim.Microsecond + sim.Time(k)*5120*sim.Nanosecond
+		for _, np := range [][2]string{{"r2", "1"}, {"r1", "2"}} {
+			fmt.Fprintf(&faults, "  - {at: %dns, pause: {node: %s, port: %s, priority: 3, quanta: 1000}}\n",
+				int64(at/sim.Nanosecond), np[0], np[1])
+		}
+	}
+	text := `version: 1
+name: pause-boundaries
+seed: 1
+stop: 500us
+topology:
+  nodes:
+    - {name: h1, type: host, subnet: 10.0.1.0/24}
+    - {name: h2, type: host, subnet: 10.0.2.0/24}
+    - {name: r1, type: switch, layer: 3}
+    - {name: r2, type: switch, layer: 3}
+  links:
+    - {between: [h1, r1], rate: 100Gbps, delay: 1us}
+    - {between: [r1, r2], rate: 100Gbps, delay: 1us}
+    - {between: [r2, h2], rate: 100Gbps, delay: 1us}
+  routes:
+    - {at: r2, dst: 10.0.2.0/24, via: r1}
+hosts: {ttl: 16}
+switch:
+  buffer: 16MB
+  pfc: {enabled: true, priorities: [3], deadlock_detection: 20us, response_time: 0, xoff: 4MB, xon: 3MB, headroom: 200KB}
+traffic:
+  - flow: {src: h1, dst: h2, size: 100MB, rate: 20Gbps}
+faults:
+` + faults.String() + `variants:
+  - {name: a, transport: rocev2}
+`
+	v := runOne(t, text, 0)
+	require.GreaterOrEqual(t, v.PFC.PauseFrames, int64(120), "the injected pauses went out")
+	require.Positive(t, v.PFC.PausedTimeUS)
+	require.Empty(t, v.Deadlocks, "the loop's queues sent a frame at every pause boundary")
 }

@@ -18,9 +18,7 @@ type Deadlock struct {
 
 // DeadlockDetector looks, every Interval, for a cycle of egress queues that are paused, hold
 // frames, and sent none since the last look: a PFC deadlock (Hu et al., HotNets 2016). Each
-// cycle is reported once. A queue whose class has been paused without a break since the last
-// look or before has sent nothing since (a paused class starts no frame), so the pause alone
-// is the mark of no progress.
+// cycle is reported once.
 type DeadlockDetector struct {
 	Interval sim.Time
 	// Found lists the deadlocks in the order they were found.
@@ -30,7 +28,7 @@ type DeadlockDetector struct {
 	nw       *topology.Network
 	switches []*Switch
 	byNode   map[topology.NodeID]*Switch
-	looked   bool // a look was taken before: a queue can have been stuck since then
+	served   map[queueKey]uint32
 	reported map[string]bool
 }
 
@@ -44,7 +42,7 @@ type queueKey struct {
 // Interval.
 func NewDeadlockDetector(eng *sim.Engine, nw *topology.Network, switches []*Switch, interval sim.Time) *DeadlockDetector {
 	d := &DeadlockDetector{Interval: interval, eng: eng, nw: nw, switches: switches,
-		byNode: map[topology.NodeID]*Switch{}, reported: map[string]bool{}}
+		byNode: map[topology.NodeID]*Switch{}, served: map[queueKey]uint32{}, reported: map[string]bool{}}
 	for _, sw := range switches {
 		d.byNode[sw.ID] = sw
 	}
@@ -65,15 +63,17 @@ func (d *DeadlockDetector) look(now sim.Time) {
 		for _, pt := range sw.Ports {
 			for c := range pt.Queues {
 				k := queueKey{sw, pt.Index, c}
+				served := pt.Queues[c].Served
+				last, seen := d.served[k]
+				d.served[k] = served
 				since := pt.Pause.PausedSince(now, c)
-				if pt.Queues[c].Len > 0 && d.looked && since <= now-d.Interval {
+				if pt.Queues[c].Len > 0 && seen && served == last && since <= now-d.Interval {
 					index[k] = len(stuck)
 					stuck = append(stuck, k)
 				}
 			}
 		}
 	}
-	d.looked = true
 	if len(stuck) < 2 {
 		return
 	}

@@ -391,6 +391,7 @@ func (pt *Port) likelyNext() any {
 func (pt *Port) dequeue(now sim.Time, qi int) *topology.Packet {
 	sw := pt.sw
 	p := pt.Queues[qi].Pop(now)
+	pt.Queues[qi].Served++
 	pt.queued--
 	if pt.Queues[qi].Len == 0 {
 		pt.backlog &^= 1 << qi

@@ -21,6 +21,10 @@ type Queue struct {
 	// Bytes is the frame bytes queued, Len the frames.
 	Bytes int64
 	Len   int32
+	// Served counts the frames its owner sent from the queue, modulo 2^32 (a switch's
+	// deadlock detector compares it between two looks: its progress mark). Popping does not
+	// count: a frame that is dropped from a queue was not served.
+	Served uint32
 
 	last sim.Time // when Bytes last changed (or the record was last brought up to date)
 	// MaxBytes is the largest Bytes ever queued.
