@@ -565,7 +565,18 @@ const routingLoop = `
 version: 1
 name: pfc-deadlock
 stop: 20ms
-topology:
+` + loopTopology + `switch:
+  buffer: 4MB
+  pfc: {enabled: true, priorities: [3]}
+traffic:
+  - flow: {src: h1, dst: h2, size: 1GB, transport: rocev2, rate: 20Gbps}
+faults:
+  - {at: 6ms, link: [h1, r1], state: down}
+`
+
+// loopTopology is the routing loop's fabric: h1 -> r1 <-> r2 -> h2, and r2's static route
+// for h2's subnet back to r1.
+const loopTopology = `topology:
   nodes:
     - {name: h1, type: host, subnet: 10.0.1.0/24}
     - {name: h2, type: host, subnet: 10.0.2.0/24}
@@ -578,13 +589,6 @@ topology:
   routes:
     - {at: r2, dst: 10.0.2.0/24, via: r1}   # r1 -> r2 -> r1 -> ...: a routing loop
 hosts: {ttl: 16}
-switch:
-  buffer: 4MB
-  pfc: {enabled: true, priorities: [3]}
-traffic:
-  - flow: {src: h1, dst: h2, size: 1GB, transport: rocev2, rate: 20Gbps}
-faults:
-  - {at: 6ms, link: [h1, r1], state: down}
 `
 
 // loopPort is router a's port towards router b, and its name.
@@ -734,20 +738,7 @@ func TestDeadlockDetectorCountsAFrameBetweenTwoPauses(t *testing.T) {
 name: pause-boundaries
 seed: 1
 stop: 500us
-topology:
-  nodes:
-    - {name: h1, type: host, subnet: 10.0.1.0/24}
-    - {name: h2, type: host, subnet: 10.0.2.0/24}
-    - {name: r1, type: switch, layer: 3}
-    - {name: r2, type: switch, layer: 3}
-  links:
-    - {between: [h1, r1], rate: 100Gbps, delay: 1us}
-    - {between: [r1, r2], rate: 100Gbps, delay: 1us}
-    - {between: [r2, h2], rate: 100Gbps, delay: 1us}
-  routes:
-    - {at: r2, dst: 10.0.2.0/24, via: r1}
-hosts: {ttl: 16}
-switch:
+` + loopTopology + `switch:
   buffer: 16MB
   pfc: {enabled: true, priorities: [3], deadlock_detection: 20us, response_time: 0, xoff: 4MB, xon: 3MB, headroom: 200KB}
 traffic:

@@ -26,7 +26,7 @@ type sampler struct {
 	ticks    uint64   // events of the sampler, left out of the variant's count
 	last     sim.Time // the last sample's time
 	series   results.Series
-	dcqcn    []bool // per flow: its sender runs a rate-based congestion control (DCQCN, or HPCC's W/T pacing)
+	rateCC   []bool // per flow: its sender runs a rate-based congestion control (DCQCN, or HPCC's W/T pacing)
 	iwarp    []bool // per flow: an iWARP (TCP) sender
 	queues   map[*topology.Queue]int
 	ingress  map[*pfcRef]int
@@ -58,11 +58,11 @@ func (f *fabric) startSampler() {
 	}
 	f.sampler = s
 	rateCC := func(t string) bool { c := f.roceConfig(t); return c.DCQCN != nil || c.HPCC != nil }
-	dcqcn := map[string]bool{"rocev1": rateCC("rocev1"), "rocev2": rateCC("rocev2")}
+	byTransport := map[string]bool{"rocev1": rateCC("rocev1"), "rocev2": rateCC("rocev2")}
 	start := sim.Never
 	for i, fl := range f.reg.Flows {
 		start = min(start, fl.Start)
-		s.dcqcn = append(s.dcqcn, dcqcn[fl.Transport])
+		s.rateCC = append(s.rateCC, byTransport[fl.Transport])
 		s.iwarp = append(s.iwarp, fl.Transport == "iwarp")
 		s.series.Flows = append(s.series.Flows, results.FlowSeries{Flow: f.reg.Flows[i].ID})
 	}
@@ -110,7 +110,7 @@ func (s *sampler) take(now sim.Time) {
 	for i, fl := range f.reg.Flows {
 		fs := &ss.Flows[i]
 		fs.DeliveredBytes = append(fs.DeliveredBytes, fl.Delivered)
-		if s.dcqcn[i] {
+		if s.rateCC[i] {
 			r := 0.0
 			if fl.Start <= now && fl.Status == transports.Pending {
 				rate := f.reg.RateOf(int32(i))

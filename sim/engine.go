@@ -7,7 +7,8 @@ import (
 )
 
 // eface is how the gc compiler lays out an interface value (go/src/runtime/runtime2.go's
-// eface): its second word points at the value, for the pointers the engine's handlers use.
+// eface, and iface for one with methods: a type or method-table word, then the value's):
+// the second word points at the value, for the pointers the engine's handlers and data are.
 type eface struct{ typ, data unsafe.Pointer }
 
 // Handler receives the events scheduled for it. Op says which of the handler's actions is

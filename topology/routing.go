@@ -22,11 +22,14 @@ const (
 )
 
 // TableFor is the table a packet uses at the next node it reaches.
-func TableFor(p *Packet) Table {
+func TableFor(p *Packet) Table { return tableFor(p.CrossSubnet, p.Routed) }
+
+// tableFor is the table of a packet that crosses subnets or not, and has been routed or not.
+func tableFor(crossSubnet, routed bool) Table {
 	switch {
-	case !p.CrossSubnet:
+	case !crossSubnet:
 		return Bridged
-	case p.Routed:
+	case routed:
 		return Routed
 	default:
 		return Unrouted
@@ -337,10 +340,11 @@ func (r *Routes) Forwarding(at NodeID) *Forwarding { return r.fwd[at] }
 // Next returns the switch's equal-cost ports toward destination host d in table t. The
 // slice is shared: do not modify it.
 func (fw *Forwarding) Next(t Table, d NodeID) []int32 {
-	if e := fw.rows[t][d]; e&singlePort != 0 {
+	e := fw.rows[t][d]
+	if e&singlePort != 0 {
 		return fw.single[e&^singlePort]
 	}
-	return fw.groups[fw.rows[t][d]]
+	return fw.groups[e]
 }
 
 // Pick chooses one of the switch's equal-cost ports toward d by the packet's 5-tuple hash,
@@ -366,13 +370,7 @@ func (fw *Forwarding) Pick(t Table, d NodeID, hash uint32) int {
 // standing in the path of the frame's arrival, where each step waits for the one before.
 // The table is the one the switch will use (a layer-3 switch routes a cross-subnet frame).
 func (fw *Forwarding) Ahead(p *Packet) {
-	t := Bridged
-	if p.CrossSubnet {
-		t = Unrouted
-		if p.Routed || fw.router {
-			t = Routed
-		}
-	}
+	t := tableFor(p.CrossSubnet, p.Routed || fw.router)
 	p.ahead = uint16(fw.Pick(t, p.Dst, p.Hash) + 1)
 }
 

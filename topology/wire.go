@@ -63,7 +63,7 @@ type Wire struct {
 	LostDown   int64
 	onChange   func(up bool) // told of each change of the link state (OnStateChange)
 	// A Wire is 256 bytes, a size class of Go's allocator whose objects start on a cache
-	// line, so that the first line above is one line (wire_layout_test.go).
+	// line, so that the first line above is one line (layout_test.go).
 	_ [32]byte
 }
 

@@ -46,8 +46,10 @@ func sourcePort(qpn uint32) uint16 {
 // Ethernet with an 802.1Q tag and the GRH.
 func (q *qp) frame(p *topology.Packet, reply bool) {
 	src, dst, hash := q.srcID, q.dstID, q.dataHash
+	srcIP, dstIP, ttl := q.srcIP, q.dstIP, q.srcTTL
 	if reply {
 		src, dst, hash = q.dstID, q.srcID, q.ackHash
+		srcIP, dstIP, ttl = q.dstIP, q.srcIP, q.dstTTL
 	}
 	roceStack(p, int(q.version))
 	p.DestQP = q.qpn
@@ -59,10 +61,7 @@ func (q *qp) frame(p *topology.Packet, reply bool) {
 		p.PCP = q.priority // RoCE v1's priority rides in the 802.1Q PCP
 		return
 	}
-	p.SrcIP, p.DstIP, p.TTL = q.srcIP, q.dstIP, q.srcTTL
-	if reply {
-		p.SrcIP, p.DstIP, p.TTL = q.dstIP, q.srcIP, q.dstTTL
-	}
+	p.SrcIP, p.DstIP, p.TTL = srcIP, dstIP, ttl
 	// IP transports carry the priority in DSCP: class selector CSn = n << 3 (RFC 2474).
 	p.DSCP = q.priority << 3
 	p.ECN = topology.ECNNotECT // control frames are not ECN-capable; data sets ECT(0)

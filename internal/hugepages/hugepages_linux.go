@@ -20,6 +20,7 @@ const (
 	madvCollapse = 25
 )
 
+// hugePage is the size of an x86-64 transparent huge page (a PMD: 2 MiB).
 const hugePage = 2 << 20
 
 // advisor remembers the ranges it advised, so that each range is advised and collapsed once.
