@@ -24,18 +24,26 @@ var update = flag.Bool("update", false, "rewrite testdata/golden/*.json from thi
 // the wall time (the only part that is not deterministic) zeroed.
 func goldenDocument(t *testing.T, name string) ([]byte, *results.Document) {
 	t.Helper()
-	data, ok := scenarios.BundledYAML(name)
-	require.True(t, ok)
-	f, problems, _ := scenarios.Load(name+".yaml", data, nil)
-	require.Empty(t, problems)
-	doc, err := RunFileWith(f, nil, Options{Workers: 2, Series: true})
-	require.NoError(t, err)
+	doc := runBundledWithSeries(t, name)
 	for i := range doc.Variants {
 		doc.Variants[i].WallSeconds = 0
 	}
 	var b bytes.Buffer
 	require.NoError(t, results.WriteJSON(&b, doc))
 	return b.Bytes(), doc
+}
+
+// runBundledWithSeries runs bundled scenario name with its time series, as `fabricsim run
+// NAME -o DIR` does.
+func runBundledWithSeries(t *testing.T, name string) *results.Document {
+	t.Helper()
+	data, ok := scenarios.BundledYAML(name)
+	require.True(t, ok)
+	f, problems, _ := scenarios.Load(name+".yaml", data, nil)
+	require.Empty(t, problems)
+	doc, err := RunFileWith(f, nil, Options{Workers: 2, Series: true})
+	require.NoError(t, err)
+	return doc
 }
 
 // checkFigures holds the plots of a bundled scenario to what a reader needs: every time
