@@ -449,3 +449,64 @@ func TestAheadIsThePickOfTheTableTheSwitchUses(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedRoutesAreEachHostsOwn checks that routing the hosts of one switch together (as
+// ComputeRoutes does) gives every switch the same equal-cost ports, in every table and to
+// every destination host, as routing each host on its own: on a star, a dumbbell, layer-2
+// and layer-3 leaf-spines and fat-trees, hosts of two subnets on one switch with a router on
+// a stick, and a routed triangle with static routes.
+func TestSharedRoutesAreEachHostsOwn(t *testing.T) {
+	star, err := Star(5, hostLink)
+	require.NoError(t, err)
+	bell, err := Dumbbell(3, 2, hostLink, fabricLink)
+	require.NoError(t, err)
+	tri := triangle(t)
+	nets := []struct {
+		name   string
+		nw     *Network
+		static []StaticRoute
+	}{
+		{"star", star, nil},
+		{"dumbbell", bell, nil},
+		{"router on a stick", subnetsNet(t, 2, true), nil},
+		{"triangle with static routes", tri, []StaticRoute{
+			{At: id(t, tri, "r1"), Dst: subnet("10.0.2.0/24"), Via: id(t, tri, "r2")},
+			{At: id(t, tri, "r2"), Dst: subnet("10.0.3.0/24"), Via: id(t, tri, "r1")}}},
+	}
+	for _, routing := range []string{RoutingL2, RoutingL3} {
+		ls, err := LeafSpine(4, 3, 3, hostLink, fabricLink, routing)
+		require.NoError(t, err)
+		ft, err := FatTree(4, fabricLink, routing)
+		require.NoError(t, err)
+		nets = append(nets, struct {
+			name   string
+			nw     *Network
+			static []StaticRoute
+		}{"leaf-spine " + routing, ls, nil}, struct {
+			name   string
+			nw     *Network
+			static []StaticRoute
+		}{"fat-tree " + routing, ft, nil})
+	}
+	for _, tc := range nets {
+		t.Run(tc.name, func(t *testing.T) {
+			own, err := computeRoutes(tc.nw, tc.static, false)
+			require.NoError(t, err)
+			shared, err := computeRoutes(tc.nw, tc.static, true)
+			require.NoError(t, err)
+			sets := attachedSets(tc.nw, true)
+			require.Less(t, len(sets), len(tc.nw.Hosts()), "some hosts share a switch")
+			for sw := range tc.nw.Nodes {
+				if tc.nw.Nodes[sw].Type != Switch {
+					continue
+				}
+				for _, d := range tc.nw.Hosts() {
+					for tab := Table(0); tab < numTables; tab++ {
+						require.Equal(t, own.Next(NodeID(sw), tab, d), shared.Next(NodeID(sw), tab, d),
+							"switch %s to %s, table %d", tc.nw.Nodes[sw].Name, tc.nw.Nodes[d].Name, tab)
+					}
+				}
+			}
+		})
+	}
+}
