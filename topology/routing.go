@@ -55,19 +55,42 @@ type Routes struct {
 }
 
 // Forwarding is one switch's tables, laid out for the per-packet lookup: a row per table of
-// 2-byte entries indexed by destination node, and the switch's few distinct ECMP groups
-// (sets of equal-cost ports). An entry with the singlePort bit holds the one port itself, so
-// the lookup reads the row entry alone (on a large fabric, one cache miss instead of three);
-// any other entry is the number of a group, which stays in cache. A switch keeps 4 bytes per
-// node of the fabric (2 with no layer-3 routing), so a 10,000-host fabric's tables take tens
-// of megabytes, not gigabytes. The Routed row is the Bridged one except at a switch with
-// static routes.
+// 2-byte entries indexed by destination class, and the switch's few distinct ECMP groups
+// (sets of equal-cost ports). The hosts that hang from one switch form a class: every other
+// switch reaches them by the same ports, so it keeps one entry for them all, and their own
+// switch keeps each one's entries apart, in the fabric's destination list (destination.own).
+// An entry with the singlePort bit holds the one port itself, so the lookup reads the entry
+// alone (on a large fabric, one cache miss instead of three); any other entry is the number of
+// a group, which stays in cache. A switch keeps 2-6 bytes per class (per switch with hosts,
+// on a leaf-spine), so a 10,000-host fabric's rows take a few megabytes. The Routed row is
+// the Bridged one except at a switch with static routes.
 type Forwarding struct {
-	rows   [numTables][]uint16 // [table][destination node] -> singlePort | port, or a group; 0: no route
+	rows   [numTables][]uint16 // [table][class] -> singlePort | port, or a group; 0: no route
+	dests  []destination       // by node, shared by every switch of the fabric
+	id     NodeID              // this switch
 	groups [][]int32           // group -> ports; groups[0] is empty
 	single [][]int32           // port -> the group of that port alone, for Next
 	salt   uint32
 	router bool // the switch is a layer-3 switch
+}
+
+// destination is what a lookup needs to know of a destination node: the switch it hangs
+// from (-1: a host routed on its own, or not a host) and its class, the row index at every
+// other switch; at its own switch, its entries by table. Class 0 is no destination: every
+// row's entry 0 is the empty group.
+type destination struct {
+	at    NodeID
+	class int32
+	own   [numTables]uint16
+}
+
+// entry is the switch's row entry toward destination node d in table t.
+func (fw *Forwarding) entry(t Table, d NodeID) uint16 {
+	ds := &fw.dests[d]
+	if ds.at == fw.id {
+		return ds.own[t]
+	}
+	return fw.rows[t][ds.class]
 }
 
 // singlePort marks a row entry that is a port, not a group number.
@@ -100,33 +123,6 @@ func computeRoutes(nw *Network, static []StaticRoute, shareAttached bool) (*Rout
 		return nil, fmt.Errorf("the topology is too large to route: %d switches x %d nodes is more than %d route-table entries",
 			switches, n, MaxTableEntries)
 	}
-	r := &Routes{nw: nw, fwd: make([]*Forwarding, n), salt: make([]uint32, n)}
-	index := make([]map[string]uint16, n) // per switch: a group's ports (as a key) -> its number
-	for i := range r.fwd {
-		r.salt[i] = mix32(uint32(i)*0x9e3779b9 + 0x7f4a7c15)
-		if nw.Nodes[i].Type == Switch {
-			fw := &Forwarding{groups: [][]int32{nil}, salt: r.salt[i], router: nw.Nodes[i].Router()}
-			fw.rows[Bridged] = make([]uint16, n)
-			fw.rows[Routed] = fw.rows[Bridged] // shared until a static route needs its own
-			r.fwd[i] = fw
-			index[i] = map[string]uint16{"": 0}
-		}
-	}
-	routers := false
-	for i := range nw.Nodes {
-		routers = routers || nw.Nodes[i].Router()
-	}
-	// With no layer-3 switch a cross-subnet packet has no route anywhere: every switch
-	// shares one empty Unrouted row.
-	none := make([]uint16, n)
-	for _, fw := range r.fwd {
-		if fw != nil {
-			fw.rows[Unrouted] = none
-			if routers {
-				fw.rows[Unrouted] = make([]uint16, n)
-			}
-		}
-	}
 	for _, s := range static {
 		if !nw.Nodes[s.At].Router() {
 			return nil, fmt.Errorf("static route at %s: it is not a layer-3 switch", nw.Nodes[s.At].Name)
@@ -140,26 +136,84 @@ func computeRoutes(nw *Network, static []StaticRoute, shareAttached bool) (*Rout
 				nw.Nodes[s.At].Name, nw.Nodes[s.Via].Name, nw.Nodes[s.Via].Name, nw.Nodes[s.At].Name)
 		}
 	}
+	// The destination classes. Static routes tell hosts apart by address, not by the switch
+	// they hang from (a /32 can single one out): with any, every host is a class of its own.
+	sets := attachedSets(nw, shareAttached && len(static) == 0)
+	classes := len(sets) + 1 // and class 0, no destination
+	dests := make([]destination, n)
+	for i := range dests {
+		dests[i].at = -1
+	}
+	for c, set := range sets {
+		for _, h := range set.hosts {
+			dests[h] = destination{at: set.at, class: int32(c + 1)}
+		}
+	}
+	r := &Routes{nw: nw, fwd: make([]*Forwarding, n), salt: make([]uint32, n)}
+	index := make([]map[string]uint16, n) // per switch: a group's ports (as a key) -> its number
+	for i := range r.fwd {
+		r.salt[i] = mix32(uint32(i)*0x9e3779b9 + 0x7f4a7c15)
+		if nw.Nodes[i].Type == Switch {
+			fw := &Forwarding{dests: dests, id: NodeID(i), groups: [][]int32{nil}, salt: r.salt[i], router: nw.Nodes[i].Router()}
+			fw.rows[Bridged] = make([]uint16, classes)
+			fw.rows[Routed] = fw.rows[Bridged] // shared until a static route needs its own
+			r.fwd[i] = fw
+			index[i] = map[string]uint16{"": 0}
+		}
+	}
+	routers := false
+	for i := range nw.Nodes {
+		routers = routers || nw.Nodes[i].Router()
+	}
+	// With no layer-3 switch a cross-subnet packet has no route anywhere: every switch
+	// shares one empty Unrouted row.
+	none := make([]uint16, classes)
+	for _, fw := range r.fwd {
+		if fw != nil {
+			fw.rows[Unrouted] = none
+			if routers {
+				fw.rows[Unrouted] = make([]uint16, classes)
+			}
+		}
+	}
 	bridged := make([]int, n)  // hops to the destination, any switches
 	unrouted := make([]int, n) // hops to the destination through at least one router
 	var ports []int32
 	// Hosts on one switch are routed to alike: a host has one port, so swapping two hosts of
 	// the same switch maps the network onto itself. The distances are computed once per
-	// such set, for its first host f; for another host d of it they are f's with f and d
-	// swapped, every switch but theirs reaches d by the ports it reaches f by (its entry is
-	// copied), and only their switch is worked out again. On a leaf-spine that divides the
-	// work by the hosts per leaf (building 10,240 hosts took 8.9 s, now 1.9 s).
-	for _, set := range attachedSets(nw, shareAttached) {
+	// class, for its first host f, and every switch but theirs keeps one entry for the
+	// class. At their own switch each host d has its entries, worked out from f's distances
+	// with f and d swapped. On a leaf-spine that divides the work and the rows by the hosts
+	// per leaf (building 10,240 hosts took 8.9 s, now 1.9 s).
+	for c, set := range sets {
 		f, at := set.hosts[0], set.at
 		r.distances(f, bridged, unrouted)
+		for i, fw := range r.fwd {
+			if fw == nil || NodeID(i) == at {
+				continue
+			}
+			b, u, err := r.entries(NodeID(i), f, bridged, unrouted, routers, index[i], &ports)
+			if err != nil {
+				return nil, err
+			}
+			fw.rows[Bridged][c+1] = b
+			if routers {
+				fw.rows[Unrouted][c+1] = u
+			}
+		}
+		if at < 0 {
+			continue
+		}
 		for k, d := range set.hosts {
 			if k > 0 {
 				bridged[f], bridged[d] = bridged[d], bridged[f]
 				unrouted[f], unrouted[d] = unrouted[d], unrouted[f]
 			}
-			if err := r.fill(d, f, at, k > 0, bridged, unrouted, routers, index, &ports); err != nil {
+			b, u, err := r.entries(at, d, bridged, unrouted, routers, index[at], &ports)
+			if err != nil {
 				return nil, err
 			}
+			dests[d].own = [numTables]uint16{Bridged: b, Routed: b, Unrouted: u}
 			if k > 0 {
 				bridged[f], bridged[d] = bridged[d], bridged[f]
 				unrouted[f], unrouted[d] = unrouted[d], unrouted[f]
@@ -172,6 +226,13 @@ func computeRoutes(nw *Network, static []StaticRoute, shareAttached bool) (*Rout
 	for i, fw := range r.fwd {
 		if fw != nil {
 			fw.compact(len(nw.Nodes[i].Ports))
+		}
+	}
+	for d := range dests {
+		if at := dests[d].at; at >= 0 {
+			for t := range dests[d].own {
+				dests[d].own[t] = r.fwd[at].compacted(dests[d].own[t])
+			}
 		}
 	}
 	return r, nil
@@ -207,58 +268,38 @@ func attachedSets(nw *Network, share bool) []hostSet {
 	return sets
 }
 
-// fill writes every switch's entries toward destination host d from the distances to it.
-// When shared, d hangs from switch at as host f does, whose entries are written: every
-// other switch takes f's, and only at is worked out.
-func (r *Routes) fill(d, f, at NodeID, shared bool, bridged, unrouted []int, routers bool, index []map[string]uint16, buf *[]int32) error {
+// entries finds switch i's Bridged and Unrouted entries toward destination host d from the
+// distances to it (Unrouted 0 when the network has no router).
+func (r *Routes) entries(i, d NodeID, bridged, unrouted []int, routers bool, index map[string]uint16, buf *[]int32) (b, u uint16, err error) {
 	nw := r.nw
-	ports := *buf
-	defer func() { *buf = ports }()
-	for i := range nw.Nodes {
-		node := &nw.Nodes[i]
-		if node.Type == Host {
-			continue
-		}
-		fw := r.fwd[i]
-		if shared && NodeID(i) != at {
-			fw.rows[Bridged][d] = fw.rows[Bridged][f]
-			if routers {
-				fw.rows[Unrouted][d] = fw.rows[Unrouted][f]
-			}
-			continue
-		}
-		ports = r.hops(ports[:0], node, d, func(m NodeID) int { return bridged[m] }, bridged[i])
-		g, err := fw.group(index[i], ports)
-		if err != nil {
-			return fmt.Errorf("switch %s: %w", node.Name, err)
-		}
-		fw.rows[Bridged][d] = g
-		if !routers {
-			continue // no router: no Unrouted path
-		}
+	node := &nw.Nodes[i]
+	fw := r.fwd[i]
+	ports := r.hops((*buf)[:0], node, d, func(m NodeID) int { return bridged[m] }, bridged[i])
+	if b, err = fw.group(index, ports); err != nil {
+		return 0, 0, fmt.Errorf("switch %s: %w", node.Name, err)
+	}
+	if routers {
 		ports = r.hops(ports[:0], node, d, func(m NodeID) int {
 			if nw.Nodes[m].Router() {
 				return bridged[m]
 			}
 			return unrouted[m]
 		}, unrouted[i])
-		if g, err = fw.group(index[i], ports); err != nil {
-			return fmt.Errorf("switch %s: %w", node.Name, err)
+		if u, err = fw.group(index, ports); err != nil {
+			return 0, 0, fmt.Errorf("switch %s: %w", node.Name, err)
 		}
-		fw.rows[Unrouted][d] = g
 	}
-	return nil
+	*buf = ports
+	return b, u, nil
 }
 
 // compact rewrites the row entries of one-port groups as the port itself (singlePort), once
-// the rows are final, for a switch with ports ports.
+// the rows are final, for a switch with ports ports. (The entries a destination keeps for its
+// own switch are rewritten by compacted.)
 func (fw *Forwarding) compact(ports int) {
 	fw.single = make([][]int32, ports)
 	for p := range fw.single {
 		fw.single[p] = []int32{int32(p)}
-	}
-	if ports > singlePort {
-		return // ports beyond the entry's 15 bits: keep every route as a group
 	}
 	done := map[*uint16]bool{} // rows are shared: Routed with Bridged, Unrouted between switches
 	for _, row := range fw.rows {
@@ -266,12 +307,19 @@ func (fw *Forwarding) compact(ports int) {
 			continue
 		}
 		done[&row[0]] = true
-		for d, g := range row {
-			if g&singlePort == 0 && len(fw.groups[g]) == 1 {
-				row[d] = singlePort | uint16(fw.groups[g][0])
-			}
+		for c, g := range row {
+			row[c] = fw.compacted(g)
 		}
 	}
+}
+
+// compacted is entry g as compact leaves it: the port itself when g is a one-port group and
+// the port fits the entry's 15 bits.
+func (fw *Forwarding) compacted(g uint16) uint16 {
+	if g&singlePort == 0 && len(fw.groups[g]) == 1 && len(fw.single) <= singlePort {
+		return singlePort | uint16(fw.groups[g][0])
+	}
+	return g
 }
 
 // group is the number of the ECMP group of ports, added to the switch's groups if new.
@@ -397,7 +445,11 @@ func (r *Routes) applyStatic(static []StaticRoute, index []map[string]uint16) er
 			if err != nil {
 				return fmt.Errorf("switch %s: %w", nw.Nodes[at].Name, err)
 			}
-			fw.rows[Routed][d] = g
+			if ds := &fw.dests[d]; ds.at == at {
+				ds.own[Routed] = g
+			} else {
+				fw.rows[Routed][ds.class] = g
+			}
 		}
 	}
 	return nil
@@ -413,7 +465,7 @@ func (r *Routes) Forwarding(at NodeID) *Forwarding { return r.fwd[at] }
 // Next returns the switch's equal-cost ports toward destination host d in table t. The
 // slice is shared: do not modify it.
 func (fw *Forwarding) Next(t Table, d NodeID) []int32 {
-	e := fw.rows[t][d]
+	e := fw.entry(t, d)
 	if e&singlePort != 0 {
 		return fw.single[e&^singlePort]
 	}
@@ -423,11 +475,16 @@ func (fw *Forwarding) Next(t Table, d NodeID) []int32 {
 // Pick chooses one of the switch's equal-cost ports toward d by the packet's 5-tuple hash,
 // salted per switch, or -1 when there is none.
 func (fw *Forwarding) Pick(t Table, d NodeID, hash uint32) int {
-	e := fw.rows[t][d]
+	e := fw.entry(t, d)
 	if e&singlePort != 0 {
 		return int(e &^ singlePort)
 	}
-	ports := fw.groups[e]
+	return fw.pickGroup(e, hash)
+}
+
+// pickGroup is Pick's choice in group g.
+func (fw *Forwarding) pickGroup(g uint16, hash uint32) int {
+	ports := fw.groups[g]
 	switch len(ports) {
 	case 0:
 		return -1
@@ -443,8 +500,12 @@ func (fw *Forwarding) Pick(t Table, d NodeID, hash uint32) int {
 // standing in the path of the frame's arrival, where each step waits for the one before.
 // The table is the one the switch will use (a layer-3 switch routes a cross-subnet frame).
 func (fw *Forwarding) Ahead(p *Packet) {
-	t := tableFor(p.CrossSubnet, p.Routed || fw.router)
-	p.ahead = uint16(fw.Pick(t, p.Dst, p.Hash) + 1)
+	e := fw.entry(tableFor(p.CrossSubnet, p.Routed || fw.router), p.Dst)
+	if e&singlePort != 0 {
+		p.ahead = e&^singlePort + 1
+		return
+	}
+	p.ahead = uint16(fw.pickGroup(e, p.Hash) + 1)
 }
 
 // Out is Pick for a frame that arrived, in table t: the port Ahead found, if the sender
