@@ -259,8 +259,9 @@
 //
 // Before anything is built, each variant's run is estimated from its resolved scenario
 // alone (Estimate, File.Estimate): nodes, switches, hosts, links, route-table entries
-// (switches x nodes), routing steps (hosts x (nodes + 4 x links): routes are a search from
-// every destination host), flows (counted, not made; a Poisson item without count by its
+// (switches x nodes), routing steps (hosts x (nodes + 4 x links): at most a search from
+// every destination host; the hosts of one switch share one, and one table entry, so both
+// figures are upper bounds), flows (counted, not made; a Poisson item without count by its
 // offered load and the workload's mean size), events in flight, time-series rows (at most:
 // every flow in every sample, plus two queues per switch port) and memory. A run over any of
 // these limits is refused with the estimate and how to shrink it (for a preset, the largest
@@ -268,7 +269,7 @@
 //
 //	file size                     8 MB (MaxFileBytes; checked before parsing)
 //	nodes                         131,072 (MaxNodes)
-//	route-table entries           20,000,000 (MaxRouteEntries, the builder's own bound)
+//	route-table entries           1,000,000,000 (MaxRouteEntries, the builder's own bound)
 //	routing steps                 1,000,000,000 (MaxRouteWork, a few seconds of routing)
 //	flows                         1,000,000 (MaxFlows, all traffic items together)
 //	time-series rows              2,000,000 (MaxSeriesRows: rates.csv and queues.csv together)

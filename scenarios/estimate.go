@@ -22,8 +22,9 @@ const (
 	MaxNodes = maxNodes
 	// MaxRouteEntries bounds switches x nodes, the rows of the route tables.
 	MaxRouteEntries = topology.MaxTableEntries
-	// MaxRouteWork bounds hosts x (nodes + 4 x links), the steps of computing the routes
-	// (a search from every destination host): about 5 s on a 2020s core.
+	// MaxRouteWork bounds hosts x (nodes + 4 x links), the steps of computing the routes if
+	// every destination host took a search of its own: about 5 s on a 2020s core. Hosts of
+	// one switch share a search (topology.ComputeRoutes), so it is an upper bound.
 	MaxRouteWork = 1_000_000_000
 	// MaxFlows bounds the flows the traffic makes, in all.
 	MaxFlows = 1_000_000

@@ -96,9 +96,10 @@ func (fw *Forwarding) entry(t Table, d NodeID) uint16 {
 // singlePort marks a row entry that is a port, not a group number.
 const singlePort = 1 << 15
 
-// MaxTableEntries bounds switches x nodes, the size of the route tables (2 bytes a row
-// entry, two rows per switch): beyond it a topology is refused rather than allowed to
-// exhaust memory.
+// MaxTableEntries bounds switches x nodes, what the route tables would be with a row entry
+// per switch and node (they are smaller: a row entry per switch and destination class, and
+// 16 bytes per node in the destination list): beyond it a topology is refused rather than
+// allowed to exhaust memory.
 const MaxTableEntries = 1_000_000_000
 
 // maxGroups is the number of distinct ECMP groups a switch can hold (a row entry without the
