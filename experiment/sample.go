@@ -151,7 +151,7 @@ func (s *sampler) take(now sim.Time) {
 				ss.Queues[k].Bytes = append(ss.Queues[k].Bytes, q.Bytes)
 			}
 			for c := range pt.Queues {
-				s.pause(&s.pauseCol[at+c], sw.ID, pi, c, sw.Name, pt.Pause.PausedTime(c, now), n)
+				s.pause(&s.pauseCol[at+c], sw.ID, pi, c, pt.Pause.PausedTime(c, now), n)
 			}
 		}
 	}
@@ -176,14 +176,14 @@ func (s *sampler) take(now sim.Time) {
 			continue
 		}
 		for c := range nic.Control {
-			s.pause(&s.nicPauseCol[ni*topology.NumPriorities+c], nic.ID, 0, c, nic.Name, nic.Pause.PausedTime(c, now), n)
+			s.pause(&s.nicPauseCol[ni*topology.NumPriorities+c], nic.ID, 0, c, nic.Pause.PausedTime(c, now), n)
 		}
 	}
 }
 
 // pause appends the paused time so far of one sending port-class (port of node, class
 // prio), once it has been paused; col is its column's place (-1: none yet).
-func (s *sampler) pause(col *int32, node topology.NodeID, port, prio int, name string, paused sim.Time, n int) {
+func (s *sampler) pause(col *int32, node topology.NodeID, port, prio int, paused sim.Time, n int) {
 	ss := &s.series
 	i := *col
 	if i < 0 {
@@ -192,8 +192,8 @@ func (s *sampler) pause(col *int32, node topology.NodeID, port, prio int, name s
 		}
 		i = int32(len(ss.Pauses))
 		*col = i
-		peer := s.f.nw.Nodes[s.f.nw.Nodes[node].Ports[port].Peer].Name
-		ss.Pauses = append(ss.Pauses, results.PauseSeries{Node: name, Port: port + 1, Peer: peer, Priority: prio,
+		nd := &s.f.nw.Nodes[node]
+		ss.Pauses = append(ss.Pauses, results.PauseSeries{Node: nd.Name, Port: port + 1, Peer: s.f.nw.Nodes[nd.Ports[port].Peer].Name, Priority: prio,
 			PausedUS: make([]float64, n, n+1)})
 	}
 	ss.Pauses[i].PausedUS = append(ss.Pauses[i].PausedUS, paused.Microseconds())

@@ -180,6 +180,10 @@ func computeRoutes(nw *Network, static []StaticRoute, shareAttached bool) (*Rout
 	bridged := make([]int, n)  // hops to the destination, any switches
 	unrouted := make([]int, n) // hops to the destination through at least one router
 	var ports []int32
+	swap := func(a, b NodeID) {
+		bridged[a], bridged[b] = bridged[b], bridged[a]
+		unrouted[a], unrouted[b] = unrouted[b], unrouted[a]
+	}
 	// Hosts on one switch are routed to alike: a host has one port, so swapping two hosts of
 	// the same switch maps the network onto itself. The distances are computed once per
 	// class, for its first host f, and every switch but theirs keeps one entry for the
@@ -205,20 +209,14 @@ func computeRoutes(nw *Network, static []StaticRoute, shareAttached bool) (*Rout
 		if at < 0 {
 			continue
 		}
-		for k, d := range set.hosts {
-			if k > 0 {
-				bridged[f], bridged[d] = bridged[d], bridged[f]
-				unrouted[f], unrouted[d] = unrouted[d], unrouted[f]
-			}
+		for _, d := range set.hosts {
+			swap(f, d) // d's distances (f's own when d is f)
 			b, u, err := r.entries(at, d, bridged, unrouted, routers, index[at], &ports)
+			swap(f, d)
 			if err != nil {
 				return nil, err
 			}
 			dests[d].own = [numTables]uint16{Bridged: b, Routed: b, Unrouted: u}
-			if k > 0 {
-				bridged[f], bridged[d] = bridged[d], bridged[f]
-				unrouted[f], unrouted[d] = unrouted[d], unrouted[f]
-			}
 		}
 	}
 	if err := r.applyStatic(static, index); err != nil {
@@ -446,11 +444,9 @@ func (r *Routes) applyStatic(static []StaticRoute, index []map[string]uint16) er
 			if err != nil {
 				return fmt.Errorf("switch %s: %w", nw.Nodes[at].Name, err)
 			}
-			if ds := &fw.dests[d]; ds.at == at {
-				ds.own[Routed] = g
-			} else {
-				fw.rows[Routed][ds.class] = g
-			}
+			// With static routes every host is a class of its own (computeRoutes), so the
+			// class entry is this host's at every switch, its own switch's included.
+			fw.rows[Routed][fw.dests[d].class] = g
 		}
 	}
 	return nil

@@ -461,11 +461,12 @@ func TestSharedRoutesAreEachHostsOwn(t *testing.T) {
 	bell, err := Dumbbell(3, 2, hostLink, fabricLink)
 	require.NoError(t, err)
 	tri := triangle(t)
-	nets := []struct {
+	type network struct {
 		name   string
 		nw     *Network
 		static []StaticRoute
-	}{
+	}
+	nets := []network{
 		{"star", star, nil},
 		{"dumbbell", bell, nil},
 		{"router on a stick", subnetsNet(t, 2, true), nil},
@@ -478,15 +479,7 @@ func TestSharedRoutesAreEachHostsOwn(t *testing.T) {
 		require.NoError(t, err)
 		ft, err := FatTree(4, fabricLink, routing)
 		require.NoError(t, err)
-		nets = append(nets, struct {
-			name   string
-			nw     *Network
-			static []StaticRoute
-		}{"leaf-spine " + routing, ls, nil}, struct {
-			name   string
-			nw     *Network
-			static []StaticRoute
-		}{"fat-tree " + routing, ft, nil})
+		nets = append(nets, network{"leaf-spine " + routing, ls, nil}, network{"fat-tree " + routing, ft, nil})
 	}
 	for _, tc := range nets {
 		t.Run(tc.name, func(t *testing.T) {
