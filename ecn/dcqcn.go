@@ -40,8 +40,11 @@ type Params struct {
 	// CNPInterval (the paper's N, NVIDIA's MIN_TIME_BETWEEN_CNPS) is the notification point's
 	// minimum gap between two CNPs of a flow (or of a port, with PortPacing).
 	CNPInterval sim.Time
-	// NP is the notification point's rule for marks inside the CNP interval: NPPaper (the
-	// default in both modes) answers them at the window's end, NPImmediateOnly forgets them.
+	// NP is the notification point's rule: NPWindow (the paper mode's default, the authors'
+	// code) answers the marks of each window of a per-flow timer at its end, NPPaper (the
+	// SIGCOMM'15 text) answers a mark at once and the later marks at their window's end,
+	// NPImmediateOnly (the nvidia mode's default, as NVIDIA documents it) forgets the marks
+	// inside the interval.
 	NP NPRule
 	// PortPacing paces CNPs per NIC port instead of per flow: every flow a host receives
 	// shares one pacer, at most one CNP per CNPInterval from the port (ConnectX
@@ -58,23 +61,28 @@ func PaperParams() Params {
 	return Params{
 		G: 1.0 / 256, AlphaInit: 1, AlphaPeriod: 55 * sim.Microsecond, RateTimer: 55 * sim.Microsecond,
 		ByteCounter: 10_000_000, F: 5, RAI: 40 * sim.Mbps, RHAI: 200 * sim.Mbps, HyperLinear: true,
-		MinRate: 1 * sim.Mbps, AlphaOnCNP: true, CNPInterval: 50 * sim.Microsecond,
+		MinRate: 1 * sim.Mbps, AlphaOnCNP: true, CNPInterval: 50 * sim.Microsecond, NP: NPWindow,
 	}
 }
 
-// NVIDIAParams are the ConnectX firmware defaults (docs/model.md section 4, from mlxconfig
-// and the mlx5 interface): alpha EWMA weight 1019/1024 (DCE_TCP_G, so g = 5/1024) updated
-// every 1 us (DCE_TCP_RTT), INITIAL_ALPHA_VALUE 1023/1023, a rate cut at most every 4 us
-// (RATE_REDUCE_MONITOR_PERIOD), rate timer 300 us (RPG_TIME_RESET), one fast-recovery stage
+// NVIDIAParams are the ConnectX firmware defaults (docs/model.md section 4): NVIDIA's DOCA
+// page "DCQCN CC Parameters" (ConnectX-4 and later) and the device values of mlxconfig
+// dumps: alpha EWMA weight 1019/1024 (DCE_TCP_G, so g = 5/1024) updated every 1 us
+// (DCE_TCP_RTT), INITIAL_ALPHA_VALUE 1023/1023, a rate cut at most every 4 us
+// (RATE_REDUCE_MONITOR_PERIOD), rate timer 300 us (RPG_TIME_RESET), a byte counter of 32767
+// bytes (RPG_BYTE_RESET: "transmitted data between rate increases if no CNPs are received,
+// given in bytes, 0 disables", in mstflint's mlxconfig parameter text; IEEE 802.1Qau's
+// rpg_byte_reset, as Linux's dcbnl.h documents struct ieee_qcn), one fast-recovery stage
 // (RPG_THRESHOLD), AI 5 Mb/s and HAI 50 Mb/s per step, minimum rate 1 Mb/s, and 4 us between
-// CNPs (MIN_TIME_BETWEEN_CNPS; one mlxconfig dump says 2 us), paced per port as the
-// firmware's description of that setting says. The firmware increases by timer only
-// (docs/model.md section 4), so the byte counter is off.
+// CNPs (MIN_TIME_BETWEEN_CNPS), paced per port as the firmware's description of that setting
+// says ("minimum time between sending cnps from the port"), with marks inside the interval
+// forgotten (NPImmediateOnly).
 func NVIDIAParams() Params {
 	return Params{
 		G: 5.0 / 1024, AlphaInit: 1, AlphaPeriod: 1 * sim.Microsecond, RateTimer: 300 * sim.Microsecond,
-		F: 1, RAI: 5 * sim.Mbps, RHAI: 50 * sim.Mbps, MinRate: 1 * sim.Mbps,
+		ByteCounter: 32767, F: 1, RAI: 5 * sim.Mbps, RHAI: 50 * sim.Mbps, MinRate: 1 * sim.Mbps,
 		DecreasePeriod: 4 * sim.Microsecond, CNPInterval: 4 * sim.Microsecond, PortPacing: true,
+		NP: NPImmediateOnly,
 	}
 }
 

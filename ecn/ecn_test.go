@@ -295,3 +295,86 @@ func TestReactionPointNVIDIADecreasePeriod(t *testing.T) {
 	require.InDelta(t, 50e9*(1-a/2), float64(rp.Rate()), 2)
 	require.EqualValues(t, 2, rp.Cuts)
 }
+
+func TestNotificationPointWindowAnswersOneBurstOnce(t *testing.T) {
+	// The authors' code (NPWindow): the flow's timer starts at its first packet, t0; one
+	// marked burst of 0.2 us at 3.914 us is answered once, at the end of the window that
+	// holds it, t0 + N. The paper's rule answers the same burst twice: at once, and again
+	// at the end of the window the first CNP opened (a 50 us old mark).
+	us := sim.Microsecond
+	n, t0, burst := 50*us, 1*us, 3914*sim.Nanosecond
+	for _, tc := range []struct {
+		rule NPRule
+		want []string
+	}{
+		{NPWindow, []string{fmt.Sprintf("1@%d", (t0+n)/us)}},
+		{NPPaper, []string{"1@3", fmt.Sprintf("1@%d", (burst+n)/us)}},
+		{NPImmediateOnly, []string{"1@3"}},
+	} {
+		np := NewNotificationPoint(1, n, tc.rule)
+		np.Pacer.Arrived(t0)
+		var d npDriver
+		for at := burst; at < burst+200*sim.Nanosecond; at += 88480 {
+			np.Pacer.Arrived(at)
+			d.mark(np, at)
+		}
+		d.run(10 * n)
+		require.Equal(t, tc.want, d.cnps, "%v", tc.rule)
+	}
+}
+
+func TestNotificationPointWindowTicksFromTheFirstPacket(t *testing.T) {
+	us := sim.Microsecond
+	n := 50 * us
+	// A marked first packet is answered at once (the authors' code checks at the new
+	// flow's first packet); the timer's ticks then fall at t0 + k N.
+	np := NewNotificationPoint(1, n, NPWindow)
+	var d npDriver
+	t0 := 7 * us
+	d.mark(np, t0)
+	require.Equal(t, []string{"1@7"}, d.cnps)
+	// A mark exactly on a tick waits for the next one (the tick runs first); a mark just
+	// before it is answered by it.
+	d.mark(np, t0+n)
+	d.run(t0 + n)
+	require.Equal(t, []string{"1@7"}, d.cnps, "a mark on the tick is not answered by that tick")
+	d.run(t0 + 2*n)
+	require.Equal(t, []string{"1@7", fmt.Sprintf("1@%d", (t0+2*n)/us)}, d.cnps)
+	d.mark(np, t0+3*n-1)
+	d.run(t0 + 3*n)
+	require.Len(t, d.cnps, 3)
+	require.EqualValues(t, 3, np.CNPs)
+	// Marks every m = 30 us for 1 ms: one CNP per window [t0 + kN, t0 + (k+1)N) that holds
+	// a mark, at the window's end, counted here window by window.
+	np = NewNotificationPoint(2, n, NPWindow)
+	np.Pacer.Arrived(t0)
+	d = npDriver{}
+	m, span := 30*us, sim.Millisecond
+	windows := map[sim.Time]bool{}
+	for at := t0 + 1; at < span; at += m {
+		d.mark(np, at)
+		windows[(at-t0)/n] = true
+	}
+	d.run(span + n)
+	require.Len(t, d.cnps, len(windows))
+	for i, c := range d.cnps {
+		var flow, at int64
+		_, err := fmt.Sscanf(c, "%d@%d", &flow, &at)
+		require.NoError(t, err)
+		require.Zero(t, (sim.Time(at)*us-t0)%n, "CNP %d at %d us is on a tick of the flow's timer", i, at)
+	}
+}
+
+func TestPortPacerWindowServesOneFlowPerTick(t *testing.T) {
+	us := sim.Microsecond
+	port := &Pacer{Interval: 4 * us, Rule: NPWindow}
+	a := &NotificationPoint{Pacer: port, Flow: 1}
+	b := &NotificationPoint{Pacer: port, Flow: 2}
+	port.Arrived(0)
+	var d npDriver
+	d.mark(a, 1*us)
+	d.mark(b, 2*us)
+	d.mark(a, 3*us) // A already waits
+	d.run(20 * us)
+	require.Equal(t, []string{"1@4", "2@8"}, d.cnps, "one CNP per tick of the port's timer, oldest mark first")
+}

@@ -18,8 +18,23 @@ const (
 	// counts one CNP per window in which a packet was marked, 1-(1-p)^(N R) per window.
 	NPPaper NPRule = iota
 	// NPImmediateOnly answers a mark at once when no CNP went out in the last N and forgets
-	// the marks inside the interval: the paper's first clause alone.
+	// the marks inside the interval: the paper's first clause alone. It is also what NVIDIA
+	// documents for ConnectX: a CNP for a marked packet once MIN_TIME_BETWEEN_CNPS has
+	// passed since the port's last one ("minimum time between sending cnps from the port",
+	// mstflint's mlxconfig parameter text), nothing remembered in between.
 	NPImmediateOnly
+	// NPWindow is the DCQCN authors' own code (bobzhuyb/ns3-rdma,
+	// src/point-to-point/model/qbb-net-device.cc at e8a27d0): a per-flow timer, started when
+	// the flow's first packet arrives (QbbNetDevice::Receive, lines 492-515: a new
+	// ECNAccount entry calls CheckandSendQCN at once), runs every N
+	// (CheckandSendQCN, lines 1111-1155: it reschedules itself every m_qcn_interval). Each
+	// tick sends one CNP if a CE-marked packet of the flow arrived since the previous tick
+	// (ecnbits OR-ed in at line 485) and clears the marks either way. So a flow gets at most
+	// one CNP per N-long window of its own timer, one for every window in which a packet was
+	// marked: the CoNEXT 2016 fluid model's assumption, 1-(1-p)^(N R) cuts per window. A
+	// mark waits for the end of its window (up to N), except on the flow's first packet,
+	// which the first call answers at once.
+	NPWindow
 )
 
 // Pacer is one CNP pacing domain: a flow's notification point (the paper: at most one CNP
@@ -30,7 +45,9 @@ const (
 // Under NPPaper the flows whose marks find the pacer blocked wait in a queue, in the order
 // of their oldest unanswered mark, each flow at most once; the end of each window sends one
 // CNP, to the head of the queue, and starts the next window. With one flow per pacer this is
-// the paper's rule exactly. With a port pacer, which flow gets the port's CNP is not
+// the paper's rule exactly. Under NPWindow every mark waits in that queue for the next tick
+// of the pacer's timer, and each tick sends one CNP to the head; with one flow per pacer this
+// is the authors' code exactly. With a port pacer, which flow gets the port's CNP is not
 // documented by the vendor; oldest pending first is a modelling choice that answers every
 // marked flow in turn (k marked flows get one CNP each per k windows) and starves none.
 // Under NPImmediateOnly a mark that finds the pacer blocked is forgotten: at a port pacer,
@@ -43,6 +60,9 @@ type Pacer struct {
 
 	last       sim.Time           // time of the latest CNP
 	sent       bool               // a CNP went out
+	start      sim.Time           // NPWindow: when the timer started, the first packet's arrival
+	started    bool               // NPWindow: the timer runs
+	due        sim.Time           // NPWindow: the tick that answers the head of the queue
 	head, tail *NotificationPoint // flows with an unanswered mark, oldest first
 	// CNPs counts the CNPs this pacer sent.
 	CNPs int64
@@ -66,12 +86,25 @@ func NewNotificationPoint(flow int32, interval sim.Time, rule NPRule) *Notificat
 	return &NotificationPoint{Pacer: &Pacer{Interval: interval, Rule: rule}, Flow: flow}
 }
 
+// Arrived tells the pacer that a packet (marked or not) arrived at now. Under NPWindow the
+// first one starts the pacer's timer, whose ticks every Interval from then on end the
+// windows; the other rules and later calls ignore it. The timer costs nothing while no mark
+// waits: its ticks are computed, not scheduled.
+func (p *Pacer) Arrived(now sim.Time) {
+	if p.Rule == NPWindow && !p.started {
+		p.started, p.start = true, now
+	}
+}
+
 // Marked handles a CE-marked packet of the flow arriving at now. cnp says whether a CNP goes
 // to the flow at once. Otherwise, when wake is not sim.Never, the mark is pending and the
 // caller must call the pacer's Expire at wake (the end of the current window); asking again
 // for the same wake is harmless.
 func (np *NotificationPoint) Marked(now sim.Time) (cnp bool, wake sim.Time) {
 	p := np.Pacer
+	if p.Rule == NPWindow && p.Interval > 0 {
+		return np.markedWindow(now)
+	}
 	if p.head == nil && (!p.sent || now-p.last >= p.Interval) {
 		// No CNP in the last Interval and nobody waiting: answer at once.
 		p.send(now)
@@ -81,23 +114,59 @@ func (np *NotificationPoint) Marked(now sim.Time) (cnp bool, wake sim.Time) {
 	if p.Rule == NPImmediateOnly {
 		return false, sim.Never // forgotten
 	}
-	if !np.pending {
-		np.pending = true
-		if p.tail == nil {
-			p.head = np
-		} else {
-			p.tail.next = np
-		}
-		p.tail = np
-	}
+	np.enqueue()
 	return false, p.Wake()
+}
+
+// markedWindow is Marked under NPWindow: a mark on the packet that starts the timer is
+// answered at once (the authors' first CheckandSendQCN call finds it); any other waits for
+// the next tick, start + k Interval for the least k with that after now. A mark that
+// arrives exactly on a tick waits for the next one: the tick, scheduled an Interval
+// earlier, runs first among events of its time (ns-3 runs same-time events in the order
+// they were scheduled).
+func (np *NotificationPoint) markedWindow(now sim.Time) (cnp bool, wake sim.Time) {
+	p := np.Pacer
+	p.Arrived(now)
+	if now == p.start && p.head == nil && !p.sent {
+		p.send(now)
+		np.CNPs++
+		return true, sim.Never
+	}
+	if p.head == nil {
+		p.due = p.nextTick(now)
+	}
+	np.enqueue()
+	return false, p.due
+}
+
+// nextTick is the first tick of the window timer after now.
+func (p *Pacer) nextTick(now sim.Time) sim.Time {
+	return p.start + ((now-p.start)/p.Interval+1)*p.Interval
+}
+
+// enqueue puts the flow at the tail of its pacer's queue of pending marks, once.
+func (np *NotificationPoint) enqueue() {
+	if np.pending {
+		return
+	}
+	p := np.Pacer
+	np.pending = true
+	if p.tail == nil {
+		p.head = np
+	} else {
+		p.tail.next = np
+	}
+	p.tail = np
 }
 
 // Wake is when Expire must next be called: the end of the current window if a flow has a
 // pending mark, sim.Never otherwise.
 func (p *Pacer) Wake() sim.Time {
-	if p.head == nil {
+	switch {
+	case p.head == nil:
 		return sim.Never
+	case p.Rule == NPWindow && p.Interval > 0:
+		return p.due
 	}
 	return p.last + p.Interval
 }
@@ -110,13 +179,15 @@ func (p *Pacer) Expire(now sim.Time) (to *NotificationPoint, wake sim.Time) {
 	if p.head == nil {
 		return nil, sim.Never
 	}
-	if end := p.last + p.Interval; now < end {
+	if end := p.Wake(); now < end {
 		return nil, end
 	}
 	to = p.head
 	p.head, to.next, to.pending = to.next, nil, false
 	if p.head == nil {
 		p.tail = nil
+	} else if p.Rule == NPWindow {
+		p.due = p.nextTick(now) // the next flow waits for the next tick of the port's timer
 	}
 	p.send(now)
 	to.CNPs++
@@ -133,8 +204,11 @@ func (p *Pacer) send(now sim.Time) {
 
 // String names the rule as scenarios spell it.
 func (r NPRule) String() string {
-	if r == NPImmediateOnly {
+	switch r {
+	case NPImmediateOnly:
 		return "immediate-only"
+	case NPWindow:
+		return "window"
 	}
 	return "paper"
 }

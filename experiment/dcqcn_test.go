@@ -199,10 +199,15 @@ func TestDCQCNFixedPointRatesAndQueue(t *testing.T) {
 	// memory of 1/g = 256 alpha periods (14 ms): one flow may run a few percent above
 	// another for tens of ms, so per-flow averages need hundreds of ms to be within 5%.
 	t0, t1 := 100*sim.Millisecond, 600*sim.Millisecond
+	// N = 2 and 4 run with the default notification point, the authors' window rule. N = 10
+	// runs with immediate-only: under the window rule (and the SIGCOMM'15 text's) the N = 10
+	// loop does not settle (below), and Theorem 1's fixed point is where a stable loop
+	// settles; immediate-only's N = 10 loop does (BenchmarkDCQCNStability).
 	for _, tc := range []struct {
 		n        int
+		np       string
 		tableQKB float64 // docs/model.md section 7: q* at 40G with 1-KB packets
-	}{{2, 20.2}, {4, 41.8}, {10, 122.6}} {
+	}{{2, "window", 20.2}, {4, "window", 41.8}, {10, "immediate-only", 122.6}} {
 		t.Run(fmt.Sprintf("N=%d", tc.n), func(t *testing.T) {
 			t.Parallel()
 			n := tc.n
@@ -219,7 +224,7 @@ func TestDCQCNFixedPointRatesAndQueue(t *testing.T) {
 			// with 1-KB packets, and is logged for comparison.
 			qStar := fluidQStar(fluidPStar(c, n, 8*middleWire, middleFrame))
 
-			f := build0(t, dumbbellScenario(n, t1))
+			f := build0(t, dumbbellScenario(n, t1), "transports.rocev2.dcqcn.np="+tc.np)
 			f.startSampler()
 			pt, name := loopPort(t, f, "swl", "swr")
 			q := &pt.Queues[pfcClass]
@@ -284,28 +289,23 @@ func TestDCQCNFixedPointRatesAndQueue(t *testing.T) {
 			t.Logf("N=%d: %s time-mean %.1f KB over [%v, %v] (sampled %.1f KB); fluid q* %.1f KB with 1106-byte packets (%+.0f%%), table %.1f KB with 1-KB packets (%+.0f%%); %d marks, %d CNPs",
 				n, name, qMean/1e3, t0, t1, sampled/1e3, qStar/1e3, 100*(qMean/qStar-1), tc.tableQKB, 100*(qMean/(tc.tableQKB*1e3)-1),
 				v.ECN.MarkedPackets, v.ECN.CNPs)
-			// The bound: the time-mean queue within 30% of the fluid model's q*
-			// (computed for the simulator's own packet size), for N = 2 and 4. The
-			// notification point follows SIGCOMM'15 (marks inside a CNP interval answered at
-			// its end), as the fluid model does: it counts a CNP in every tau in which some
-			// packet was marked, a = 1 - (1-p)^(tau R). (With immediate-only, which forgets
-			// those marks, fewer CNPs at the same p need a higher p: the queue sat 23-29%
-			// above q*.)
+			// The bound: the time-mean queue within 30% of the fluid model's q* (computed
+			// for the simulator's own packet size). The fluid model counts a cut in every tau
+			// in which some packet was marked, 1 - (1-p)^(tau R): the window rule's count.
 			//
-			// N = 10 is not held to q*: Theorem 1's fixed point is where a stable loop
-			// settles, and under the paper's rule this loop does not settle at N = 10. Its
-			// queue swings between empty and beyond Kmax (coefficient of variation about 1,
-			// against 0.24 with immediate-only: BenchmarkDCQCNStability), so its time-mean
-			// (about half of q*) says nothing about q*. The likely cause: a mark inside a
-			// window now waits up to tau = 50 us (25 us on average) for the window's end, a
-			// delay the fluid model does not have (its only loop delay is tau*, a few us
-			// here), and the paper's stability analysis has N = 10 losing stability as the
-			// loop delay grows. Immediate-only with a 30 us loop shows the same queue (mean,
-			// CV, empty time) as the paper's rule with a 4 us one (BenchmarkDCQCNStability).
-			// The rates still settle at C/N, and are checked above.
-			if n < 10 {
-				require.InEpsilon(t, qStar, qMean, 0.30, "time-mean queue vs q*")
-			}
+			// Measured over this window (np, N: time-mean queue against q*):
+			//   window          2: -6%,  4: +2%, 10: -56%
+			//   paper           2: -13%, 4: -4%, 10: -49%
+			//   immediate-only  2: +23%, 4: +29%, 10: +13%
+			// Under the window rule, as under the paper's, the N = 10 queue swings between
+			// empty and beyond Kmax: a mark waits for the end of its flow's window, up to tau
+			// = 50 us (25 us on average), a feedback delay the fluid model does not have
+			// (its only loop delay is tau*, a few us here), and the CoNEXT'16 stability
+			// analysis has N = 10 losing stability as the loop delay grows; immediate-only
+			// answers at once and settles (BenchmarkDCQCNStability: immediate-only with a 30
+			// us loop looks like the window rule with a 4 us one). Staggering the flows'
+			// starts over a window (so their timers are out of phase) changes none of this.
+			require.InEpsilon(t, qStar, qMean, 0.30, "time-mean queue vs q*")
 		})
 	}
 }
@@ -443,7 +443,13 @@ func TestDCQCNRestoresTheVictimFlowsShare(t *testing.T) {
 	// and F2 can take what F1 leaves of SA->SB: its max-min share C n/(n+1).
 	const n = victimN
 	c := 100 * sim.Gbps
-	t0, t1 := 20*sim.Millisecond, 40*sim.Millisecond // DCQCN settles in about 15 ms here
+	// DCQCN settles in about 45 ms here under the default (window) notification point: the
+	// first marks wait for the ends of their flows' windows (up to 50 us), so the queues and
+	// the pauses build longer before the first cuts, and the CNPs of the first window leave
+	// every flow near 4 Gb/s, which the paper's 40 Mb/s additive increase takes tens of ms to
+	// climb back from (the SIGCOMM'15 rule, which answers the first mark at once, settles in
+	// about 25 ms; immediate-only in about 15).
+	t0, t1 := 50*sim.Millisecond, 70*sim.Millisecond
 	congested := c.Gbps() / (n + 1) * payloadOfWire  // PFC alone: 23.1 Gb/s
 	maxMin := c.Gbps() * n / (n + 1) * payloadOfWire // 69.4 Gb/s
 	line := c.Gbps() * payloadOfWire

@@ -137,8 +137,11 @@ func npRule(p ecn.Params) string {
 		per = "per NIC port (all the flows a host receives share one pacer)"
 	}
 	n := p.CNPInterval
-	if p.NP == ecn.NPImmediateOnly {
+	switch p.NP {
+	case ecn.NPImmediateOnly:
 		return fmt.Sprintf("notification point immediate-only: a CNP for a mark if none went out in the last %v, marks in between forgotten; CNPs paced %s", n, per)
+	case ecn.NPWindow:
+		return fmt.Sprintf("notification point window rule (the DCQCN authors' code): a timer started by the first packet ticks every %v, and each tick sends one CNP if a packet was marked since the last; CNPs paced %s", n, per)
 	}
 	return fmt.Sprintf("notification point SIGCOMM'15 rule: a CNP at once for a mark if none went out in the last %v, then one at the end of every %v window that saw a mark; CNPs paced %s", n, n, per)
 }

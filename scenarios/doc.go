@@ -134,8 +134,8 @@
 //	                              period
 //	transports.rocev2.dcqcn.rate_timer paper 55us, nvidia 300us (> 0): one rate-increase event
 //	                              per period
-//	transports.rocev2.dcqcn.byte_counter paper 10MB, nvidia 0: one rate-increase event per this
-//	                              many bytes sent; 0: timer only
+//	transports.rocev2.dcqcn.byte_counter paper 10MB, nvidia 32767B: one rate-increase event per
+//	                              this many bytes sent; 0: timer only
 //	transports.rocev2.dcqcn.f     paper 5, nvidia 1 (>= 0): fast-recovery stages before additive
 //	                              and hyper increase
 //	transports.rocev2.dcqcn.rai   paper 40Mbps, nvidia 5Mbps: the additive increase step
@@ -149,19 +149,26 @@
 //	                              minimum gap between two CNPs
 //	transports.rocev2.dcqcn.alpha_on_cnp paper true, nvidia false: alpha rises at the CNP itself
 //	                              (the paper), else at the end of its alpha period (NVIDIA)
-//	transports.rocev2.dcqcn.np    paper paper, nvidia paper (paper | immediate-only): paper: a
-//	                              CE mark with no CNP in the last cnp_interval is answered at
-//	                              once; then one CNP at the end of each cnp_interval window in
-//	                              which a packet was marked (SIGCOMM'15 section 3).
-//	                              immediate-only: the first clause alone, marks inside the
-//	                              interval are forgotten
+//	transports.rocev2.dcqcn.np    paper window, nvidia immediate-only (window | paper |
+//	                              immediate-only): window (paper mode's default): the DCQCN
+//	                              authors' ns-3 code, a per-flow timer from the flow's first
+//	                              packet ticks every cnp_interval and each tick sends one CNP if
+//	                              a packet was marked since the last (the CoNEXT'16 fluid
+//	                              model's one cut per marked window). paper: SIGCOMM'15 section
+//	                              3 taken literally, a CE mark with no CNP in the last
+//	                              cnp_interval is answered at once, then one CNP at the end of
+//	                              each cnp_interval window in which a packet was marked (one
+//	                              brief burst can get two CNPs). immediate-only (nvidia mode's
+//	                              default, as NVIDIA documents MIN_TIME_BETWEEN_CNPS): a mark is
+//	                              answered at once if no CNP went out in the last cnp_interval,
+//	                              marks in between are forgotten
 //	transports.rocev2.dcqcn.cnp_pacing paper flow, nvidia port (flow | port): flow: one pacer
 //	                              per flow (the paper); port: one pacer per receiving NIC port
 //	                              (ConnectX MIN_TIME_BETWEEN_CNPS is "from the port"). With port
-//	                              pacing and np paper, flows marked while the port is blocked
-//	                              wait, oldest mark first, one CNP per window end (a modelling
-//	                              choice: the vendor does not say which flow wins); with
-//	                              immediate-only their marks are forgotten
+//	                              pacing and np paper or window, flows marked while the port is
+//	                              blocked wait, oldest mark first, one CNP per window end (a
+//	                              modelling choice: the vendor does not say which flow wins);
+//	                              with immediate-only their marks are forgotten
 //	transports.rocev2.hpcc.eta    0.95 ((0,1]): the target utilisation eta (SIGCOMM'19 section
 //	                              3.3 and its evaluation: 0.95)
 //	transports.rocev2.hpcc.max_stage 5 (0..1000): maxStage: additive-increase steps below eta

@@ -224,20 +224,23 @@ func TestDCQCNNotificationPointFields(t *testing.T) {
 	bad := starScenario + "transports:\n  rocev2:\n    cc: dcqcn\n    dcqcn: {np: sometimes, cnp_pacing: nic}\n"
 	_, errs, _ := Load("np.yaml", []byte(bad), nil)
 	require.Len(t, errs, 2, "%v", errs)
-	require.Equal(t, `np.yaml:14:17: transports.rocev2.dcqcn.np: unknown notification point rule "sometimes" (allowed: paper, immediate-only)`, errs[0].Error())
+	require.Equal(t, `np.yaml:14:17: transports.rocev2.dcqcn.np: unknown notification point rule "sometimes" (allowed: window, paper, immediate-only)`, errs[0].Error())
 	require.Equal(t, `np.yaml:14:40: transports.rocev2.dcqcn.cnp_pacing: unknown CNP pacing "nic" (allowed: flow, port)`, errs[1].Error())
 
-	// Defaults: the paper's rule in both modes; per-flow pacing in paper mode, per-port in
-	// nvidia mode; each settable over the mode's default.
+	// Defaults: the authors' window rule and per-flow pacing in paper mode, immediate-only
+	// and per-port pacing in nvidia mode (as NVIDIA documents its NICs); each settable over
+	// the mode's default.
 	for _, tc := range []struct {
 		sets []string
 		np   ecn.NPRule
 		port bool
 	}{
-		{nil, ecn.NPPaper, false},
-		{[]string{"transports.rocev2.dcqcn.mode=nvidia"}, ecn.NPPaper, true},
+		{nil, ecn.NPWindow, false},
+		{[]string{"transports.rocev2.dcqcn.mode=nvidia"}, ecn.NPImmediateOnly, true},
+		{[]string{"transports.rocev2.dcqcn={mode: nvidia, np: window}"}, ecn.NPWindow, true},
+		{[]string{"transports.rocev2.dcqcn.np=paper"}, ecn.NPPaper, false},
 		{[]string{"transports.rocev2.dcqcn={mode: nvidia, cnp_pacing: flow, np: immediate-only}"}, ecn.NPImmediateOnly, false},
-		{[]string{"transports.rocev2.dcqcn={mode: paper, cnp_pacing: port}"}, ecn.NPPaper, true},
+		{[]string{"transports.rocev2.dcqcn={mode: paper, cnp_pacing: port}"}, ecn.NPWindow, true},
 		{[]string{"transports.rocev2.dcqcn.np=immediate-only"}, ecn.NPImmediateOnly, false},
 	} {
 		f, errs, _ := loadYAML(t, starScenario, tc.sets...)
@@ -374,7 +377,7 @@ func TestRules(t *testing.T) {
 		{"unknown cc", starScenario, []string{"transports.rocev2.cc=cubic"}, "transports.rocev2.cc", `unknown congestion control "cubic" (allowed: none, dcqcn, hpcc)`},
 		{"unknown recovery", starScenario, []string{"transports.rocev2.recovery=sack"}, "transports.rocev2.recovery", `unknown recovery "sack"`},
 		{"unknown np rule", starScenario, []string{"transports.rocev2.dcqcn.np=immediate"}, "transports.rocev2.dcqcn.np",
-			`unknown notification point rule "immediate" (did you mean "immediate-only"?) (allowed: paper, immediate-only)`},
+			`unknown notification point rule "immediate" (did you mean "immediate-only"?) (allowed: window, paper, immediate-only)`},
 		{"unknown cnp pacing", starScenario, []string{"transports.rocev2.dcqcn.cnp_pacing=host"}, "transports.rocev2.dcqcn.cnp_pacing",
 			`unknown CNP pacing "host" (allowed: flow, port)`},
 		// traffic

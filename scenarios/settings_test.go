@@ -19,8 +19,9 @@ func TestSettingsDeclarations(t *testing.T) {
 	require.Equal(t, ecn.PaperParams(), defaultsOf[RoCEConfig]().DCQCN)
 	d := blockOf(blockOf(reflectRoCE).byKey["dcqcn"].sub.target)
 	np := d.byKey["np"]
-	require.Equal(t, ecn.NPPaper, np.enum[0].value.Interface())
-	require.Equal(t, ecn.NPImmediateOnly, np.enum[1].value.Interface())
+	require.Equal(t, ecn.NPWindow, np.enum[0].value.Interface())
+	require.Equal(t, ecn.NPPaper, np.enum[1].value.Interface())
+	require.Equal(t, ecn.NPImmediateOnly, np.enum[2].value.Interface())
 	require.Equal(t, []string{"mode", "g", "alpha_init", "alpha_period", "rate_timer", "byte_counter", "f", "rai", "rhai",
 		"hyper", "min_rate", "decrease_period", "cnp_interval", "alpha_on_cnp", "np", "cnp_pacing"}, d.keys)
 }

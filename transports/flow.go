@@ -201,5 +201,14 @@ func (r *Registry) RateOf(i int32) sim.Rate {
 	return 0
 }
 
+// DCQCNRate is flow i's DCQCN current rate R_C, which RateOf caps by the flow's own rate
+// limit; 0 when the flow has no DCQCN reaction point.
+func (r *Registry) DCQCNRate(i int32) sim.Rate {
+	if s, ok := r.senders[i].(*RoCESender); ok && s.cc != nil {
+		return s.cc.Rate()
+	}
+	return 0
+}
+
 // Open is the number of flows that have not ended.
 func (r *Registry) Open() int { return r.open }

@@ -466,11 +466,14 @@ func (r *RoCEReceiver) onData(now sim.Time, p *topology.Packet) {
 	if p.INT != nil {
 		r.hpccKeep(p)
 	}
-	if r.np != nil && p.ECN == topology.ECNCE {
-		if cnp, wake := r.np.Marked(now); cnp {
-			r.cnp(now)
-		} else if wake != sim.Never {
-			r.pacer.arm(wake) // answered at the window's end (ecn.NPPaper)
+	if r.np != nil {
+		r.pacer.Arrived(now) // the first packet starts the window timer (ecn.NPWindow)
+		if p.ECN == topology.ECNCE {
+			if cnp, wake := r.np.Marked(now); cnp {
+				r.cnp(now)
+			} else if wake != sim.Never {
+				r.pacer.arm(wake) // answered at the window's end (ecn.NPWindow, ecn.NPPaper)
+			}
 		}
 	}
 	if r.cfg.IRN != nil {
