@@ -55,12 +55,22 @@ func (p *IRNParams) validate() error {
 // next new PSN (it never goes back) and una the cumulative acknowledgement.
 //
 // The responder NAKs every out-of-order packet with the cumulative acknowledgement and the
-// PSN that arrived (a one-packet SACK); the requester records that PSN in sacked. A NAK or a
-// timeout puts the requester in recovery: it resends the packet at una first, then every
-// packet below a selectively acknowledged one that was not itself acknowledged, each once,
-// ahead of new packets; when none is left it sends new packets, within the BDP cap. Recovery
-// ends when the cumulative acknowledgement passes recoverSeq, the last new packet sent before
-// it began. A lost retransmission is found by the timeout.
+// PSN that arrived (a one-packet SACK); the requester records that PSN in sacked. The rules
+// are IRN's section 3.1, as docs/model.md section 5 gives them: a NAK or a timeout puts the
+// requester in recovery; the first packet it resends is the one at una, and a later one is
+// lost only if a higher PSN has been selectively acknowledged; it resends the lost packets,
+// each once, ahead of new packets, and when none is left sends new packets within the BDP
+// cap; recovery ends when the cumulative acknowledgement passes recoverSeq, the last new
+// packet sent before it began. A timeout is the one event that says more: no response came for a whole RTO, so
+// every outstanding packet not selectively acknowledged is lost, and the pass starts again
+// at una, as the IB timer's expiry means (IBA o9-85: it detects the persistent absence of
+// responses) and as ConWeave's ns-3 IRN does (conweave-project/conweave-ns3,
+// src/point-to-point/model/rdma-hw.cc, RdmaHw::HandleTimeout, lines 855-876: "Assume
+// Outstanding Packets are lost"; RecoverQueue, line 710, goes back to snd_una, and
+// rdma-queue-pair.cc, RdmaQueuePair::GetBytesLeft, lines 94-106, skips what was SACKed).
+// Without it a timeout resent the packet at una alone, and a flow whose tail was lost
+// whole (an incast's) regained one packet per timeout. A lost retransmission is found by
+// the timeout: the SACKs above it were counted when its hole was revealed.
 type irnSender struct {
 	p          IRNParams
 	sacked     psnSet // PSNs at or above una the responder holds
@@ -70,15 +80,24 @@ type irnSender struct {
 	recovery   bool
 }
 
-// enterRecovery starts (or, after a timeout, restarts) the resend pass at una; sndNxt is the
-// next new PSN.
-func (ir *irnSender) enterRecovery(una, sndNxt uint32, restart bool) {
+// nak takes a NAK whose selectively acknowledged PSN is psn, with una and sndNxt as they
+// stand after its cumulative acknowledgement: every unacknowledged PSN below psn is lost,
+// and recovery begins, unless it is on, with the packet at una.
+func (ir *irnSender) nak(una, sndNxt, psn uint32) {
+	ir.sacked.add(psn)
 	if !ir.recovery {
 		ir.recovery, ir.recoverSeq, ir.retxNext = true, sndNxt-1, una
-	} else if restart {
-		ir.retxNext = una
+		ir.lostBelow = max(ir.lostBelow, una+1)
 	}
-	ir.lostBelow = max(ir.lostBelow, una+1)
+	ir.lostBelow = max(ir.lostBelow, psn)
+}
+
+// timedOut takes a retransmit timeout with una and sndNxt: every outstanding PSN not
+// selectively acknowledged is lost, and recovery starts (again) at una, for what was sent
+// before now.
+func (ir *irnSender) timedOut(una, sndNxt uint32) {
+	ir.recovery, ir.recoverSeq, ir.retxNext = true, sndNxt-1, una
+	ir.lostBelow = max(ir.lostBelow, sndNxt)
 }
 
 // nextLost returns the next PSN recovery resends, or false when none is due now.
@@ -101,12 +120,6 @@ func (ir *irnSender) acked(una uint32) {
 	if ir.recovery && una > ir.recoverSeq {
 		ir.recovery = false
 	}
-}
-
-// sack records that the responder holds psn: every unacknowledged PSN below it is lost.
-func (ir *irnSender) sack(psn uint32) {
-	ir.sacked.add(psn)
-	ir.lostBelow = max(ir.lostBelow, psn)
 }
 
 // rto is the retransmit timeout for inFlight packets outstanding.

@@ -419,7 +419,7 @@ func (s *RoCESender) timeout(now sim.Time) {
 	}
 	switch {
 	case s.irn != nil:
-		s.irn.enterRecovery(s.una, s.sndNxt, true) // resend from una; new packets keep their PSNs
+		s.irn.timedOut(s.una, s.sndNxt) // resend what the responder does not hold; new packets keep their PSNs
 		s.nic.activate(now, s)
 		return
 	case s.cfg.GoBack0:
@@ -445,8 +445,7 @@ func (s *RoCESender) onAckIRN(now sim.Time, p *topology.Packet) {
 		s.irn.acked(acked)
 	}
 	if nak && p.SACKBlocks > 0 {
-		s.irn.sack(p.SACK[0][0])
-		s.irn.enterRecovery(s.una, s.sndNxt, false)
+		s.irn.nak(s.una, s.sndNxt, p.SACK[0][0])
 	}
 	switch {
 	case s.una >= s.npkts:
