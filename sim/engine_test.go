@@ -193,11 +193,37 @@ func TestRunBudgetCutsARunWithoutChangingIt(t *testing.T) {
 	require.Equal(t, Time(400), end)
 }
 
+// TestEngineOrderPastTheKeysSequenceBits starts the engine's sequence numbers just below
+// the largest a heap key holds (40 bits) and checks that the order holds across it: equal
+// times in the heap in insertion order, and the random mix of near, far and equal times.
+func TestEngineOrderPastTheKeysSequenceBits(t *testing.T) {
+	e := NewEngine()
+	e.seq = maxSeq - 4
+	r := &recorder{}
+	for i := 0; i < 10; i++ {
+		e.At(Millisecond, r, i, nil) // past the wheel: in the heap, all at one time
+	}
+	e.Run(Never)
+	require.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, r.got)
+	require.Less(t, e.seq, uint64(100), "numbered afresh")
+
+	for _, before := range []uint64{10, 1000, 100_000} {
+		checkOneOrder(t, func(e *Engine) { e.seq = maxSeq - before })
+	}
+}
+
 // TestEngineWheelAndHeapKeepOneOrder schedules, from inside handlers, events near (within
 // the wheel's span), far (in the heap) and at equal times, across many turns of the wheel,
 // and checks that they run in (time, insertion) order.
 func TestEngineWheelAndHeapKeepOneOrder(t *testing.T) {
+	checkOneOrder(t, func(*Engine) {})
+}
+
+// checkOneOrder is TestEngineWheelAndHeapKeepOneOrder on an engine that setup has changed.
+func checkOneOrder(t *testing.T, setup func(*Engine)) {
+	t.Helper()
 	e := NewEngine()
+	setup(e)
 	rng := rand.New(rand.NewPCG(3, 4))
 	type ev struct {
 		at  Time
