@@ -196,8 +196,10 @@ func (e *Engine) Run(until Time) (stopped bool) {
 	return stopped
 }
 
-// RunBudget is Run that also returns once it has handled budget events, reporting that with
-// exhausted (Now is then the last event's time, not until). The events handled, and their
+// RunBudget is Run that also returns once it has handled budget events while an event due by
+// until is still pending, reporting that with exhausted (Now is then the last event's time,
+// not until); a budget that runs out with the run's last event is not exhausted, so a bound
+// of exactly the events a run needs lets it end as it would unbounded. The events handled, and their
 // order, are the same whether a run goes in one call or in many budgets, so a caller may cut
 // a run into budgets to look at the clock or a signal between them without changing it.
 func (e *Engine) RunBudget(until Time, budget uint64) (stopped, exhausted bool) {
@@ -224,14 +226,16 @@ func (e *Engine) RunBudget(until Time, budget uint64) (stopped, exhausted bool) 
 		default:
 			return e.finish(until)
 		}
-		if budget == 0 {
-			return false, true
-		}
-		budget--
 		at := ev.at
 		if at > until {
 			break
 		}
+		// The budget is looked at only for an event that would run: a run whose budget ends
+		// with its last event due by until has ended, not been cut short.
+		if budget == 0 {
+			return false, true
+		}
+		budget--
 		if bi >= 0 {
 			w.remove(bi, ev.next)
 			if w.n > denseWheel {
