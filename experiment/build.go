@@ -139,6 +139,7 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 	f := &fabric{sc: sc, eng: sim.NewEngine(), pool: &topology.Pool{}, nw: nw, routes: routes,
 		nics: make([]*transports.NIC, len(nw.Nodes))}
 	f.reg = transports.NewRegistry(f.eng, f.pool)
+	f.reg.Seed = sc.Seed
 	f.reg.Done = f.eng.Stop
 
 	f.nodeCfg = map[string]*scenarios.Node{}

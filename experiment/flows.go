@@ -17,6 +17,9 @@ func (f *fabric) roceConfig(transport string) transports.RoCEConfig {
 	}
 	rc := transports.RoCEConfig{Version: version, GoBack0: cfg.Recovery == "go-back-0",
 		CNPPriority: uint8(f.sc.Hosts.CNPPriority)}
+	if cfg.UDPSport == "qpn" {
+		rc.SourcePort = transports.SourcePortQPN
+	}
 	_ = copySettings(&rc, cfg) // cannot fail: build checks settingsReachModels first
 	if cfg.Recovery == "irn" {
 		rc.IRN = &transports.IRNParams{}
@@ -39,6 +42,9 @@ func (f *fabric) iwarpConfig() transports.IWARPConfig {
 	c := f.sc.Transports.IWARP
 	var ic transports.IWARPConfig
 	_ = copySettings(&ic, c) // cannot fail: build checks settingsReachModels first
+	if c.TCPSport == "index" {
+		ic.SourcePort = transports.SourcePortQPN
+	}
 	switch c.ECN {
 	case "classic":
 		ic.ECN = transports.ECNClassic

@@ -33,17 +33,17 @@ func TestIWARPScenarioDefaultsAndChecks(t *testing.T) {
 	f := load(t, fmt.Sprintf(iwarpStar, "1us", "1MB", "iwarp"))
 	c := f.Scenario(0).Transports.IWARP
 	require.Equal(t, scenarios.IWARPConfig{MTU: 1500, CC: "newreno", MinRTO: sim.Millisecond, RTOInit: sim.Millisecond,
-		MaxRTO: 60 * sim.Millisecond, Retries: 15, InitCwnd: 10, NICDelay: sim.Microsecond, SACK: true,
+		MaxRTO: 60 * sim.Millisecond, Retries: 15, InitCwnd: 10, NICDelay: sim.Microsecond, SACK: true, TCPSport: "random",
 		DelayedAck: 40 * sim.Microsecond, ECN: "none", ReceiveWindow: 4_000_000}, c)
 	// rto_init and max_rto follow min_rto.
 	c = load(t, fmt.Sprintf(iwarpStar, "1us", "1MB", "iwarp"), "transports.iwarp.min_rto=200us").Scenario(0).Transports.IWARP
 	require.Equal(t, 200*sim.Microsecond, c.RTOInit)
 	require.Equal(t, 12*sim.Millisecond, c.MaxRTO)
 	c = load(t, fmt.Sprintf(iwarpStar, "1us", "1MB", "iwarp"),
-		"transports.iwarp={mtu: 9000, markers: true, timestamps: true, sack: false, ecn: dctcp, delayed_ack: 0, handshake: true, receive_window: 1MB, retries: 3, rto_init: 3ms, max_rto: 10ms, nic_delay: 0}").
+		"transports.iwarp={mtu: 9000, markers: true, timestamps: true, sack: false, ecn: dctcp, delayed_ack: 0, handshake: true, receive_window: 1MB, retries: 3, rto_init: 3ms, max_rto: 10ms, nic_delay: 0, tcp_sport: index}").
 		Scenario(0).Transports.IWARP
 	require.Equal(t, scenarios.IWARPConfig{MTU: 9000, CC: "newreno", MinRTO: sim.Millisecond, RTOInit: 3 * sim.Millisecond,
-		MaxRTO: 10 * sim.Millisecond, Retries: 3, InitCwnd: 10, Markers: true, Timestamps: true, ECN: "dctcp",
+		MaxRTO: 10 * sim.Millisecond, Retries: 3, InitCwnd: 10, Markers: true, Timestamps: true, ECN: "dctcp", TCPSport: "index",
 		ReceiveWindow: 1_000_000, Handshake: true}, c)
 
 	for _, bad := range []struct{ set, path, msg string }{

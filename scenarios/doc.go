@@ -111,6 +111,14 @@
 //	                              packet is always ACKed; with cc hpcc the default is 1 (the
 //	                              HPCC authors' L2_ACK_INTERVAL: every packet's telemetry goes
 //	                              back)
+//	transports.rocev2.udp_sport   random (random | qpn): the UDP source port, the entropy ECMP
+//	                              hashes (IBA annex A17 leaves it to the NIC, per queue pair):
+//	                              random draws it per queue pair from the seed, so replications
+//	                              under other seeds sample other ECMP paths; qpn hashes the
+//	                              queue pair number alone (Linux's rdma_get_udp_sport hashes the
+//	                              two QPNs when the GRH carries no flow label): the same paths
+//	                              under every seed. In 0xC000-0xFFFF. RoCE v1 has no UDP header:
+//	                              its switches hash the MAC addresses
 //	transports.rocev2.irn.rto_low 100us (> 0): IRN's RTO_low: the retransmit timeout while fewer
 //	                              than rto_low_packets packets are in flight, too few for a
 //	                              later one to reveal a loss by a NAK
@@ -216,6 +224,12 @@
 //	                              per window; dctcp: RFC 8257, g = 1/16
 //	transports.iwarp.receive_window 4MB: the receiver's window, 2 x mtu to 1GiB (RFC 7323 window
 //	                              scale 14); the default is large enough not to limit one flow
+//	transports.iwarp.tcp_sport    random (random | index): the TCP source port, the entropy ECMP
+//	                              hashes: random draws it per connection from the seed, as a
+//	                              host's ephemeral ports differ from boot to boot (RFC 6056), so
+//	                              replications sample other ECMP paths; index hashes the flow's
+//	                              index: the same paths under every seed. In 49152-65535 (RFC
+//	                              6335)
 //	transports.iwarp.handshake    false: true: SYN, SYN-ACK, ACK, MPA Request and Reply at each
 //	                              flow's start, counted in the FCT and in the ideal FCT; false:
 //	                              a flow starts on an established connection, as a RoCE flow on

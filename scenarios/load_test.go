@@ -109,7 +109,7 @@ func TestDefaults(t *testing.T) {
 	}, sc.Switch)
 	require.Equal(t, HostConfig{Priority: 3, TTL: 64, CNPPriority: 6}, sc.Hosts)
 	require.Equal(t, RoCEConfig{MTU: 1024, CC: "none", Recovery: "go-back-n",
-		RetransmitTimeout: 1_048_576 * sim.Nanosecond, RetryLimit: 7, AckInterval: 16,
+		RetransmitTimeout: 1_048_576 * sim.Nanosecond, RetryLimit: 7, AckInterval: 16, UDPSport: "random",
 		IRN:   IRNConfig{RTOLow: 100 * sim.Microsecond, RTOHigh: 320 * sim.Microsecond, RTOLowPackets: 3, BDPCap: SizeOrAuto{Auto: true}},
 		DCQCN: ecn.PaperParams(), DCQCNMode: "paper", HPCC: HPCCConfig{Eta: 0.95, MaxStage: 5}}, sc.Transports.RoCEv2)
 	require.Zero(t, sc.SampleInterval, "auto: the sampler follows the active period")

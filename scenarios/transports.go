@@ -24,6 +24,7 @@ type RoCEConfig struct {
 	RetransmitTimeout sim.Time `yaml:"retransmit_timeout" default:"1.048576ms" model:"RetransmitTimeout" gt:"0" eg:"1ms" doc:"4.096us x 2^8: the InfiniBand local ACK timeout (4.096us x 2^timeout) with QP timeout attribute 8"`
 	RetryLimit        int      `yaml:"retry_limit" default:"7" model:"RetryLimit" min:"0" max:"7" means:"the InfiniBand retry count has 3 bits" doc:"retransmissions of one packet before the flow fails (IB retry_cnt has 3 bits)"`
 	AckInterval       int      `yaml:"ack_interval" default:"16" model:"AckInterval" min:"1" max:"65536" means:"packets per ACK" doc:"packets per coalesced ACK; a message's last packet is always ACKed; with cc hpcc the default is 1 (the HPCC authors' L2_ACK_INTERVAL: every packet's telemetry goes back)"`
+	UDPSport          string   `yaml:"udp_sport" default:"random" oneof:"random,qpn" what:"UDP source port rule" doc:"the UDP source port, the entropy ECMP hashes (IBA annex A17 leaves it to the NIC, per queue pair): random draws it per queue pair from the seed, so replications under other seeds sample other ECMP paths; qpn hashes the queue pair number alone (Linux's rdma_get_udp_sport hashes the two QPNs when the GRH carries no flow label): the same paths under every seed. In 0xC000-0xFFFF. RoCE v1 has no UDP header: its switches hash the MAC addresses"`
 	// IRN holds IRN's timeouts and BDP cap, when Recovery is irn.
 	IRN IRNConfig `yaml:"irn"`
 	// DCQCN holds the DCQCN reaction and notification points, when CC is dcqcn.
@@ -97,6 +98,7 @@ type IWARPConfig struct {
 	DelayedAck    sim.Time `yaml:"delayed_ack" default:"40us" model:"DelayedAck" doc:"an ACK every second segment (RFC 5681 4.2), a lone one after this (Linux's 40 ms minimum, scaled like min_rto; RFC 1122 4.2.3.2 allows up to 500 ms); 0: every segment; out-of-order, gap-filling and a message's last segment are acknowledged at once"`
 	ECN           string   `yaml:"ecn" default:"none" oneof:"none,classic,dctcp" what:"ECN mode" doc:"classic: RFC 3168, halve once per window; dctcp: RFC 8257, g = 1/16"`
 	ReceiveWindow int64    `yaml:"receive_window" default:"4MB" model:"ReceiveWindow" doc:"the receiver's window, 2 x mtu to 1GiB (RFC 7323 window scale 14); the default is large enough not to limit one flow"`
+	TCPSport      string   `yaml:"tcp_sport" default:"random" oneof:"random,index" what:"TCP source port rule" doc:"the TCP source port, the entropy ECMP hashes: random draws it per connection from the seed, as a host's ephemeral ports differ from boot to boot (RFC 6056), so replications sample other ECMP paths; index hashes the flow's index: the same paths under every seed. In 49152-65535 (RFC 6335)"`
 	Handshake     bool     `yaml:"handshake" default:"false" model:"Handshake" doc:"true: SYN, SYN-ACK, ACK, MPA Request and Reply at each flow's start, counted in the FCT and in the ideal FCT; false: a flow starts on an established connection, as a RoCE flow on a connected queue pair"`
 }
 

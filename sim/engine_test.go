@@ -193,11 +193,68 @@ func TestRunBudgetCutsARunWithoutChangingIt(t *testing.T) {
 	require.Equal(t, Time(400), end)
 }
 
+// TestRunBudgetOfExactlyTheEventsNeeded: a budget equal to the events a run handles before
+// until ends the run (not exhausted, Now at until), whether or not an event later than
+// until is pending; one event fewer is exhausted.
+func TestRunBudgetOfExactlyTheEventsNeeded(t *testing.T) {
+	start := func(later bool) *chain {
+		c := &chain{e: NewEngine(), left: 500}
+		c.e.At(0, c, 0, nil)
+		if later {
+			c.e.At(10_000, c, -1, nil) // a timer past until, as a run's retransmit timers are
+		}
+		return c
+	}
+	for _, later := range []bool{false, true} {
+		whole := start(later)
+		whole.e.Run(400)
+		need := whole.e.Executed()
+		require.Greater(t, need, uint64(500))
+
+		c := start(later)
+		stopped, exhausted := c.e.RunBudget(400, need)
+		require.False(t, stopped)
+		require.False(t, exhausted, "later event %v: a budget of exactly the %d events needed ends the run", later, need)
+		require.Equal(t, Time(400), c.e.Now())
+		require.Equal(t, whole.log, c.log)
+
+		c = start(later)
+		_, exhausted = c.e.RunBudget(400, need-1)
+		require.True(t, exhausted, "later event %v: one event short", later)
+	}
+}
+
+// TestEngineOrderPastTheKeysSequenceBits starts the engine's sequence numbers just below
+// the largest a heap key holds (40 bits) and checks that the order holds across it: equal
+// times in the heap in insertion order, and the random mix of near, far and equal times.
+func TestEngineOrderPastTheKeysSequenceBits(t *testing.T) {
+	e := NewEngine()
+	e.seq = maxSeq - 4
+	r := &recorder{}
+	for i := 0; i < 10; i++ {
+		e.At(Millisecond, r, i, nil) // past the wheel: in the heap, all at one time
+	}
+	e.Run(Never)
+	require.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, r.got)
+	require.Less(t, e.seq, uint64(100), "numbered afresh")
+
+	for _, before := range []uint64{10, 1000, 100_000} {
+		checkOneOrder(t, func(e *Engine) { e.seq = maxSeq - before })
+	}
+}
+
 // TestEngineWheelAndHeapKeepOneOrder schedules, from inside handlers, events near (within
 // the wheel's span), far (in the heap) and at equal times, across many turns of the wheel,
 // and checks that they run in (time, insertion) order.
 func TestEngineWheelAndHeapKeepOneOrder(t *testing.T) {
+	checkOneOrder(t, func(*Engine) {})
+}
+
+// checkOneOrder is TestEngineWheelAndHeapKeepOneOrder on an engine that setup has changed.
+func checkOneOrder(t *testing.T, setup func(*Engine)) {
+	t.Helper()
 	e := NewEngine()
+	setup(e)
 	rng := rand.New(rand.NewPCG(3, 4))
 	type ev struct {
 		at  Time

@@ -80,6 +80,9 @@ type Registry struct {
 	open      int // flows not yet completed, failed or unroutable
 	// Done, when set, is called once every flow has ended.
 	Done func()
+	// Seed is the run's seed: a flow's random choices (its source port, SourcePortRandom)
+	// are drawn from it and the flow's index.
+	Seed uint64
 }
 
 // NewRegistry returns an empty registry.

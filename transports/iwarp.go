@@ -63,6 +63,8 @@ type IWARPConfig struct {
 	// ECN is the ECN mode; DCTCPGain the alpha gain of ECNDCTCP (0: DCTCPGain).
 	ECN       TCPECN
 	DCTCPGain float64
+	// SourcePort is how the connection's TCP source port is chosen (0: SourcePortRandom).
+	SourcePort SourcePort
 }
 
 // MSS is the connection's maximum segment size.
@@ -92,6 +94,8 @@ func (c *IWARPConfig) Validate() error {
 		return fmt.Errorf("TCP receive window %d bytes: it must hold a segment of %d", c.ReceiveWindow, c.MSS())
 	case c.ECN > ECNDCTCP:
 		return fmt.Errorf("ECN mode %d: it is off, classic or DCTCP", c.ECN)
+	case c.SourcePort > SourcePortQPN:
+		return fmt.Errorf("source port rule %d: it is random or index", c.SourcePort)
 	case c.DCTCPGain < 0 || c.DCTCPGain > 1:
 		return fmt.Errorf("DCTCP gain %v: it is in (0, 1], or 0 for the default", c.DCTCPGain)
 	}
@@ -110,7 +114,7 @@ func (r *Registry) StartIWARP(i int32, src, dst *NIC, cross bool, cfg IWARPConfi
 	if cfg.DCTCPGain == 0 {
 		cfg.DCTCPGain = DCTCPGain
 	}
-	c := tcpConn{reg: r, flow: f, index: i, src: src, dst: dst, cross: cross, sport: tcpSourcePort(i),
+	c := tcpConn{reg: r, flow: f, index: i, src: src, dst: dst, cross: cross, sport: r.tcpSourcePort(cfg.SourcePort, i),
 		lay: newLayout(cfg.MTU, cfg.Timestamps, cfg.Markers, f.Size), cfg: cfg, maxBlocks: topology.TCPMaxSACKs}
 	if cfg.Timestamps {
 		c.maxBlocks = (topology.TCPOptionsMax - topology.TCPTimestamps - topology.TCPSACKBase) / topology.TCPSACKBlock

@@ -42,6 +42,9 @@ type RoCEConfig struct {
 	// HPCC, when not nil, runs HPCC congestion control (hpcc.go) with these parameters:
 	// RoCE v2 only, and not with DCQCN.
 	HPCC *HPCCParams
+	// SourcePort is how a RoCE v2 queue pair's UDP source port is chosen (0:
+	// SourcePortRandom); RoCE v1 has no UDP header.
+	SourcePort SourcePort
 }
 
 // Validate reports the first value of c that a queue pair cannot run with, as etcd raft's
@@ -61,6 +64,8 @@ func (c *RoCEConfig) Validate() error {
 		return fmt.Errorf("RoCE ACK interval %d: an ACK covers at least one packet", c.AckInterval)
 	case int(c.CNPPriority) >= topology.NumPriorities:
 		return fmt.Errorf("CNP priority %d: there are %d priorities", c.CNPPriority, topology.NumPriorities)
+	case c.SourcePort > SourcePortQPN:
+		return fmt.Errorf("source port rule %d: it is random or qpn", c.SourcePort)
 	case c.IRN != nil && c.GoBack0:
 		return errors.New("IRN and go-back-0 are two loss recoveries: choose one")
 	}
@@ -188,7 +193,7 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 		npkts = 1
 	}
 	qpn := qpBase + uint32(i)
-	q := qp{reg: r, flow: f, index: i, qpn: qpn, sport: sourcePort(qpn), src: src, dst: dst, cross: cross,
+	q := qp{reg: r, flow: f, index: i, qpn: qpn, sport: r.sourcePort(cfg.SourcePort, qpn, i), src: src, dst: dst, cross: cross,
 		npkts: npkts, mtu: int32(cfg.MTU), cfg: cfg, version: uint8(cfg.Version), priority: f.Priority,
 		srcTTL: src.TTL, dstTTL: dst.TTL, srcID: src.ID, dstID: dst.ID, srcIP: src.IP, dstIP: dst.IP}
 	if cfg.Version == 1 {

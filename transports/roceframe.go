@@ -1,6 +1,11 @@
 package transports
 
-import "github.com/fabricsim/fabricsim/topology"
+import (
+	"strconv"
+
+	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/topology"
+)
 
 // roceStack sets the header stack of a RoCE packet below the BTH, which is what sizes it: for
 // RoCE v2 Ethernet, IPv4 and UDP to port 4791 (IBA annex A17), for RoCE v1 Ethernet with an
@@ -35,10 +40,45 @@ func RoCEAckWireBytes(version int) int64 {
 	return p.WireBytes()
 }
 
-// sourcePort is the RoCE v2 UDP source port of a queue pair: IBA annex A17 lets it carry
-// flow entropy for ECMP; like mlx5 it is drawn from 0xC000-0xFFFF by hashing the QPN.
-func sourcePort(qpn uint32) uint16 {
-	return 0xC000 | uint16(topology.FlowHash(topology.IPv4(qpn), 0, 0, 0, 0)&0x3FFF)
+// SourcePort is how a flow's source port, the entropy ECMP hashes besides the addresses, is
+// chosen: the RoCE v2 UDP source port of a queue pair, the TCP source port of an iWARP
+// connection.
+type SourcePort uint8
+
+// Source port rules.
+const (
+	// SourcePortRandom draws the port from the run's seed and the flow's index (Registry.Seed),
+	// as a NIC picks it per queue pair and a host its ephemeral ports: a run under another
+	// seed samples other ECMP paths for the same flows.
+	SourcePortRandom SourcePort = iota
+	// SourcePortQPN derives it from the QPN (RoCE) or the flow's index (iWARP) alone, as
+	// Linux's rdma_get_udp_sport does from the QPNs when the GRH has no flow label: the same
+	// paths whatever the seed.
+	SourcePortQPN
+)
+
+// ephemeralPort maps 14 bits of entropy into 0xC000-0xFFFF: RoCE v2's UDP source ports
+// (Linux include/rdma/ib_verbs.h, rdma_flow_label_to_udp_sport: IB_ROCE_UDP_ENCAP_VALID_PORT_MIN
+// 0xC000 to _MAX 0xFFFF) and the dynamic ports of RFC 6335, which TCP's ephemeral ports use.
+func ephemeralPort(entropy uint64) uint16 { return 0xC000 | uint16(entropy&0x3FFF) }
+
+// sourcePort is the RoCE v2 UDP source port of queue pair qpn, flow i of the registry. IBA
+// annex A17 lets the port carry flow entropy for ECMP and leaves its choice to the NIC:
+// under SourcePortQPN it is a hash of the QPN; under SourcePortRandom a draw from the
+// run's seed and the flow (some drivers draw the flow label the port comes from at random
+// per QP, e.g. Linux drivers/infiniband/hw/xsc's xsc_calc_roce_udp_flow_label).
+func (r *Registry) sourcePort(rule SourcePort, qpn uint32, i int32) uint16 {
+	if rule == SourcePortQPN {
+		return ephemeralPort(uint64(topology.FlowHash(topology.IPv4(qpn), 0, 0, 0, 0)))
+	}
+	return ephemeralPort(r.draw("qp", i))
+}
+
+// draw is one random number for flow i's component kind ("qp", "tcp"), from its own stream
+// of the run's seed (DESIGN: every component its own stream, from the seed and its
+// identity), so that adding a flow changes no other flow's draw but the later flows' indexes.
+func (r *Registry) draw(kind string, i int32) uint64 {
+	return sim.Stream(r.Seed, kind+":"+strconv.Itoa(int(i))).Uint64()
 }
 
 // frame fills the headers of a RoCE packet of the queue pair up to the BTH, from the

@@ -26,10 +26,15 @@ type tcpConn struct {
 	ipid       uint16 // the IPv4 identification of the next datagram this side sends
 }
 
-// tcpSourcePort is the ephemeral source port of flow i: in 49152-65535 (RFC 6335), by hash,
-// so that flows between the same hosts spread over ECMP paths.
-func tcpSourcePort(i int32) uint16 {
-	return 0xC000 | uint16(topology.FlowHash(topology.IPv4(i), 0x5eed, topology.IPProtoTCP, 0, 0)&0x3FFF)
+// tcpSourcePort is the ephemeral source port of flow i: in 49152-65535 (RFC 6335), so that
+// flows between the same hosts spread over ECMP paths; under SourcePortQPN a hash of the
+// flow's index, under SourcePortRandom a draw from the run's seed and the flow, as a host
+// picks its ephemeral ports with a secret that differs from boot to boot (RFC 6056).
+func (r *Registry) tcpSourcePort(rule SourcePort, i int32) uint16 {
+	if rule == SourcePortQPN {
+		return ephemeralPort(uint64(topology.FlowHash(topology.IPv4(i), 0x5eed, topology.IPProtoTCP, 0, 0)))
+	}
+	return ephemeralPort(r.draw("tcp", i))
 }
 
 // frame fills the Ethernet, IPv4 and TCP addressing of a segment from `from` to `to`.

@@ -388,7 +388,7 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 	fl.StringArrayVar(&pcaps, "pcap", nil, "write the packets crossing a link (`NODE:PORT` or A-B) to a pcap file in the --out directory (repeatable)")
 	fl.Int("seeds", 0, "run each variant under `N` seeds (the scenario's seed and the N-1 after it) and report means with 95% intervals")
 	fl.String("size-bins", "", "flow-size bin edges of slowdown_by_size, e.g. `10KB,100KB,1MB,10MB` (the default)")
-	fl.Uint64("max-events", 0, "stop each variant after `N` events (exit 3, results so far written)")
+	fl.Uint64("max-events", 0, "stop each variant after `N` events if it needs more (exit 3, results so far written)")
 	fl.Duration("max-wall", 0, "stop the run after this wall-clock `time`, e.g. 5m (exit 3, results so far written)")
 	fl.BoolP("quiet", "q", false, "no progress display")
 	fl.Int("workers", 0, "variants run at once (default: the number of CPUs)")

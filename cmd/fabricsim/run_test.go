@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -144,6 +145,41 @@ func TestMaxEventsStopsEachVariantExactly(t *testing.T) {
 		require.EqualValues(t, 100000, v.Events, "%s: exactly the bound", v.Name)
 		require.Less(t, v.SimTimeUS, 50_000.0)
 		require.Equal(t, 128, v.Flows.Incomplete)
+	}
+}
+
+// TestMaxEventsOfExactlyTheRunsEvents: a bound equal to the events a run executes unbounded
+// lets it end as it would (exit 0, not interrupted, the same document), whether it ends at
+// its stop time with a flow unfinished (its timers still pending) or when its last flow
+// ends; one event fewer stops it.
+func TestMaxEventsOfExactlyTheRunsEvents(t *testing.T) {
+	for _, stop := range []string{"50us", "5ms"} {
+		path := writeFile(t, "one.yaml", `version: 1
+name: one
+stop: `+stop+`
+topology:
+  preset: star
+  params: {hosts: 3, link: {rate: 100Gbps, delay: 1us}}
+traffic:
+  - flow: {src: h1, dst: h3, size: 1MB, transport: rocev2}
+`)
+		dir := t.TempDir()
+		whole := filepath.Join(dir, "whole.json")
+		status, _, stderr := fabricsim(t, "run", path, "-q", "--json", whole)
+		require.Equal(t, 0, status, stderr)
+		need := readDoc(t, whole).Variants[0].Events
+
+		exact := filepath.Join(dir, "exact.json")
+		status, _, stderr = fabricsim(t, "run", path, "-q", "--max-events", fmt.Sprint(need), "--json", exact)
+		require.Equal(t, 0, status, "stop %s: --max-events %d, the events the run needs: %s", stop, need, stderr)
+		d := readDoc(t, exact)
+		require.False(t, d.Interrupted, "stop %s", stop)
+		require.Empty(t, d.Variants[0].StopReason, "stop %s", stop)
+		require.Equal(t, resultsWithoutWallTime(t, whole), resultsWithoutWallTime(t, exact), "stop %s", stop)
+
+		status, _, stderr = fabricsim(t, "run", path, "-q", "--max-events", fmt.Sprint(need-1))
+		require.Equal(t, 3, status, "stop %s: one event short", stop)
+		require.Contains(t, stderr, "stopped by --max-events")
 	}
 }
 
