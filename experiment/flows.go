@@ -199,7 +199,7 @@ func (f *fabric) bdpCap(fl *transports.Flow, i int32, hops []topology.Hop, rc tr
 		rtt = pipeline(f.pathHops(back), rtt, 1, 0, -1, func(int64) int64 { return ack })
 	}
 	tx := bottleneck.TxTime(full)
-	return int((rtt+tx-1)/tx) + rc.AckInterval - 1
+	return int(rtt.Plus(tx-1)/tx) + rc.AckInterval - 1
 }
 
 // hpccBaseRTT is HPCC's T for a flow: one full data packet along its path and one ACK back
@@ -236,16 +236,16 @@ func (f *fabric) iwarpIdealFCT(fl *transports.Flow, i int32, hops []topology.Hop
 		rev := f.pathHops(back)
 		hs := fr.Handshake()
 		one := func(w int64) func(int64) int64 { return func(int64) int64 { return w } }
-		t = pipeline(fwd, t, 1, 0, -1, one(hs[0])) + ic.NICDelay
-		t = pipeline(rev, t, 1, 0, -1, one(hs[1])) + ic.NICDelay
-		t = pipeline(fwd, t, 2, 0, -1, func(k int64) int64 { return hs[2+k] }) + ic.NICDelay
-		t = pipeline(rev, t, 1, 0, -1, one(hs[4])) + ic.NICDelay
+		t = pipeline(fwd, t, 1, 0, -1, one(hs[0])).Plus(ic.NICDelay)
+		t = pipeline(rev, t, 1, 0, -1, one(hs[1])).Plus(ic.NICDelay)
+		t = pipeline(fwd, t, 2, 0, -1, func(k int64) int64 { return hs[2+k] }).Plus(ic.NICDelay)
+		t = pipeline(rev, t, 1, 0, -1, one(hs[4])).Plus(ic.NICDelay)
 	}
 	uniform := int64(0) // every segment but the last is alike...
 	if ic.Markers {
 		uniform = -1 // ...unless markers make their lengths vary
 	}
-	return pipeline(fwd, t, fr.Segments(), fl.Rate, uniform, fr.SegmentWire) + ic.NICDelay
+	return pipeline(fwd, t, fr.Segments(), fl.Rate, uniform, fr.SegmentWire).Plus(ic.NICDelay)
 }
 
 // pathHop is one link of a path: its rate and delay, and the forwarding latency of the node
@@ -276,6 +276,8 @@ func (f *fabric) pathHops(hops []topology.Hop) []pathHop {
 // uniformFrom..n-2 are all alike (uniformFrom < 0: no such run), so once one of them advances
 // every hop by the same period, every later one does too (by induction on the recurrence):
 // the run is then skipped in one step, which makes the cost independent of the flow size.
+// Its sums saturate at sim.Never: a whole large flow at a slow rate may take longer than
+// sim.Time holds, and is then never done.
 func pipeline(hs []pathHop, t0 sim.Time, n int64, pace sim.Rate, uniformFrom int64, wire func(int64) int64) sim.Time {
 	leave := make([]sim.Time, len(hs))
 	prev := make([]sim.Time, len(hs))
@@ -286,22 +288,22 @@ func pipeline(hs []pathHop, t0 sim.Time, n int64, pace sim.Rate, uniformFrom int
 		t := max(paced, leave[0])
 		for i := range hs {
 			if i > 0 {
-				t = max(arrive+hs[i].latency, leave[i])
+				t = max(arrive.Plus(hs[i].latency), leave[i])
 			}
-			leave[i] = t + hs[i].rate.TxTime(w)
-			arrive = leave[i] + hs[i].delay
+			leave[i] = t.Plus(hs[i].rate.TxTime(w))
+			arrive = leave[i].Plus(hs[i].delay)
 		}
 		if pace > 0 {
-			paced = leave[0] - hs[0].rate.TxTime(w) + pace.TxTime(w)
+			paced = (leave[0] - hs[0].rate.TxTime(w)).Plus(pace.TxTime(w))
 		}
 		if uniformFrom >= 0 && k >= uniformFrom && k > 0 && k < n-2 {
 			if period, steady := uniformAdvance(prev, leave); steady {
 				skip := sim.Time(n - 2 - k) // packets of the run left, each one period later
+				gone := period.Times(int64(skip))
 				for i := range leave {
-					leave[i] += skip * period
+					leave[i] = leave[i].Plus(gone)
 				}
-				arrive += skip * period
-				paced += skip * period
+				arrive, paced = arrive.Plus(gone), paced.Plus(gone)
 				k = n - 2
 			}
 		}

@@ -375,7 +375,10 @@ func (f *fabric) collect() *results.Variant {
 			}
 			util := 0.0
 			if now > 0 {
-				util = float64(w.BusyTime()) / float64(now)
+				// A frame's whole serialization counts when it starts; on a slow link one
+				// frame may outlast the run (an 84-byte PAUSE takes 22.4 s at 30 b/s), so
+				// the busy time is capped at the run's.
+				util = float64(min(w.BusyTime(), now)) / float64(now)
 			}
 			v.Links = append(v.Links, results.Link{From: f.nw.Nodes[w.From].Name, To: f.nw.Nodes[w.To].Name,
 				Utilization: util, Packets: w.Packets()})

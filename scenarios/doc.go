@@ -28,7 +28,9 @@
 //
 // Sizes, rates and durations carry explicit units (ParseSize, ParseRate, ParseDuration); a
 // bare number is an error except 0. Decimals are exact: "1.5us" is 1500000 ps. Probabilities
-// (loss, pmax) are plain numbers in [0,1].
+// (loss, pmax) are plain numbers in [0,1]. A duration (stop and every timer, delay and
+// interval) is at most sim.MaxDuration, 2^60 ps (about 13.3 days): eight of them still add
+// up within the int64 picoseconds of simulated time, so no sum of a run's times overflows.
 //
 // # Overrides and variants
 //
@@ -262,7 +264,8 @@
 // unique names, type host or switch, switches layer 2 or 3; a host needs an IPv4 subnet and
 // may give an ip inside it; a host has exactly one link (one NIC port). Links join two
 // different known nodes; parallel links between the same pair are allowed. A link's rate is
-// > 0, its delay >= 0, its loss in [0,1]. A route sits on a layer-3 switch and points to a
+// at least MinLinkRate, 30 b/s (the least at which the longest PAUSE, 65535 quanta of 512
+// bit times, lasts at most sim.MaxDuration), its delay >= 0, its loss in [0,1]. A route sits on a layer-3 switch and points to a
 // neighbour. Traffic runs between existing, different hosts, with size > 0, priority 0..7.
 // A fault sets exactly one of state, loss, drop_every (each on an existing link), pfc_storm
 // (a host's NIC floods PAUSE on a class from at until until, which must be after at) and

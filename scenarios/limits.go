@@ -4,8 +4,20 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fabricsim/fabricsim/pfc"
 	"github.com/fabricsim/fabricsim/sim"
 )
+
+// MinLinkRate is the slowest link a scenario may have, 30 b/s: the least rate at which the
+// longest PAUSE, 65535 quanta of 512 bit times (IEEE 802.1Qbb; 33,553,920 bit times, 29.1 b/s
+// x sim.MaxDuration), still lasts at most sim.MaxDuration, so that a pause, like every
+// duration of a run, keeps the arithmetic of its times within sim.Time's int64 picoseconds.
+// A frame's serialization is shorter still: a 9,216-byte jumbo frame at 30 b/s takes 41 min.
+// It is the bit times over the duration, rounded up, with 512 cancelled to stay in int64.
+const MinLinkRate = sim.Rate((pfc.MaxQuanta*int64(sim.Second) + maxPerQuantumBit - 1) / maxPerQuantumBit)
+
+// maxPerQuantumBit is sim.MaxDuration over pfc.QuantumBits (2^60 / 2^9, exact).
+const maxPerQuantumBit = int64(sim.MaxDuration) / pfc.QuantumBits
 
 // FileTooLarge is the problem of a scenario file of size bytes, more than MaxFileBytes.
 func FileTooLarge(size int64) string {

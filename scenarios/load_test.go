@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fabricsim/fabricsim/pfc"
 	"github.com/fabricsim/fabricsim/sim"
 )
 
@@ -328,6 +329,11 @@ func TestRules(t *testing.T) {
 		{"no traffic", starScenario, []string{"traffic=[]"}, "traffic", "traffic is required"},
 		// presets
 		{"rate zero", starScenario, []string{"topology.params.link.rate=0"}, "topology.params.link.rate", "a link rate must be > 0"},
+		{"rate below MinLinkRate", starScenario, []string{"topology.params.link.rate=29bps"}, "topology.params.link.rate", "a link rate must be at least 30bps (MinLinkRate)"},
+		{"explicit rate below MinLinkRate", explicitScenario, []string{"topology.links.1.rate=1bps"}, "topology.links.1.rate", "at least 30bps (MinLinkRate)"},
+		{"delay past MaxDuration", starScenario, []string{"topology.params.link.delay=1152921504606846977ps"}, "topology.params.link.delay", "at most 1152921504606846976 picoseconds: 2^60 ps"},
+		{"timer past MaxDuration", starScenario, []string{"transports.rocev2.retransmit_timeout=9223372036854775807ps"}, "transports.rocev2.retransmit_timeout", "is too large (at most 1152921504606846976 picoseconds"},
+		{"stop past MaxDuration", starScenario, []string{"stop=2000000s"}, "stop", "is too large"},
 		{"rate bare", starScenario, []string{"topology.params.link.rate=100"}, "topology.params.link.rate", "has no unit"},
 		{"rate missing", starScenario, []string{"topology.params.link={delay: 1us}"}, "topology.params.link.rate", "a link needs a rate"},
 		{"delay negative", starScenario, []string{"topology.params.link.delay=-1us"}, "topology.params.link.delay", "negative"},
@@ -720,4 +726,17 @@ func TestHPCCSettings(t *testing.T) {
 	rc = f.Scenario(0).Transports.RoCEv2
 	require.Equal(t, 4, rc.AckInterval)
 	require.Equal(t, HPCCConfig{Eta: 0.95, MaxStage: 5, AI: 80 * sim.Mbps, BaseRTT: 6 * sim.Microsecond}, rc.HPCC)
+}
+
+// TestMinLinkRateIsThePauseBound: MinLinkRate is the least rate whose longest PAUSE (65535
+// quanta of 512 bit times) lasts at most sim.MaxDuration, and a link at it is accepted, with
+// the error at the link's line and column below it.
+func TestMinLinkRateIsThePauseBound(t *testing.T) {
+	require.LessOrEqual(t, pfc.PauseDuration(pfc.MaxQuanta, MinLinkRate), sim.MaxDuration)
+	require.Greater(t, pfc.PauseDuration(pfc.MaxQuanta, MinLinkRate-1), sim.MaxDuration)
+	_, errs, _ := loadYAML(t, strings.Replace(starScenario, "rate: 100Gbps", "rate: 30bps", 1))
+	require.Empty(t, errs)
+	_, errs, _ = loadYAML(t, strings.Replace(starScenario, "rate: 100Gbps", "rate: 1bps", 1))
+	require.Len(t, errs, 1)
+	require.Contains(t, errs[0].Error(), "test.yaml:8:18: topology.params.link.rate: a link rate must be at least 30bps")
 }

@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
+	"github.com/fabricsim/fabricsim/pfc"
 	"github.com/fabricsim/fabricsim/sim"
 )
 
@@ -145,8 +146,12 @@ func (r *resolver) linkSpec(path string, rate *Rate, delay *Duration, loss *floa
 		r.errf(path+".rate", "a link needs a rate, e.g. rate: 100Gbps")
 	} else {
 		s.Rate = sim.Rate(*rate)
-		if s.Rate <= 0 {
+		switch {
+		case s.Rate <= 0:
 			r.errf(path+".rate", "a link rate must be > 0, e.g. 100Gbps")
+		case s.Rate < MinLinkRate:
+			r.errf(path+".rate", "a link rate must be at least %v (MinLinkRate): slower, a PAUSE of %d quanta (%d bit times) lasts longer than 2^60 ps (about 13.3 days, sim.MaxDuration), the longest time a run may hold; got %v",
+				MinLinkRate, pfc.MaxQuanta, pfc.MaxQuanta*pfc.QuantumBits, s.Rate)
 		}
 	}
 	if delay != nil {

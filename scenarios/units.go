@@ -40,15 +40,19 @@ type quantity struct {
 	units   []unit
 	listed  string // the units as the messages list them
 	example string
+	// max is the largest value, and beyond says why in words; 0 is math.MaxInt64.
+	max    int64
+	beyond string
 }
 
 var (
 	sizeQ = quantity{"size", "bytes", sizeUnits,
-		"B, KB, MB, GB, KiB, MiB, GiB", "4MB"}
+		"B, KB, MB, GB, KiB, MiB, GiB", "4MB", 0, ""}
 	rateQ = quantity{"rate", "bits per second", rateUnits,
-		"bps, Kbps, Mbps, Gbps, Tbps", "100Gbps"}
+		"bps, Kbps, Mbps, Gbps, Tbps", "100Gbps", 0, ""}
 	durationQ = quantity{"duration", "picoseconds", durationUnits,
-		"ps, ns, us (or µs), ms, s", "1us"}
+		"ps, ns, us (or µs), ms, s", "1us", int64(sim.MaxDuration),
+		"2^60 ps, about 13.3 days (sim.MaxDuration), so that the times of a run stay within 64-bit picoseconds"}
 )
 
 // maxDigits bounds the digits of a number, so that a hostile input cannot make the exact
@@ -121,6 +125,9 @@ func (q quantity) parse(s string) (int64, error) {
 	if rem.Sign() != 0 {
 		return 0, fmt.Errorf("%s %q is not a whole number of %s", q.what, s, q.base)
 	}
+	if q.max > 0 && (!quo.IsInt64() || quo.Int64() > q.max) {
+		return 0, fmt.Errorf("%s %q is too large (at most %d %s: %s)", q.what, s, q.max, q.base, q.beyond)
+	}
 	if !quo.IsInt64() {
 		return 0, fmt.Errorf("%s %q is too large (at most %d %s)", q.what, s, int64(math.MaxInt64), q.base)
 	}
@@ -154,8 +161,9 @@ func ParseRate(s string) (sim.Rate, error) {
 }
 
 // ParseDuration parses a duration: a number and one of the units ps, ns, us (or µs), ms or
-// s, e.g. "500ns", "1.5us". The result must be a whole number of picoseconds that fits an
-// int64 (about 106 days). A bare number is an error, except 0. Negative durations are errors.
+// s, e.g. "500ns", "1.5us". The result must be a whole number of picoseconds, at most
+// sim.MaxDuration (2^60 ps, about 13.3 days). A bare number is an error, except 0. Negative
+// durations are errors.
 func ParseDuration(s string) (sim.Time, error) {
 	v, err := durationQ.parse(s)
 	return sim.Time(v), err

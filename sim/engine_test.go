@@ -89,6 +89,32 @@ func TestTxTime(t *testing.T) {
 	require.Equal(t, int64(1250), (100 * Gbps).BytesIn(100*Nanosecond))
 }
 
+// TestRateTimeProductsSaturate: a serialization or a byte count beyond the 64 bits of its
+// result saturates (Never, math.MaxInt64) instead of wrapping negative or panicking.
+func TestRateTimeProductsSaturate(t *testing.T) {
+	// A 65535-quanta PAUSE, 33,553,920 bit times: at 2 b/s 1.68e19 ps, past Never (9.22e18).
+	pauseBytes := int64(65535 * 512 / 8)
+	require.Equal(t, Never, (2 * BitPerSecond).TxTime(pauseBytes))
+	require.Equal(t, Never, BitPerSecond.TxTime(pauseBytes), "the quotient needs more than 64 bits")
+	require.Equal(t, Never, BitPerSecond.TxTime(math.MaxInt64))
+	require.Equal(t, Never, (100 * Gbps).TxTime(math.MaxInt64), "n x 8 alone overflows 64 bits")
+	// At 4 b/s it fits: 33,553,920 / 4 s = 8,388,480 s.
+	require.Equal(t, 8_388_480*Second, (4 * BitPerSecond).TxTime(pauseBytes))
+	// The largest exact one: MaxInt64 ps at 8e12 b/s carries MaxInt64 bytes.
+	require.Equal(t, Time(math.MaxInt64), Rate(8*Second).TxTime(math.MaxInt64))
+	require.Equal(t, int64(math.MaxInt64), Rate(math.MaxInt64).BytesIn(Never))
+	require.Equal(t, int64(math.MaxInt64), Rate(8*Second).BytesIn(Never))
+	require.Equal(t, int64(math.MaxInt64)/1000, Rate(8*Second/1000).BytesIn(Never))
+
+	require.Equal(t, Never, Never.Plus(1))
+	require.Equal(t, Never, (Never - 5).Plus(6))
+	require.Equal(t, Never-1, (Never - 5).Plus(4))
+	require.Equal(t, Never, MaxDuration.Times(8), "2^63 does not fit")
+	require.Equal(t, 7*MaxDuration, MaxDuration.Times(7))
+	require.Equal(t, Never, Never.Times(2))
+	require.Equal(t, Time(0), Never.Times(0))
+}
+
 func TestTimeString(t *testing.T) {
 	require.Equal(t, "1.5us", (1500 * Nanosecond).String())
 	require.Equal(t, "100Gbps", (100 * Gbps).String())

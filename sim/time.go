@@ -28,6 +28,28 @@ const (
 // Never is a time later than any event; it marks a timer that is not armed.
 const Never Time = math.MaxInt64
 
+// MaxDuration is the longest duration, and the latest time, a scenario may give: 2^60 ps,
+// about 13.3 days. Eight such terms still fit in Time's int64 (2^63), so an event due at a
+// time of the run plus a few durations (a delay, a timer, a pause) cannot overflow.
+const MaxDuration Time = 1 << 60
+
+// Plus is t + d for t, d >= 0, saturating at Never instead of overflowing.
+func (t Time) Plus(d Time) Time {
+	if d > Never-t {
+		return Never
+	}
+	return t + d
+}
+
+// Times is d x n for d, n >= 0, saturating at Never instead of overflowing.
+func (d Time) Times(n int64) Time {
+	hi, lo := bits.Mul64(uint64(d), uint64(n))
+	if hi != 0 || lo > uint64(Never) {
+		return Never
+	}
+	return Time(lo)
+}
+
 // Seconds returns t in seconds.
 func (t Time) Seconds() float64 { return float64(t) / float64(Second) }
 
@@ -92,20 +114,32 @@ func (r Rate) String() string {
 // TxTime is the time to serialize n bytes at rate r, rounded up to the next picosecond so
 // that a link is never faster than its rate. It is exact for rates that divide 8e12 bit·ps/s
 // (every common Ethernet speed), unlike a truncated per-byte time (htsim's _ps_per_byte).
-// Precondition: r > 0, n >= 0.
+// A time beyond Time's range (a whole large flow at a slow rate: 1.2 MB at 1 b/s) is Never,
+// not a wrapped negative. Precondition: r > 0, n >= 0.
 func (r Rate) TxTime(n int64) Time {
-	// n*8*1e12 overflows int64 beyond about 1.15 MB, so multiply in 128 bits.
-	hi, lo := bits.Mul64(uint64(n)*8, uint64(Second))
+	// n*8*1e12 overflows int64 beyond about 1.15 MB, so multiply in 128 bits: n*8 fits 64
+	// (n < 2^63), and the product of it and 1e12 fits 128.
+	hi, lo := bits.Mul64(uint64(n), 8*uint64(Second))
+	if hi >= uint64(r) {
+		return Never // the quotient needs more than 64 bits
+	}
 	q, rem := bits.Div64(hi, lo, uint64(r))
 	if rem != 0 {
 		q++
 	}
+	if q > uint64(Never) {
+		return Never
+	}
 	return Time(q)
 }
 
-// BytesIn is how many whole bytes rate r carries in duration d.
+// BytesIn is how many whole bytes rate r carries in duration d, at most math.MaxInt64.
+// Precondition: r, d >= 0.
 func (r Rate) BytesIn(d Time) int64 {
 	hi, lo := bits.Mul64(uint64(r), uint64(d))
+	if hi >= 8*uint64(Second) {
+		return math.MaxInt64 // the quotient needs more than 64 bits
+	}
 	q, _ := bits.Div64(hi, lo, 8*uint64(Second))
-	return int64(q)
+	return int64(min(q, math.MaxInt64))
 }
