@@ -196,10 +196,11 @@ func BenchmarkDCQCNStability(b *testing.B) {
 				}
 			}
 		}
-		// Immediate-only with 30 us of loop delay: about what the paper's rule adds to a
+		// Immediate-only with 30 us of loop delay: about what the window rules add to a
 		// 4 us loop, since a mark inside a window waits for its end, up to tau = 50 us
-		// (25 us on average). If that wait is what unsettles N = 10 under the paper's rule,
-		// this row looks like the paper's at 4 us.
+		// (25 us on average). This row looks like theirs at 4 us, but the fluid model with
+		// a 29 us delay settles (BenchmarkDCQCNFluidDelay): the packet-level loop is the
+		// less stable one.
 		report("np immediate-only", 10, 30*sim.Microsecond, "np: immediate-only")
 	}
 }

@@ -202,7 +202,8 @@ func TestDCQCNFixedPointRatesAndQueue(t *testing.T) {
 	// N = 2 and 4 run with the default notification point, the authors' window rule. N = 10
 	// runs with immediate-only: under the window rule (and the SIGCOMM'15 text's) the N = 10
 	// loop does not settle (below), and Theorem 1's fixed point is where a stable loop
-	// settles; immediate-only's N = 10 loop does (BenchmarkDCQCNStability).
+	// settles; immediate-only's N = 10 loop does (BenchmarkDCQCNStability). Not held: the
+	// window rule's N = 10 queue within 30% of q* (it is 56% below).
 	for _, tc := range []struct {
 		n        int
 		np       string
@@ -298,13 +299,13 @@ func TestDCQCNFixedPointRatesAndQueue(t *testing.T) {
 			//   paper           2: -13%, 4: -4%, 10: -49%
 			//   immediate-only  2: +23%, 4: +29%, 10: +13%
 			// Under the window rule, as under the paper's, the N = 10 queue swings between
-			// empty and beyond Kmax: a mark waits for the end of its flow's window, up to tau
-			// = 50 us (25 us on average), a feedback delay the fluid model does not have
-			// (its only loop delay is tau*, a few us here), and the CoNEXT'16 stability
-			// analysis has N = 10 losing stability as the loop delay grows; immediate-only
-			// answers at once and settles (BenchmarkDCQCNStability: immediate-only with a 30
-			// us loop looks like the window rule with a 4 us one). Staggering the flows'
-			// starts over a window (so their timers are out of phase) changes none of this.
+			// empty and beyond Kmax; immediate-only settles. The wait for a window's end is
+			// not the cause as a feedback delay: the integrated fluid model stays at q* with
+			// tau* up to 54 us (BenchmarkDCQCNFluidDelay), while the simulation with
+			// immediate-only and a 30 us loop already swings (BenchmarkDCQCNStability). Why
+			// the packet-level loop is less stable than the fluid model is not found
+			// (docs/model.md section 4). Staggering the flows' starts over a window, so that
+			// their timers are out of phase, changes none of this.
 			require.InEpsilon(t, qStar, qMean, 0.30, "time-mean queue vs q*")
 		})
 	}
