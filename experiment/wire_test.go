@@ -61,11 +61,11 @@ func captureRun(t *testing.T, i int, links ...string) string {
 }
 
 // tshark runs tshark on a capture with IP and TCP checksum validation on and returns its
-// standard output. A machine without tshark fails the test: .ci/run installs it.
+// standard output. A machine without tshark fails the test: ./test.sh (the README's test command) installs it.
 func tshark(t *testing.T, file string, args ...string) string {
 	t.Helper()
 	bin, err := exec.LookPath("tshark")
-	require.NoError(t, err, "tshark is needed to check the captures (Debian: apt-get install tshark; .ci/run installs it)")
+	require.NoError(t, err, "tshark is needed to check the captures (Debian: apt-get install tshark; ./test.sh installs it)")
 	all := append([]string{"-n", "-r", file, "-o", "ip.check_checksum:TRUE", "-o", "tcp.check_checksum:TRUE"}, args...)
 	var out, stderr bytes.Buffer
 	cmd := exec.Command(bin, all...)

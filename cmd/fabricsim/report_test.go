@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// chromium is Debian's headless browser, which .ci/run installs.
+// chromium is Debian's headless browser, which ./test.sh (the README's test command) installs.
 const chromium = "/usr/bin/chromium"
 
 // browse runs headless Chromium on page with args and returns its standard output. The
@@ -23,7 +23,7 @@ const chromium = "/usr/bin/chromium"
 func browse(t *testing.T, page string, args ...string) string {
 	t.Helper()
 	bin, err := exec.LookPath(chromium)
-	require.NoError(t, err, "headless Chromium is needed to check report.html: apt-get install chromium (.ci/run does)")
+	require.NoError(t, err, "headless Chromium is needed to check report.html: apt-get install chromium (./test.sh does)")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, append([]string{"--headless", "--no-sandbox", "--disable-gpu",
