@@ -176,3 +176,23 @@ func TestTsharkDecodesIRNNAKs(t *testing.T) {
 	require.Equal(t, naks, checked)
 	t.Logf("%d NAKs, each with its SACK'd PSN and a valid ICRC", naks)
 }
+
+// TestIRNCapBelowTheACKIntervalAsksForACKs: a BDP cap of 5000 B, 5 packets of 1,106 wire
+// bytes (rounded up), under the responder's ACK interval of 16. The requester asks for an
+// ACK (BTH AckReq) on the packet that fills the cap, so a loss-free flow runs in rounds of 5
+// packets, each at most a round trip plus 5 packet times: out over two 100 Gb/s hops (88.48
+// ns a packet, 1 us links), an 86-byte ACK back (6.88 ns a hop). Without the request no
+// coalesced ACK would come until a timeout, every round.
+func TestIRNCapBelowTheACKIntervalAsksForACKs(t *testing.T) {
+	v := runOne(t, fmt.Sprintf(irnLossy, 1, "5000B", "1MB", 0.0, "rocev2"), 0)
+	require.EqualValues(t, 1, v.Flows.Completed)
+	require.Zero(t, v.PerFlow[0].Timeouts, "no round waits for a timeout")
+	const capPkts = (5000 + 1105) / 1106
+	pkt, ack := 88.48e-3, 6.88e-3 // us
+	rtt := 2*(pkt+1) + 2*(ack+1)
+	npkts := (1_000_000 + 1023) / 1024
+	rounds := (npkts + capPkts - 1) / capPkts
+	bound := float64(rounds) * (rtt + capPkts*pkt) * 1.02
+	t.Logf("FCT %.1f us; %d rounds of at most %.2f us: %.1f us (+2%%)", *v.PerFlow[0].FCTUS, rounds, rtt+capPkts*pkt, bound)
+	require.Less(t, *v.PerFlow[0].FCTUS, bound)
+}

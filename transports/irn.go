@@ -135,6 +135,17 @@ func (ir *irnSender) mayAdmit(inFlight uint32) bool {
 	return ir.p.BDPCap == 0 || inFlight < uint32(ir.p.BDPCap)
 }
 
+// fills reports whether a new packet that brings the packets outstanding to outstanding fills
+// a BDP cap smaller than the responder's ACK interval: then the requester asks for an ACK on
+// it (BTH AckReq, IBA 9.2.3), since the responder's coalesced ACK, one per ackInterval
+// packets, would never come and the flow would wait for a timeout at every cap. With a cap
+// of at least ackInterval packets (the automatic cap adds ackInterval - 1 to the path's
+// BDP) the coalesced ACKs keep coming and nothing is asked.
+func (ir *irnSender) fills(outstanding uint32, ackInterval int) bool {
+	c := ir.p.BDPCap
+	return c > 0 && c < ackInterval && outstanding >= uint32(c)
+}
+
 // psnSet is a set of PSNs at or above base, a ring of bits that grows when a PSN falls beyond
 // it. It allocates nothing until the first PSN is added: a flow without loss never pays for it.
 type psnSet struct {

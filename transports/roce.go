@@ -332,7 +332,7 @@ func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 	if p.HasRETH {
 		p.DMALen = uint32(min(s.flow.Size, 1<<32-1))
 	}
-	p.AckReq = last
+	p.AckReq = last || (s.irn != nil && psn == s.sndNxt && s.irn.fills(psn+1-s.una, s.cfg.AckInterval))
 	if s.hp != nil {
 		s.hpccSent(p)
 	}
