@@ -52,9 +52,11 @@ type portPFC struct {
 	control topology.Queue
 	// PausesSent and ResumesSent count the PFC frames this port sent upstream, by class.
 	PausesSent, ResumesSent [NumPriorities]int64
-	refreshOn               [NumPriorities]bool // a refresh timer is pending for the class
 	watchOn                 [NumPriorities]bool // a watchdog check is pending for the class
 	response                sim.Time
+	// refreshAt is when the refresh timer of each class runs out, 0 when it is stopped: a
+	// timer event that finds another time here was superseded.
+	refreshAt [NumPriorities]sim.Time
 }
 
 // configurePFC gives the port its thresholds and response time from c.
@@ -111,20 +113,26 @@ func (pt *Port) wakeAtPauseEnd(now sim.Time) {
 }
 
 // sendPause queues a PFC frame for class c on this port, to the upstream sender; quanta 0
-// resumes it. While the class stays paused, a refresh goes out at half the pause time, so the
-// sender never resumes by expiry.
+// resumes it. Each PAUSE (re)starts the class's refresh timer, and a resume stops it, as a
+// switch keeps one refresh timer per priority: while the class stays paused, the PAUSE goes
+// out again one refresh interval after the last one, so the sender never resumes by expiry,
+// and a PAUSE that follows a resume is refreshed from its own time, not the earlier one's.
 func (pt *Port) sendPause(now sim.Time, c int, quanta uint16) {
-	if quanta > 0 && !pt.refreshOn[c] {
-		pt.refreshOn[c] = true
-		pt.sw.eng.At(now+pfc.RefreshInterval(quanta, pt.Wire.Params.Rate), pt, portOp(evRefresh, c), nil)
+	pt.refreshAt[c] = 0
+	if quanta > 0 {
+		pt.refreshAt[c] = now + pfc.RefreshInterval(quanta, pt.Wire.Params.Rate)
+		pt.sw.eng.At(pt.refreshAt[c], pt, portOp(evRefresh, c), nil)
 	}
 	pt.InjectPause(now, c, quanta)
 }
 
 // refresh is the refresh timer of class c: the PAUSE goes out again if the class is still
-// above XON.
+// above XON. A timer restarted or stopped since it was set is ignored.
 func (pt *Port) refresh(now sim.Time, c int) {
-	pt.refreshOn[c] = false
+	if now != pt.refreshAt[c] {
+		return
+	}
+	pt.refreshAt[c] = 0
 	if pt.Ingress[c].Paused {
 		pt.sendPause(now, c, pt.sw.cfg.PFC.Quanta)
 	}
