@@ -1,0 +1,37 @@
+package experiment
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fabricsim/fabricsim/topology"
+)
+
+func TestLargestFrameCountsEveryTrafficKind(t *testing.T) {
+	// PFC sizing takes the largest frame of every traffic item's transport: a Poisson or
+	// all-to-all item of iWARP (MTU 1500 here, a 1538-byte segment on the wire) sizes the
+	// headroom for that segment, not for a RoCE v2 frame of the default MTU.
+	const mtu = 1500
+	iwarp := int64(mtu + topology.EthernetHeader + topology.FCS + wireExtra)
+	for _, item := range []string{
+		"- poisson: {hosts: all, load: 0.5, workload: websearch, count: 10, transport: iwarp}",
+		"- all_to_all: {hosts: all, size: 10KB, transport: iwarp}",
+		"- all_to_all: {hosts: all, size: 10KB}", // the variant's transport
+	} {
+		t.Run(item, func(t *testing.T) {
+			f := build0(t, fmt.Sprintf(`
+version: 1
+name: frames
+topology: {preset: star, params: {hosts: 3, link: {rate: 100Gbps, delay: 1us}}}
+switch: {pfc: {enabled: true}}
+transports: {iwarp: {mtu: %d}}
+traffic:
+  %s
+variants: [{name: v, transport: iwarp}]
+`, mtu, item))
+			require.Equal(t, iwarp, f.maxFrameWire())
+		})
+	}
+}
