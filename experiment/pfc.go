@@ -72,7 +72,7 @@ func (f *fabric) pfcConfig(n *topology.Node, c *scenarios.SwitchConfig) switchmo
 	if !p.Enabled {
 		return switchmodel.PFCConfig{}
 	}
-	cfg := switchmodel.PFCConfig{Quanta: uint16(p.Quanta), Watchdog: p.Watchdog}
+	cfg := switchmodel.PFCConfig{Quanta: uint16(p.Quanta), Watchdog: p.Watchdog, MaxFrameWire: f.maxFrameWire()}
 	for _, prio := range p.Priorities {
 		cfg.Lossless[prio] = true
 	}

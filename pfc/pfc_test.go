@@ -105,3 +105,32 @@ func TestFindCycle(t *testing.T) {
 	require.Equal(t, []int{2, 4}, FindCycle([][]int{{}, {}, {4}, {}, {2}}))
 	require.Nil(t, FindCycle(nil))
 }
+
+func TestRefreshArrivesBeforeThePauseRunsOut(t *testing.T) {
+	// A refresh that waits the longest (RefreshLead: the largest frame, and a PFC frame per
+	// other lossless class) after a PAUSE that went at once arrives within that PAUSE's
+	// pause time, at every speed; at the shortest quanta allowed (MinQuanta) the refreshes
+	// are still four PFC frames apart (within a picosecond of rounding per frame), and one
+	// quantum fewer could not keep both.
+	for _, frame := range []int64{1122, 1538, 4218, 9238} {
+		for _, classes := range []int{1, 2, 3} {
+			// 8 x (frame + 84 per other class + 4 x 84) bit times, in 512-bit quanta.
+			least := int((8*(frame+int64(classes-1)*84+4*84) + 511) / 512)
+			require.Equal(t, least, MinQuanta(frame, classes), "frame %d, %d classes", frame, classes)
+			for _, r := range []sim.Rate{10 * sim.Gbps, 25 * sim.Gbps, 40 * sim.Gbps, 100 * sim.Gbps, 400 * sim.Gbps} {
+				lead := RefreshLead(r, frame, classes)
+				require.Equal(t, r.TxTime(frame)+sim.Time(classes-1)*r.TxTime(FrameWireBytes), lead)
+				for _, q := range []int{least, least + 1, 3 * least, MaxQuanta} {
+					d := PauseDuration(uint16(q), r)
+					ri := RefreshInterval(uint16(q), r, lead)
+					require.LessOrEqual(t, ri+lead, d, "refreshed in time: frame %d, %d classes, %v, %d quanta", frame, classes, r, q)
+					require.LessOrEqual(t, ri, d/2, "no later than half the pause")
+					require.GreaterOrEqual(t, ri, r.TxTime(MinRefreshBytes)-sim.Time(classes), "at most a quarter of the link")
+				}
+				short := PauseDuration(uint16(least-1), r) - lead
+				require.Less(t, short, r.TxTime(MinRefreshBytes), "one quantum fewer leaves less than four PFC frames")
+			}
+		}
+	}
+	require.Equal(t, PauseDuration(MaxQuanta, 100*sim.Gbps)/2, RefreshInterval(MaxQuanta, 100*sim.Gbps, 0), "a storm: half the pause")
+}

@@ -75,8 +75,12 @@
 //	switch.pfc.response_time      auto: how long a port takes to stop sending after a PAUSE
 //	                              arrives; auto: the IEEE 802.3 annex 31B bound for the link's
 //	                              speed (60/80/118/394/905 quanta at 10/25/40/100/400G)
-//	switch.pfc.quanta             65535 (1..65535): the pause time of each PAUSE sent, refreshed
-//	                              at half the pause time
+//	switch.pfc.quanta             65535 (1..65535): the pause time of each PAUSE sent; while the
+//	                              class stays above XON it is refreshed at half the pause time,
+//	                              or sooner, so that a refresh that waits behind the largest
+//	                              frame still arrives before the pause runs out; quanta too
+//	                              short for that are refused (with RoCE v2 MTU 1024 the shortest
+//	                              is 23)
 //	switch.pfc.deadlock_detection 1ms (0 or >= 1us): how long a cycle of paused, non-empty
 //	                              queues must make no progress to be reported as a deadlock
 //	switch.ecn.enabled            false: marks ECN-capable frames CE on egress
@@ -248,8 +252,10 @@
 // pause (one PFC frame from node's port, quanta 0..65535, required); a PFC fault on a class
 // that is not lossless is a warning, since switches ignore PFC frames for it.
 // The settings' own limits are in the settings table; across fields: switch.scheduler dwrr
-// needs 8 weights and strict takes none, xon <= xoff, kmin <= kmax, iwarp rto_init >= min_rto
-// and max_rto >= both, receive_window from 2 x mtu to 1GiB, and rocev1 takes no dcqcn.
+// needs 8 weights and strict takes none, xon <= xoff, switch.pfc.quanta long enough for a
+// refresh to arrive before the pause runs out (pfc.MinQuanta of the traffic's largest frame),
+// kmin <= kmax, iwarp rto_init >= min_rto and max_rto >= both, receive_window from 2 x mtu to
+// 1GiB, and rocev1 takes no dcqcn.
 //
 // Explicit nodes must all be joined by links: a fabric in pieces is an error that names its
 // islands (the connected parts) by their first nodes. A file is UTF-8 text: a byte that is

@@ -32,7 +32,7 @@ type PFCConfig struct {
 	Watchdog   sim.Time   `yaml:"watchdog" default:"0" doc:"a queue paused this long without a break is flushed (watchdog drops); 0 is off"`
 	// ResponseTime is how long a port takes to stop sending after a PAUSE arrives.
 	ResponseTime DurationOrAuto `yaml:"response_time" default:"auto" doc:"how long a port takes to stop sending after a PAUSE arrives; auto: the IEEE 802.3 annex 31B bound for the link's speed (60/80/118/394/905 quanta at 10/25/40/100/400G)"`
-	Quanta       int            `yaml:"quanta" default:"65535" min:"1" max:"65535" means:"pause quanta of 512 bit times" doc:"the pause time of each PAUSE sent, refreshed at half the pause time"`
+	Quanta       int            `yaml:"quanta" default:"65535" min:"1" max:"65535" means:"pause quanta of 512 bit times" doc:"the pause time of each PAUSE sent; while the class stays above XON it is refreshed at half the pause time, or sooner, so that a refresh that waits behind the largest frame still arrives before the pause runs out; quanta too short for that are refused (with RoCE v2 MTU 1024 the shortest is 23)"`
 	// DeadlockDetection is how long a cycle of paused, non-empty queues must make no progress
 	// to be reported as a deadlock.
 	DeadlockDetection sim.Time `yaml:"deadlock_detection" default:"1ms" zero:"off" min:"1us" means:"a look every that long at every queue" doc:"how long a cycle of paused, non-empty queues must make no progress to be reported as a deadlock"`

@@ -15,9 +15,12 @@ type PFCConfig struct {
 	// Response is, by port index, how long the switch takes to stop sending on that port
 	// after a PAUSE arrives there.
 	Response []sim.Time
-	// Quanta is the pause time of each PAUSE the switch sends (refreshed at half of it while
-	// the condition lasts).
+	// Quanta is the pause time of each PAUSE the switch sends (refreshed while the condition
+	// lasts, see pfc.RefreshInterval); at least pfc.MinQuanta of MaxFrameWire; 0 is the most.
 	Quanta uint16
+	// MaxFrameWire is the largest frame the switch forwards, in bytes on the wire: a refresh
+	// may wait behind one (0: it waits behind none).
+	MaxFrameWire int64
 	// Watchdog, when positive: an egress queue paused that long without a break is flushed
 	// (its frames are dropped as watchdog drops), as switch PFC watchdogs break pause storms.
 	Watchdog sim.Time
@@ -54,6 +57,7 @@ type portPFC struct {
 	PausesSent, ResumesSent [NumPriorities]int64
 	watchOn                 [NumPriorities]bool // a watchdog check is pending for the class
 	response                sim.Time
+	refreshLead             sim.Time // the longest a PAUSE may wait to go out (pfc.RefreshLead)
 	// refreshAt is when the refresh timer of each class runs out, 0 when it is stopped: a
 	// timer event that finds another time here was superseded.
 	refreshAt [NumPriorities]sim.Time
@@ -120,7 +124,7 @@ func (pt *Port) wakeAtPauseEnd(now sim.Time) {
 func (pt *Port) sendPause(now sim.Time, c int, quanta uint16) {
 	pt.refreshAt[c] = 0
 	if quanta > 0 {
-		pt.refreshAt[c] = now + pfc.RefreshInterval(quanta, pt.Wire.Params.Rate)
+		pt.refreshAt[c] = now + pfc.RefreshInterval(quanta, pt.Wire.Params.Rate, pt.refreshLead)
 		pt.sw.eng.At(pt.refreshAt[c], pt, portOp(evRefresh, c), nil)
 	}
 	pt.InjectPause(now, c, quanta)
@@ -215,4 +219,15 @@ func (pt *Port) flush(now sim.Time, c int) {
 		}
 		sw.drop(p, DropWatchdog)
 	}
+}
+
+// classes is the number of lossless classes.
+func (c *PFCConfig) classes() int {
+	n := 0
+	for _, l := range c.Lossless {
+		if l {
+			n++
+		}
+	}
+	return n
 }

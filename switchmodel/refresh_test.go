@@ -1,6 +1,7 @@
 package switchmodel
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -36,7 +37,7 @@ func TestRefreshTimerRestartsWithEachPause(t *testing.T) {
 	T := tx(t, rocev2Frame(1024), rate)
 	pfcT := rate.TxTime(pfc.FrameWireBytes)
 	delay := sim.Microsecond
-	R := pfc.RefreshInterval(quanta, rate)
+	R := pfc.RefreshInterval(quanta, rate, 0)
 	arrive := func(sent sim.Time) sim.Time { return sent + pfcT + delay }
 
 	sw.Receive(0, f.pauseFrame(sw, out, 3, pfc.MaxQuanta), out)
@@ -69,4 +70,67 @@ func TestRefreshTimerRestartsWithEachPause(t *testing.T) {
 	require.EqualValues(t, len(want)-2, sw.Ports[in].PausesSent[3])
 	require.EqualValues(t, 2, sw.Ports[in].ResumesSent[3])
 	f.checkBooks(t)
+}
+
+func TestRefreshReachesTheSenderBeforeThePauseRunsOut(t *testing.T) {
+	// The worst case for a refresh: the PAUSE before it went at once, on an idle line, and a
+	// largest frame started just before the refresh was due, so the refresh waits that
+	// frame's whole time. The largest frames h3 sends h1 here arrive at the switch at a
+	// little over half the line rate, so over the run they start at every phase of the
+	// refresh period. At the shortest quanta a switch accepts (pfc.MinQuanta) and above,
+	// h1's pause, rebuilt from the PFC frames it received (the last one the resume), is
+	// unbroken from the first PAUSE to the resume: every refresh arrived within the pause
+	// time of the one before. (Refreshed at half the pause time, a refresh behind a frame
+	// arrives late whenever the pause is shorter than two frames: below 35 quanta here.)
+	rate := 100 * sim.Gbps
+	const payload = 1024
+	frameWire := int64(rocev2Frame(payload)) + topology.PreambleSFD + topology.InterFrameGap
+	least := pfc.MinQuanta(frameWire, 1)
+	// 8 x (frame + 4 PFC frames) bit times, rounded up to whole 512-bit quanta.
+	require.Equal(t, int((8*(frameWire+4*pfc.FrameWireBytes)+511)/512), least)
+	for _, quanta := range []int{least, least + 1, least + 7, 34, 2 * least} {
+		t.Run(fmt.Sprint(quanta), func(t *testing.T) {
+			cfg := bigBuffer
+			cfg.PFC.Lossless[3] = true
+			th := pfc.Thresholds{Xoff: 4000, Xon: 1000, Headroom: 1 << 20}
+			cfg.PFC.Ports = []pfc.Thresholds{th, th, th}
+			cfg.PFC.Quanta, cfg.PFC.MaxFrameWire = uint16(quanta), frameWire
+			f := build(t, star(t, 3, topology.LinkParams{Rate: rate, Delay: sim.Microsecond}), cfg)
+			sw, h1, h2, h3 := f.sw[f.id(t, "sw")], f.id(t, "h1"), f.id(t, "h2"), f.id(t, "h3")
+			in, out, rev := portTo(t, f, sw, h1), portTo(t, f, sw, h2), portTo(t, f, sw, h3)
+			sw.Receive(0, f.pauseFrame(sw, out, 3, pfc.MaxQuanta), out)
+			T := tx(t, rocev2Frame(payload), rate)
+			every := 2*T - 7*sim.Nanosecond
+			for i := range int(30 * sim.Microsecond / every) { // the largest frames to h1, lossy class 1
+				f.eng.At(sim.Time(i)*every, at(func(now sim.Time) {
+					sw.Receive(now, f.data(h3, h1, 1, uint32(i), payload), rev)
+				}), 0, nil)
+			}
+			for i := range 10 {
+				sw.Receive(0, f.data(h1, h2, 3, uint32(i), payload), in)
+			}
+			resume := 30 * sim.Microsecond
+			f.eng.At(resume, at(func(now sim.Time) {
+				sw.Receive(now, f.pauseFrame(sw, out, 3, 0), out)
+			}), 0, nil)
+			f.eng.Run(sim.Never)
+
+			var e pfc.Egress
+			var first, last sim.Time = -1, 0
+			for _, g := range f.hosts[h1].got {
+				if g.frame != topology.MinFrame {
+					continue
+				}
+				if first < 0 {
+					first = g.at
+				}
+				last = g.at
+				e.Receive(g.at, 3, uint16(quanta), rate, 0)
+			}
+			require.EqualValues(t, 1, sw.Ports[in].ResumesSent[3])
+			require.Greater(t, sw.Ports[in].PausesSent[3], int64(resume/pfc.PauseDuration(uint16(quanta), rate)), "refreshed all along")
+			require.Equal(t, last-first, e.PausedTime(3, last), "h1 paused without a break until the resume")
+			f.checkBooks(t)
+		})
+	}
 }

@@ -185,7 +185,7 @@ func (n *NIC) stormTick(now sim.Time, c int) {
 		return
 	}
 	n.SendPause(now, c, pfc.MaxQuanta)
-	next := now + pfc.RefreshInterval(pfc.MaxQuanta, n.Wire.Params.Rate)
+	next := now + pfc.RefreshInterval(pfc.MaxQuanta, n.Wire.Params.Rate, 0)
 	if next < n.stormUntil[c] {
 		n.eng.At(next, n, nicStorm|c<<2, nil)
 	}
