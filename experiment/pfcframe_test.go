@@ -8,6 +8,7 @@ import (
 
 	"github.com/fabricsim/fabricsim/pfc"
 	"github.com/fabricsim/fabricsim/scenarios"
+	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
 )
 
@@ -54,4 +55,31 @@ func TestIncastAtTheShortestQuantaLosesNothing(t *testing.T) {
 	v := runOne(t, string(data), 0, fmt.Sprintf("switch.pfc.quanta=%d", least))
 	require.Zero(t, v.Drops.Total, "no frame lost")
 	require.EqualValues(t, 16, v.Flows.Completed)
+}
+
+func TestLinkDownFreesAPausedNIC(t *testing.T) {
+	// A PAUSE of the longest pause (335.5 us at 100 Gb/s) from sw stops h1's flow at about
+	// 1 us. The link goes down at 10 us, which resets h1's pause timers (IEEE 802.3 annex
+	// 31B), and is back at 20 us: the flow goes on at once and is done a transfer time later,
+	// long before the old pause would have run out.
+	v := runOne(t, `
+version: 1
+name: linkdown
+topology: {preset: star, params: {hosts: 2, link: {rate: 100Gbps, delay: 1us}}}
+switch: {pfc: {enabled: true}}
+traffic:
+  - flow: {src: h1, dst: h2, size: 100KB, transport: rocev2}
+faults:
+  - {at: 0, pause: {node: sw, port: 1, priority: 3, quanta: 65535}}
+  - {at: 10us, link: [h1, sw], state: down}
+  - {at: 20us, link: [h1, sw], state: up}
+`, 0)
+	require.EqualValues(t, 1, v.Flows.Completed)
+	f := v.PerFlow[0]
+	require.NotNil(t, f.FinishUS)
+	pauseEnd := (sim.Microsecond + pfc.PauseDuration(pfc.MaxQuanta, 100*sim.Gbps)).Microseconds()
+	// 100 KB in 1024-byte packets at 100 Gb/s, plus a few us of path: well inside 20 us.
+	transfer := sim.Time(messageWire(100_000)) * (100 * sim.Gbps).TxTime(1) // 80 ps a byte
+	require.Less(t, *f.FinishUS, (20*sim.Microsecond + transfer + 10*sim.Microsecond).Microseconds())
+	require.Less(t, *f.FinishUS, pauseEnd)
 }

@@ -63,3 +63,16 @@ func (in *Ingress) Release(size int64) Action {
 	}
 	return None
 }
+
+// LinkDown forgets that the upstream sender is paused: its link went down, and with it the
+// sender's pause timers (IEEE 802.3 annex 31B), so no resume is owed. The count stays: the
+// frames are still in the switch.
+func (in *Ingress) LinkDown() { in.Paused = false }
+
+// LinkUp reports whether the upstream sender, whose link has come back, must be paused: the
+// count is still above XOFF. A PAUSE decided while the link was down (for a frame that was
+// already inside the switch) was lost with the link, so this decides afresh.
+func (in *Ingress) LinkUp() bool {
+	in.Paused = in.Bytes > in.Xoff
+	return in.Paused
+}

@@ -134,3 +134,30 @@ func TestRefreshArrivesBeforeThePauseRunsOut(t *testing.T) {
 	}
 	require.Equal(t, PauseDuration(MaxQuanta, 100*sim.Gbps)/2, RefreshInterval(MaxQuanta, 100*sim.Gbps, 0), "a storm: half the pause")
 }
+
+func TestLinkDownClearsPauseState(t *testing.T) {
+	// On loss of link the pause timers are reset (IEEE 802.3 annex 31B): a pause in force
+	// ends at that moment, one yet to begin never does; the paused time counts up to it.
+	r := 100 * sim.Gbps
+	var e Egress
+	e.Receive(0, 3, MaxQuanta, r, 0)
+	e.Receive(sim.Microsecond, 5, 100, r, 2*sim.Microsecond) // begins at 3 us
+	e.Clear(2 * sim.Microsecond)
+	require.False(t, e.Paused(2*sim.Microsecond, 3))
+	require.False(t, e.Paused(4*sim.Microsecond, 5))
+	require.Equal(t, 2*sim.Microsecond, e.PausedTime(3, sim.Never))
+	require.Zero(t, e.PausedTime(5, sim.Never))
+	require.EqualValues(t, 2, e.Frames, "Clear counts no frame")
+
+	in := Ingress{Thresholds: Thresholds{Xoff: 100, Xon: 50, Headroom: 1000}}
+	_, act := in.Admit(150)
+	require.Equal(t, Pause, act)
+	in.LinkDown()
+	require.Equal(t, None, in.Release(120), "no resume owed to a sender whose link went down")
+	_, act = in.Admit(90) // 120 > XOFF again: a frame still in the switch's pipeline
+	require.Equal(t, Pause, act, "a PAUSE into the dead link, lost")
+	require.True(t, in.LinkUp(), "above XOFF when the link is back: pause again")
+	require.Equal(t, Resume, in.Release(70))
+	in.LinkDown()
+	require.False(t, in.LinkUp(), "at or below XOFF: no pause")
+}

@@ -159,6 +159,32 @@ func (pt *Port) InjectPause(now sim.Time, c int, quanta uint16) {
 	pt.kick(now)
 }
 
+// linkChanged resets the port's PFC state when its link goes down, both ways, as a MAC
+// resets its MAC Control sublayer on loss of link (IEEE 802.3 annex 31B): the pauses the
+// port received end, so its queues no longer wait for them; the upstream sender, whose own
+// pause timers were reset, is no longer paused, so no resume is owed and no refresh is
+// sent. When the link comes back, each lossless class still above XOFF pauses the sender
+// again.
+func (pt *Port) linkChanged(now sim.Time, up bool) {
+	if !up {
+		pt.Pause.Clear(now)
+		pt.pausedUntil = pt.Pause.End()
+	}
+	for c := range pt.Ingress {
+		if !pt.sw.lossless[c] {
+			continue
+		}
+		switch {
+		case !up:
+			pt.Ingress[c].LinkDown()
+			pt.refreshAt[c] = 0
+		case pt.Ingress[c].LinkUp():
+			pt.sendPause(now, c, pt.sw.cfg.PFC.Quanta)
+		}
+	}
+	pt.kick(now)
+}
+
 // ControlCount is the number of PFC frames of kind k waiting to go out (for audits).
 func (pt *Port) ControlCount(k topology.Kind) int64 { return pt.control.Count(k) }
 

@@ -134,3 +134,74 @@ func TestRefreshReachesTheSenderBeforeThePauseRunsOut(t *testing.T) {
 		})
 	}
 }
+
+// setLink sets both directions of the link between a and b up or down at at.
+func (f *fabric) setLink(t *testing.T, at0 sim.Time, a, b string, up bool) {
+	ab, ba := f.wire(t, a, b), f.wire(t, b, a)
+	f.eng.At(at0, at(func(sim.Time) {
+		ab.SetUp(up)
+		ba.SetUp(up)
+	}), 0, nil)
+}
+
+func TestLinkDownResetsPFCStateBothWays(t *testing.T) {
+	// IEEE 802.3 annex 31B: on loss of link the pause timers are reset. h2 holds sw's port
+	// to it paused, so h1's ten frames stay above XOFF and sw pauses h1 at 0, refreshing
+	// every half pause (2.56 us). The h1 link goes down at 10 us and comes back at 20 us:
+	// sw sends nothing into the dead link (no refresh, no resume), and when the link is
+	// back, still above XOFF, it pauses h1 again at once and refreshes from there; h2's
+	// resume at 30 us drains the frames and resumes h1 once.
+	const quanta = 1000
+	f, sw, h1, h2 := losslessStar(t, 0, quanta)
+	in, out := portTo(t, f, sw, h1), portTo(t, f, sw, h2)
+	rate := 100 * sim.Gbps
+	T := tx(t, rocev2Frame(1024), rate)
+	R := pfc.RefreshInterval(quanta, rate, 0)
+	arrive := func(sent sim.Time) sim.Time { return sent + rate.TxTime(pfc.FrameWireBytes) + sim.Microsecond }
+	sw.Receive(0, f.pauseFrame(sw, out, 3, pfc.MaxQuanta), out)
+	for i := range 10 {
+		sw.Receive(0, f.data(h1, h2, 3, uint32(i), 1024), in)
+	}
+	down, up, resume := 10*sim.Microsecond, 20*sim.Microsecond, 30*sim.Microsecond
+	f.setLink(t, down, "sw", "h1", false)
+	f.setLink(t, up, "sw", "h1", true)
+	f.eng.At(resume, at(func(now sim.Time) {
+		sw.Receive(now, f.pauseFrame(sw, out, 3, 0), out)
+	}), 0, nil)
+	f.eng.Run(sim.Never)
+
+	var want []sim.Time
+	for at := sim.Time(0); at < down; at += R {
+		want = append(want, arrive(at))
+	}
+	for at := up; at < resume+9*T; at += R {
+		want = append(want, arrive(at))
+	}
+	want = append(want, arrive(resume+9*T))
+	require.Equal(t, want, pfcArrivals(f, h1))
+	require.EqualValues(t, len(want)-1, sw.Ports[in].PausesSent[3], "nothing sent into the dead link")
+	require.EqualValues(t, 1, sw.Ports[in].ResumesSent[3])
+	require.Zero(t, f.wire(t, "sw", "h1").LostDown)
+	f.checkBooks(t)
+}
+
+func TestLinkDownEndsThePausesAPortReceived(t *testing.T) {
+	// h1 pauses class 3 of sw's port to it for the longest pause (335.5 us at 100 Gb/s). The
+	// link goes down at 10 us and is back at 20 us: the pause ended at 10 us, so a frame for
+	// h1 at 20 us goes out at once, not when the old pause would have run out.
+	f, sw, h1, h2 := losslessStar(t, 0, 0)
+	in, out := portTo(t, f, sw, h1), portTo(t, f, sw, h2)
+	rate := 100 * sim.Gbps
+	sw.Receive(0, f.pauseFrame(sw, in, 3, pfc.MaxQuanta), in)
+	down, up := 10*sim.Microsecond, 20*sim.Microsecond
+	f.setLink(t, down, "sw", "h1", false)
+	f.setLink(t, up, "sw", "h1", true)
+	f.eng.At(up, at(func(now sim.Time) {
+		sw.Receive(now, f.data(h2, h1, 3, 1, 1024), out)
+	}), 0, nil)
+	f.eng.Run(sim.Never)
+	require.Equal(t, down, sw.Ports[in].Pause.PausedTime(3, sim.Never), "paused until the link went down")
+	require.Len(t, f.hosts[h1].got, 1)
+	require.Equal(t, up+tx(t, rocev2Frame(1024), rate)+sim.Microsecond, f.hosts[h1].got[0].at)
+	f.checkBooks(t)
+}

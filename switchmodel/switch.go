@@ -211,7 +211,10 @@ func (sw *Switch) SetWire(i int, w *topology.Wire) {
 	pt := sw.Ports[i]
 	pt.Wire, pt.down, pt.peer = w, !w.Up(), sw.routes.Forwarding(w.To)
 	pt.refreshLead = pfc.RefreshLead(w.Params.Rate, sw.cfg.PFC.MaxFrameWire, sw.cfg.PFC.classes())
-	w.OnStateChange(func(up bool) { pt.down = !up })
+	w.OnStateChange(func(up bool) {
+		pt.down = !up
+		pt.linkChanged(sw.eng.Now(), up)
+	})
 }
 
 // The ops of the switch's and its ports' events: the switch's opForward, a port's kind |
