@@ -77,13 +77,17 @@ func (f *fabric) pfcConfig(n *topology.Node, c *scenarios.SwitchConfig) switchmo
 		cfg.Lossless[prio] = true
 	}
 	in := pfc.Sizing{Switch: n.Name, Buffer: c.Buffer, Classes: len(p.Priorities), MaxFrameWire: f.maxFrameWire(),
-		Latency: c.Latency, Xoff: sizeOrAuto(p.Xoff), Xon: sizeOrAuto(p.Xon), Headroom: sizeOrAuto(p.Headroom)}
+		Latency: c.Latency, Xoff: sizeOrAuto(p.Xoff.SizeOrAuto), Xon: sizeOrAuto(p.Xon), Headroom: sizeOrAuto(p.Headroom),
+		Dynamic: p.Xoff.Dynamic, Alpha: p.Alpha, XonOffset: sizeOrAuto(p.XonOffset)}
 	for i, port := range n.Ports {
 		in.Ports = append(in.Ports, f.sizingPort(n, i))
 		cfg.Response = append(cfg.Response, responseTime(p, f.nw.Links[port.Link].Params.Rate))
 	}
 	thresholds, warnings := pfc.Size(in)
 	cfg.Ports = thresholds
+	if in.Dynamic {
+		cfg.Dynamic, cfg.Alpha, cfg.Shared, cfg.XonOffset = true, p.Alpha, in.Shared(thresholds), in.Offset()
+	}
 	for _, w := range warnings {
 		f.warnings = append(f.warnings, w.Text)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fabricsim/fabricsim/pfc"
+	"github.com/fabricsim/fabricsim/results"
 	"github.com/fabricsim/fabricsim/scenarios"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
@@ -82,4 +83,43 @@ faults:
 	transfer := sim.Time(messageWire(100_000)) * (100 * sim.Gbps).TxTime(1) // 80 ps a byte
 	require.Less(t, *f.FinishUS, (20*sim.Microsecond + transfer + 10*sim.Microsecond).Microseconds())
 	require.Less(t, *f.FinishUS, pauseEnd)
+}
+
+func TestDynamicXoffOnA16To1Incast(t *testing.T) {
+	// incast-pfc's 16-to-1 incast on a 33-port star (16 ports idle). A static auto XOFF
+	// shares the buffer left after every port-class's headroom H among all 33 port-classes:
+	// S/33, S = buffer - 33 H. A dynamic XOFF (alpha 1) follows the free shared buffer, so the
+	// 16 busy port-classes, each holding b, pause when b > alpha (S - 16 b): at b* = alpha S /
+	// (1 + 16 alpha) = S/17, nearly twice as much. Each sender's count therefore climbs that
+	// high before its first pause (within a frame, less the jitter's unevenness), where the
+	// static XOFF stops it at S/33 plus what its headroom takes; holding more per pause, the
+	// senders are paused fewer times, each pause longer. Both runs lose nothing.
+	data, ok := scenarios.BundledYAML("incast-pfc")
+	require.True(t, ok)
+	const ports, busy = 33, 16
+	static := runOne(t, string(data), 0, "topology.params.hosts=33")
+	dynamic := runOne(t, string(data), 0, "topology.params.hosts=33", "switch.pfc.xoff=dynamic")
+	for _, v := range []*results.Variant{static, dynamic} {
+		require.Zero(t, v.Drops.Total)
+		require.EqualValues(t, busy, v.Flows.Completed)
+	}
+	h := pfcPort(static, "sw", "h1").HeadroomBytes
+	S := 4_000_000 - ports*h
+	require.Equal(t, S/ports, pfcPort(static, "sw", "h1").XoffBytes, "static auto XOFF")
+	fixed := S / (1 + busy) // alpha 1
+	check := func(v *results.Variant) {
+		for i := 1; i <= busy; i++ {
+			p := pfcPort(v, "sw", fmt.Sprintf("h%d", i))
+			if v == static {
+				require.LessOrEqual(t, p.IngressMaxBytes, S/ports+h, "h%d", i)
+			} else {
+				require.GreaterOrEqual(t, p.IngressMaxBytes, fixed-2*largestFrame, "h%d", i)
+			}
+		}
+	}
+	check(static)
+	check(dynamic)
+	require.Less(t, dynamic.PFC.PauseFrames, static.PFC.PauseFrames, "fewer pauses")
+	require.Greater(t, dynamic.PFC.PausedTimeUS/float64(dynamic.PFC.PauseFrames),
+		static.PFC.PausedTimeUS/float64(static.PFC.PauseFrames), "longer pauses")
 }

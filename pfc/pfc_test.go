@@ -56,19 +56,19 @@ func TestHeadroomTermByTerm(t *testing.T) {
 func TestIngressPausesAboveXoffResumesAtXon(t *testing.T) {
 	in := Ingress{Thresholds: Thresholds{Xoff: 3000, Xon: 1000, Headroom: 2500}}
 	act := func(ok bool, a Action) Action { require.True(t, ok); return a }
-	require.Equal(t, None, act(in.Admit(1500)))
-	require.Equal(t, None, act(in.Admit(1500)), "at XOFF, not above it")
-	require.Equal(t, Pause, act(in.Admit(1000)), "above XOFF")
-	require.Equal(t, None, act(in.Admit(1000)), "one PAUSE per crossing")
-	ok, _ := in.Admit(1000)
+	require.Equal(t, None, act(in.Admit(1500, in.Xoff)))
+	require.Equal(t, None, act(in.Admit(1500, in.Xoff)), "at XOFF, not above it")
+	require.Equal(t, Pause, act(in.Admit(1000, in.Xoff)), "above XOFF")
+	require.Equal(t, None, act(in.Admit(1000, in.Xoff)), "one PAUSE per crossing")
+	ok, _ := in.Admit(1000, in.Xoff)
 	require.False(t, ok, "5500 + 1000 exceeds XOFF + headroom")
 	require.EqualValues(t, 5000, in.Bytes)
 	require.EqualValues(t, 5000, in.Max)
-	require.Equal(t, None, in.Release(2000))
-	require.Equal(t, None, in.Release(1500), "1500 is still above XON")
-	require.Equal(t, Resume, in.Release(500))
+	require.Equal(t, None, in.Release(2000, in.Xon))
+	require.Equal(t, None, in.Release(1500, in.Xon), "1500 is still above XON")
+	require.Equal(t, Resume, in.Release(500, in.Xon))
 	require.False(t, in.Paused)
-	require.Equal(t, None, in.Release(1000))
+	require.Equal(t, None, in.Release(1000, in.Xon))
 }
 
 func TestEgressPauseResumeAndRefresh(t *testing.T) {
@@ -150,14 +150,42 @@ func TestLinkDownClearsPauseState(t *testing.T) {
 	require.EqualValues(t, 2, e.Frames, "Clear counts no frame")
 
 	in := Ingress{Thresholds: Thresholds{Xoff: 100, Xon: 50, Headroom: 1000}}
-	_, act := in.Admit(150)
+	_, act := in.Admit(150, in.Xoff)
 	require.Equal(t, Pause, act)
 	in.LinkDown()
-	require.Equal(t, None, in.Release(120), "no resume owed to a sender whose link went down")
-	_, act = in.Admit(90) // 120 > XOFF again: a frame still in the switch's pipeline
+	require.Equal(t, None, in.Release(120, in.Xon), "no resume owed to a sender whose link went down")
+	_, act = in.Admit(90, in.Xoff) // 120 > XOFF again: a frame still in the switch's pipeline
 	require.Equal(t, Pause, act, "a PAUSE into the dead link, lost")
-	require.True(t, in.LinkUp(), "above XOFF when the link is back: pause again")
-	require.Equal(t, Resume, in.Release(70))
+	require.True(t, in.LinkUp(in.Xoff), "above XOFF when the link is back: pause again")
+	require.Equal(t, Resume, in.Release(70, in.Xon))
 	in.LinkDown()
-	require.False(t, in.LinkUp(), "at or below XOFF: no pause")
+	require.False(t, in.LinkUp(in.Xoff), "at or below XOFF: no pause")
+}
+
+func TestDynamicThresholds(t *testing.T) {
+	// alpha x the free shared buffer, never below zero; XON the offset below it, never below
+	// zero (SAI: usage <= max(XON_TH, limit - XON_OFFSET_TH), XON_TH 0).
+	require.EqualValues(t, 100_000, DynamicXoff(1, 100_000))
+	require.EqualValues(t, 12_500, DynamicXoff(0.125, 100_000))
+	require.Zero(t, DynamicXoff(2, -5))
+	require.EqualValues(t, 97_788, DynamicXon(100_000, 2212))
+	require.Zero(t, DynamicXon(1000, 2212))
+
+	// A threshold that fell below what the port-class already holds: the next frame pauses
+	// the sender and goes into the headroom, which starts at the count, not at the
+	// threshold (those bytes were admitted while it was higher).
+	in := Ingress{Thresholds: Thresholds{Headroom: 3000}}
+	ok, act := in.Admit(1000, 10_000)
+	require.True(t, ok)
+	require.Equal(t, None, act)
+	ok, act = in.Admit(1000, 500) // the buffer filled meanwhile
+	require.True(t, ok)
+	require.Equal(t, Pause, act)
+	require.EqualValues(t, 1000, in.Limit)
+	ok, _ = in.Admit(2000, 0)
+	require.True(t, ok, "4000 = 1000 + headroom 3000")
+	ok, _ = in.Admit(1, 0)
+	require.False(t, ok, "the headroom is full")
+	require.Equal(t, None, in.Release(3000, DynamicXon(DynamicXoff(1, 1000), 500)), "1000 > 1000 - 500")
+	require.Equal(t, Resume, in.Release(500, DynamicXon(DynamicXoff(1, 1000), 500)), "500 <= 1000 - 500")
 }

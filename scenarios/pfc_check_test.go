@@ -44,3 +44,39 @@ traffic:
 	_, problems, _ = Load("f.yaml", []byte(file(1, "[3]")), []Override{{Path: "switch.pfc.enabled", Value: "false"}})
 	require.Empty(t, problems)
 }
+
+func TestDynamicXoffFields(t *testing.T) {
+	file := func(pfc string) string {
+		return `version: 1
+name: d
+topology: {preset: star, params: {hosts: 3, link: {rate: 100Gbps, delay: 1us}}}
+switch:
+  pfc: {enabled: true, ` + pfc + `}
+traffic:
+  - flow: {src: h1, dst: h2, size: 1MB, transport: rocev2}
+`
+	}
+	f, problems, _ := Load("f.yaml", []byte(file("xoff: dynamic, alpha: 0.5, xon_offset: 4608B")), nil)
+	require.Empty(t, problems)
+	p := f.Scenario(0).Switch.PFC
+	require.True(t, p.Xoff.Dynamic)
+	require.Equal(t, 0.5, p.Alpha)
+	require.Equal(t, SizeOrAuto{Bytes: 4608}, p.XonOffset)
+	f, problems, _ = Load("f.yaml", []byte(file("xoff: dynamic")), nil)
+	require.Empty(t, problems)
+	p = f.Scenario(0).Switch.PFC
+	require.Equal(t, 1.0, p.Alpha, "SONiC's default_dynamic_th 0")
+	require.True(t, p.XonOffset.Auto)
+	require.Equal(t, "dynamic", p.Xoff.String())
+	for _, c := range []struct{ pfc, want string }{
+		{"xoff: dynamic, xon: 10KB", "f.yaml:5:44: switch.pfc.xon: with xoff: dynamic, XON follows XOFF: set xon_offset"},
+		{"xoff: 100KB, xon_offset: 5KB", "f.yaml:5:49: switch.pfc.xon_offset: xon_offset goes with xoff: dynamic"},
+		{"alpha: 2", "f.yaml:5:31: switch.pfc.alpha: alpha goes with xoff: dynamic"},
+		{"xoff: dynamic, alpha: 0", "switch.pfc.alpha: alpha must be a number > 0"},
+		{"xoff: dinamic", "want auto, dynamic or a size"},
+	} {
+		_, problems, _ := Load("f.yaml", []byte(file(c.pfc)), nil)
+		require.Len(t, problems, 1, c.pfc)
+		require.Contains(t, problems[0].Error(), c.want, c.pfc)
+	}
+}

@@ -21,6 +21,15 @@ type PFCConfig struct {
 	// MaxFrameWire is the largest frame the switch forwards, in bytes on the wire: a refresh
 	// may wait behind one (0: it waits behind none).
 	MaxFrameWire int64
+	// Dynamic makes XOFF dynamic, as shared-buffer switches compute it: a port-class pauses
+	// its sender when its count goes above Alpha x the free shared buffer (pfc.DynamicXoff),
+	// the shared buffer being Shared bytes less every frame in the switch; it resumes at or
+	// below that threshold less XonOffset (pfc.DynamicXon). The thresholds' Xoff and Xon are
+	// then unused by the datapath; the headroom stays per port-class.
+	Dynamic   bool
+	Alpha     float64
+	Shared    int64
+	XonOffset int64
 	// Watchdog, when positive: an egress queue paused that long without a break is flushed
 	// (its frames are dropped as watchdog drops), as switch PFC watchdogs break pause storms.
 	Watchdog sim.Time
@@ -79,7 +88,10 @@ func (pt *Port) configurePFC(c *PFCConfig) {
 // reports false when the frame does not fit in XOFF + headroom (a headroom drop); when the
 // frame takes the count above XOFF, the port pauses its upstream sender.
 func (pt *Port) admit(now sim.Time, c uint8, size int64) bool {
-	ok, act := pt.Ingress[c].Admit(size)
+	in := &pt.Ingress[c]
+	before := in.InHeadroom()
+	ok, act := in.Admit(size, pt.xoff(c))
+	pt.sw.headroomUsed += in.InHeadroom() - before
 	if act == pfc.Pause {
 		pt.sendPause(now, int(c), pt.sw.cfg.PFC.Quanta)
 	}
@@ -89,9 +101,37 @@ func (pt *Port) admit(now sim.Time, c uint8, size int64) bool {
 // release accounts a lossless frame of class c and size bytes that came in on this port and
 // has left the switch; at XON the port resumes its upstream sender.
 func (pt *Port) release(now sim.Time, c int, size int64) {
-	if pt.Ingress[c].Release(size) == pfc.Resume {
+	in := &pt.Ingress[c]
+	before := in.InHeadroom()
+	act := in.Release(size, pt.xon(c))
+	pt.sw.headroomUsed += in.InHeadroom() - before
+	if act == pfc.Resume {
 		pt.sendPause(now, c, 0)
 	}
+}
+
+// xoff is the XOFF threshold in force now for class c of this port: static, or dynamic.
+func (pt *Port) xoff(c uint8) int64 {
+	if p := &pt.sw.cfg.PFC; p.Dynamic {
+		return pfc.DynamicXoff(p.Alpha, pt.sw.sharedFree())
+	}
+	return pt.Ingress[c].Xoff
+}
+
+// xon is the XON threshold in force now for class c of this port: static, or dynamic.
+func (pt *Port) xon(c int) int64 {
+	if p := &pt.sw.cfg.PFC; p.Dynamic {
+		return pfc.DynamicXon(pfc.DynamicXoff(p.Alpha, pt.sw.sharedFree()), p.XonOffset)
+	}
+	return pt.Ingress[c].Xon
+}
+
+// sharedFree is the free shared buffer a dynamic XOFF divides: the shared buffer less the
+// frames held in it, those in the port-classes' headroom not counted (the headroom is a
+// buffer of its own, SAI_BUFFER_PROFILE_ATTR_XOFF_TH in opencomputeproject/SAI
+// inc/saibuffer.h; the HPCC authors' switch-mmu.cc counts shared and headroom bytes apart).
+func (sw *Switch) sharedFree() int64 {
+	return sw.cfg.PFC.Shared - (sw.BufferUsed - sw.headroomUsed)
 }
 
 // paused reports whether class c may not start a frame on this port at now.
@@ -174,11 +214,17 @@ func (pt *Port) linkChanged(now sim.Time, up bool) {
 		if !pt.sw.lossless[c] {
 			continue
 		}
-		switch {
-		case !up:
-			pt.Ingress[c].LinkDown()
+		in := &pt.Ingress[c]
+		before := in.InHeadroom()
+		pause := false
+		if up {
+			pause = in.LinkUp(pt.xoff(uint8(c)))
+		} else {
+			in.LinkDown()
 			pt.refreshAt[c] = 0
-		case pt.Ingress[c].LinkUp():
+		}
+		pt.sw.headroomUsed += in.InHeadroom() - before
+		if pause {
 			pt.sendPause(now, c, pt.sw.cfg.PFC.Quanta)
 		}
 	}

@@ -77,6 +77,9 @@ type Switch struct {
 	Marked int64
 	// delayed counts packets waiting out the forwarding latency, by kind.
 	delayed [topology.NumKinds]int64
+	// headroomUsed is the bytes held in the lossless port-classes' headroom (pfc.Ingress's
+	// InHeadroom, summed): not in the shared buffer a dynamic XOFF divides.
+	headroomUsed int64
 	// lossless caches cfg.PFC.Lossless.
 	lossless [NumPriorities]bool
 }
@@ -188,6 +191,10 @@ func (c *Config) validate(ports int) error {
 		if r < 0 {
 			return fmt.Errorf("port %d: PFC response time %v: must not be negative", i+1, r)
 		}
+	}
+	if c.PFC.Dynamic && (!(c.PFC.Alpha > 0) || math.IsInf(c.PFC.Alpha, 0) || c.PFC.Shared <= 0 || c.PFC.XonOffset < 0) {
+		return fmt.Errorf("dynamic PFC XOFF: alpha %v, shared buffer %d bytes, XON offset %d bytes: alpha positive and finite, the shared buffer positive, the offset not negative",
+			c.PFC.Alpha, c.PFC.Shared, c.PFC.XonOffset)
 	}
 	if c.PFC.Watchdog < 0 {
 		return fmt.Errorf("PFC watchdog %v: must not be negative", c.PFC.Watchdog)
