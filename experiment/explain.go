@@ -76,12 +76,24 @@ func (f *fabric) describe(b *strings.Builder) {
 		fmt.Fprintf(b, "  %d flows cannot be routed and will be reported as unroutable.\n", unroutable)
 	}
 	if p := &sc.Switch.PFC; p.Enabled {
+		xon := p.Xon.String()
+		if p.Xoff.Dynamic {
+			xon = fmt.Sprintf("%v below it (xon_offset)", p.XonOffset)
+			if p.XonOffset.Auto {
+				xon = "two largest frames below it (xon_offset auto)"
+			}
+			fmt.Fprintf(b, "  PFC dynamic XOFF: a port-class pauses its sender when it holds more than %g x the free shared buffer (the buffer less every port-class's headroom and the frames held outside headroom), and resumes once at or below that less the XON offset.\n", p.Alpha)
+		}
 		fmt.Fprintf(b, "  PFC: lossless classes %v; XOFF %v, XON %v, headroom %v, response time %v; deadlock detection %v, watchdog %v.\n",
-			p.Priorities, p.Xoff, p.Xon, p.Headroom, p.ResponseTime, offIfZero(p.DeadlockDetection), offIfZero(p.Watchdog))
+			p.Priorities, p.Xoff, xon, p.Headroom, p.ResponseTime, offIfZero(p.DeadlockDetection), offIfZero(p.Watchdog))
 		for _, sw := range f.switches {
 			if len(sw.Ports) > 0 && len(p.Priorities) > 0 {
 				in := sw.Ports[0].Ingress[p.Priorities[0]]
-				fmt.Fprintf(b, "    e.g. %s port 1: XOFF %dB, XON %dB, headroom %dB.\n", sw.Name, in.Xoff, in.Xon, in.Headroom)
+				empty := ""
+				if p.Xoff.Dynamic {
+					empty = " with the buffer empty"
+				}
+				fmt.Fprintf(b, "    e.g. %s port 1: XOFF %dB, XON %dB%s, headroom %dB.\n", sw.Name, in.Xoff, in.Xon, empty, in.Headroom)
 				break
 			}
 		}

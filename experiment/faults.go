@@ -89,6 +89,11 @@ func (fs *faults) Handle(now sim.Time, i int, _ any) {
 	case ft.State == "down":
 		pair[0].SetUp(false)
 		pair[1].SetUp(false)
+		for _, end := range [2]topology.End{l.A, l.B} {
+			if nic := fs.f.nics[end.Node]; nic != nil {
+				nic.LinkDown(now) // a switch's port resets itself (switchmodel.Port.linkChanged)
+			}
+		}
 	case ft.State == "up":
 		pair[0].SetUp(true)
 		pair[1].SetUp(true)

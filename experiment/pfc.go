@@ -8,40 +8,11 @@ import (
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/switchmodel"
 	"github.com/fabricsim/fabricsim/topology"
-	"github.com/fabricsim/fabricsim/transports"
 )
 
-// maxFrameWire is the largest frame any transport the scenario's traffic uses puts on the
-// wire, preamble and IFG included: a RoCE WRITE first packet (it carries the RETH) of a full
-// MTU.
-func (f *fabric) maxFrameWire() int64 {
-	var frame int64
-	for _, t := range f.sc.Traffic {
-		switch transport := trafficTransport(t); transport {
-		case "rocev1":
-			frame = max(frame, transports.RoCEWireBytes(1, int64(f.sc.Transports.RoCEv1.MTU), true))
-		case "iwarp":
-			// A full TCP segment: the IP MTU plus Ethernet, FCS, preamble and IFG.
-			frame = max(frame, transports.NewIWARPFrames(f.iwarpConfig(), 1<<30).SegmentWire(0))
-		default:
-			frame = max(frame, transports.RoCEWireBytes(2, int64(f.sc.Transports.RoCEv2.MTU), true))
-		}
-	}
-	return frame
-}
-
-// trafficTransport is the transport of a traffic item.
-func trafficTransport(t scenarios.Traffic) string {
-	switch {
-	case t.Flow != nil:
-		return t.Flow.Transport
-	case t.Incast != nil:
-		return t.Incast.Transport
-	case t.Permutation != nil:
-		return t.Permutation.Transport
-	}
-	return ""
-}
+// maxFrameWire is the largest frame the scenario's traffic puts on the wire, preamble and
+// IFG included (scenarios.Scenario.MaxFrameWire).
+func (f *fabric) maxFrameWire() int64 { return f.sc.MaxFrameWire() }
 
 // responseTime is how long a port of rate r takes to stop after a PAUSE arrives.
 func responseTime(c *scenarios.PFCConfig, r sim.Rate) sim.Time {
@@ -101,18 +72,22 @@ func (f *fabric) pfcConfig(n *topology.Node, c *scenarios.SwitchConfig) switchmo
 	if !p.Enabled {
 		return switchmodel.PFCConfig{}
 	}
-	cfg := switchmodel.PFCConfig{Quanta: uint16(p.Quanta), Watchdog: p.Watchdog}
+	cfg := switchmodel.PFCConfig{Quanta: uint16(p.Quanta), Watchdog: p.Watchdog, MaxFrameWire: f.maxFrameWire()}
 	for _, prio := range p.Priorities {
 		cfg.Lossless[prio] = true
 	}
 	in := pfc.Sizing{Switch: n.Name, Buffer: c.Buffer, Classes: len(p.Priorities), MaxFrameWire: f.maxFrameWire(),
-		Latency: c.Latency, Xoff: sizeOrAuto(p.Xoff), Xon: sizeOrAuto(p.Xon), Headroom: sizeOrAuto(p.Headroom)}
+		Latency: c.Latency, Xoff: sizeOrAuto(p.Xoff.SizeOrAuto), Xon: sizeOrAuto(p.Xon), Headroom: sizeOrAuto(p.Headroom),
+		Dynamic: p.Xoff.Dynamic, Alpha: p.Alpha, XonOffset: sizeOrAuto(p.XonOffset)}
 	for i, port := range n.Ports {
 		in.Ports = append(in.Ports, f.sizingPort(n, i))
 		cfg.Response = append(cfg.Response, responseTime(p, f.nw.Links[port.Link].Params.Rate))
 	}
 	thresholds, warnings := pfc.Size(in)
 	cfg.Ports = thresholds
+	if in.Dynamic {
+		cfg.Dynamic, cfg.Alpha, cfg.Shared, cfg.XonOffset = true, p.Alpha, in.Shared(thresholds), in.Offset()
+	}
 	for _, w := range warnings {
 		f.warnings = append(f.warnings, w.Text)
 	}

@@ -55,6 +55,23 @@ func (e *Egress) Receive(now sim.Time, c int, quanta uint16, r sim.Rate, respons
 	return until
 }
 
+// Clear ends every pause of every class at now, counting no frame: what a MAC does when its
+// link goes down (IEEE 802.3 annex 31B: the pause timers are reset with the MAC Control
+// sublayer on loss of link). Pauses that had not begun by now are dropped.
+func (e *Egress) Clear(now sim.Time) {
+	for c := range e.pauses {
+		p := e.pauses[c][:0]
+		for _, v := range e.pauses[c] {
+			v.to = min(v.to, now)
+			if v.to > v.from {
+				p = append(p, v)
+			}
+		}
+		e.pauses[c] = p
+		e.closeEnded(now, c)
+	}
+}
+
 // closeEnded moves the pauses of class c that ended by now into the total.
 func (e *Egress) closeEnded(now sim.Time, c int) {
 	p := e.pauses[c]

@@ -28,11 +28,39 @@ const (
 	NumPriorities = topology.NumPriorities
 )
 
-// RefreshInterval is how soon a PAUSE of quanta at rate r is sent again while its condition
-// lasts: at half the pause time, so the sender never resumes by expiry, but never sooner
-// than four PFC frame times, so that tiny quanta cannot fill the link with PAUSE frames.
-func RefreshInterval(quanta uint16, r sim.Rate) sim.Time {
-	return max(PauseDuration(quanta, r)/2, 4*r.TxTime(FrameWireBytes))
+// MinRefreshBytes is the closest two PAUSE frames of one class are sent, in bytes at the
+// line rate: four PFC frame times, so that refreshes take at most a quarter of the link.
+const MinRefreshBytes = 4 * FrameWireBytes
+
+// RefreshLead is the longest a PAUSE may wait in its port at rate r before it goes out: the
+// largest frame (maxFrameWire bytes on the wire), already started, which a PAUSE cannot
+// pre-empt, and one PFC frame of each of the other lossless classes queued ahead of it.
+func RefreshLead(r sim.Rate, maxFrameWire int64, classes int) sim.Time {
+	return r.TxTime(maxFrameWire) + sim.Time(max(classes, 1)-1)*r.TxTime(FrameWireBytes)
+}
+
+// RefreshInterval is how soon after a PAUSE of quanta at rate r the port sends it again while
+// its condition lasts: at half the pause time, but early enough that the refresh reaches the
+// sender before that pause runs out even if the refresh waits lead (RefreshLead) in its port
+// and the PAUSE before it went at once. The link delay, the PAUSE's serialization and the
+// sender's response time are the same for both frames, so they cancel: the sender's pause is
+// unbroken when the refresh arrives within the pause time of the PAUSE before it (IEEE
+// 802.1Qbb reloads the class's timer with each frame). It is at least MinRefreshBytes at the
+// line rate when quanta >= MinQuanta of the same frame and classes; a storm's refresh, with
+// no lead, is half the pause time.
+func RefreshInterval(quanta uint16, r sim.Rate, lead sim.Time) sim.Time {
+	d := PauseDuration(quanta, r)
+	return min(d/2, d-lead)
+}
+
+// MinQuanta is the shortest pause a switch can keep unbroken by refreshes, in quanta, when
+// its largest frame is maxFrameWire bytes on the wire and it has classes lossless classes:
+// the pause time must cover the refresh's longest wait in its port (RefreshLead) and the
+// closest refreshes may come (MinRefreshBytes). Pause time, frames and refreshes all scale
+// with the bit time, so the bound is the same at every link rate.
+func MinQuanta(maxFrameWire int64, classes int) int {
+	bits := 8 * (maxFrameWire + int64(max(classes, 1)-1)*FrameWireBytes + MinRefreshBytes)
+	return int((bits + QuantumBits - 1) / QuantumBits)
 }
 
 // PauseDuration is how long quanta pause quanta last at rate r: quanta x 512 bit times.

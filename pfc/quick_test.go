@@ -75,7 +75,7 @@ func TestIngressMatchesReference(t *testing.T) {
 			var act Action
 			if e.Admit {
 				var ok bool
-				ok, act = in.Admit(e.Size)
+				ok, act = in.Admit(e.Size, in.Xoff)
 				if ok != admitted[k] {
 					t.Logf("event %d: admit %d: got %v, reference %v", k, e.Size, ok, admitted[k])
 					return false
@@ -85,7 +85,7 @@ func TestIngressMatchesReference(t *testing.T) {
 				}
 			} else if len(frames) > 0 {
 				i := e.Pick % len(frames)
-				act = in.Release(frames[i])
+				act = in.Release(frames[i], in.Xon)
 				frames = append(frames[:i], frames[i+1:]...)
 			}
 			most = max(most, levels[k])

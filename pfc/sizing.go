@@ -27,6 +27,30 @@ type Sizing struct {
 	Ports []SizingPort
 	// Xoff, Xon and Headroom are the configured sizes in bytes, or Auto.
 	Xoff, Xon, Headroom int64
+	// Dynamic asks for a dynamic XOFF (DynamicXoff) of factor Alpha, with XON XonOffset
+	// bytes below it (DynamicXon), in bytes or Auto; Xoff and Xon are then not used.
+	Dynamic   bool
+	Alpha     float64
+	XonOffset int64
+}
+
+// Shared is the shared buffer a dynamic XOFF divides: the buffer less the headroom of every
+// lossless port-class (th, as Size returns them), none below zero.
+func (s *Sizing) Shared(th []Thresholds) int64 {
+	shared := s.Buffer
+	for _, t := range th {
+		shared -= t.Headroom * int64(s.Classes)
+	}
+	return max(shared, 0)
+}
+
+// Offset is the XON offset of a dynamic XOFF: the configured one, or two largest frames, the
+// hysteresis xon: auto gives a static XOFF.
+func (s *Sizing) Offset() int64 {
+	if s.XonOffset != Auto {
+		return s.XonOffset
+	}
+	return 2 * s.MaxFrameWire
 }
 
 // SizingPort is one port of a switch as PFC sizing sees it: its link, and the sender at the
@@ -80,7 +104,8 @@ func (s *Sizing) Need(i int) HeadroomTerms {
 // Size sizes PFC on a switch: per port, the headroom its link needs (Need) or the configured
 // one, and XOFF from what the buffer has left once every lossless port-class has its headroom,
 // shared equally, or the configured one; XON is two largest frames below XOFF, or the
-// configured one capped at XOFF. It returns the thresholds by port, and a warning when a
+// configured one capped at XOFF; with a dynamic XOFF, the thresholds of an empty buffer
+// (alpha x Shared, less the offset). It returns the thresholds by port, and a warning when a
 // configured headroom is below the need, when a port cannot hold one frame, or when the sizes
 // cannot all fit in the buffer. It is a pure function of s.
 func Size(s Sizing) ([]Thresholds, []Warning) {
@@ -124,6 +149,12 @@ func Size(s Sizing) ([]Thresholds, []Warning) {
 	if s.Xon != Auto {
 		xon = min(s.Xon, xoff)
 	}
+	if s.Dynamic {
+		// The thresholds of an empty buffer, for reports: the datapath works them out as the
+		// buffer fills.
+		xoff = DynamicXoff(s.Alpha, s.Shared(ports))
+		xon = DynamicXon(xoff, s.Offset())
+	}
 	for i := range ports {
 		ports[i].Xoff, ports[i].Xon = xoff, xon
 		if xoff+ports[i].Headroom < frame {
@@ -132,7 +163,7 @@ func Size(s Sizing) ([]Thresholds, []Warning) {
 			break
 		}
 	}
-	if total := xoff*shares + reserved; total > s.Buffer {
+	if total := xoff*shares + reserved; total > s.Buffer && !s.Dynamic {
 		warn(BufferOvercommitted, -1, "%s: XOFF + headroom of its %d lossless port-classes need %dB but the buffer is %dB: lossless frames may be dropped (as headroom drops) when the buffer is full",
 			s.Switch, shares, total, s.Buffer)
 	}

@@ -52,13 +52,13 @@ func TestIngressTranscripts(t *testing.T) {
 			in = Ingress{Thresholds: Thresholds{Xoff: c.Int("xoff"), Xon: c.Int("xon"), Headroom: c.Int("headroom")}}
 			return state()
 		case "admit":
-			ok, act := in.Admit(c.Int("size"))
+			ok, act := in.Admit(c.Int("size"), in.Xoff)
 			if !ok {
 				return "dropped " + state()
 			}
 			return actions[act] + " " + state()
 		case "release":
-			return actions[in.Release(c.Int("size"))] + " " + state()
+			return actions[in.Release(c.Int("size"), in.Xon)] + " " + state()
 		}
 		t.Fatalf("%s: unknown command %s", c.Pos, c.Name)
 		return ""

@@ -64,8 +64,20 @@
 //	                              hosts.priority)
 //	switch.pfc.xoff               auto (> 0): per ingress port and class; auto: the buffer left
 //	                              after every lossless port-class's headroom, shared equally by
-//	                              them
-//	switch.pfc.xon                auto (> 0): at most xoff; auto: xoff - 2 x the largest frame
+//	                              them; dynamic: alpha x the free shared buffer (the buffer less
+//	                              every port-class's headroom and every frame held), as
+//	                              shared-buffer switches compute it (Broadcom, SONiC dynamic_th)
+//	switch.pfc.xon                auto (> 0): at most xoff; auto: xoff - 2 x the largest frame;
+//	                              with xoff: dynamic only auto, and xon_offset sets it
+//	switch.pfc.alpha              1 (> 0): with xoff: dynamic, the dynamic-threshold factor,
+//	                              2^dynamic_th in SONiC's buffer profiles; 1 is SONiC's
+//	                              default_dynamic_th 0 (sonic-buildimage
+//	                              files/build_templates/buffers_config.j2) and the threshold 0
+//	                              of its Broadcom pg_profile_lookup.ini
+//	switch.pfc.xon_offset         auto (> 0): with xoff: dynamic, XON is the XOFF of the moment
+//	                              less this (SAI's XON_OFFSET_TH, SONiC's xon_offset; 4608 B in
+//	                              SONiC's Broadcom Trident3 profiles); auto: 2 x the largest
+//	                              frame, the hysteresis of xon: auto
 //	switch.pfc.headroom           auto (> 0): auto: the worst case after XOFF is crossed: 3 x
 //	                              the largest frame (the one crossing XOFF, one on the reverse
 //	                              wire, the one the sender finishes) + 84 B per lossless class
@@ -77,8 +89,12 @@
 //	switch.pfc.response_time      auto: how long a port takes to stop sending after a PAUSE
 //	                              arrives; auto: the IEEE 802.3 annex 31B bound for the link's
 //	                              speed (60/80/118/394/905 quanta at 10/25/40/100/400G)
-//	switch.pfc.quanta             65535 (1..65535): the pause time of each PAUSE sent, refreshed
-//	                              at half the pause time
+//	switch.pfc.quanta             65535 (1..65535): the pause time of each PAUSE sent; while the
+//	                              class stays above XON it is refreshed at half the pause time,
+//	                              or sooner, so that a refresh that waits behind the largest
+//	                              frame still arrives before the pause runs out; quanta too
+//	                              short for that are refused (with RoCE v2 MTU 1024 the shortest
+//	                              is 23)
 //	switch.pfc.deadlock_detection 1ms (0 or >= 1us): how long a cycle of paused, non-empty
 //	                              queues must make no progress to be reported as a deadlock
 //	switch.ecn.enabled            false: marks ECN-capable frames CE on egress
@@ -272,8 +288,11 @@
 // pause (one PFC frame from node's port, quanta 0..65535, required); a PFC fault on a class
 // that is not lossless is a warning, since switches ignore PFC frames for it.
 // The settings' own limits are in the settings table; across fields: switch.scheduler dwrr
-// needs 8 weights and strict takes none, xon <= xoff, kmin <= kmax, iwarp rto_init >= min_rto
-// and max_rto >= both, receive_window from 2 x mtu to 1GiB, and rocev1 takes no dcqcn.
+// needs 8 weights and strict takes none, xon <= xoff, xon (other than auto) and alpha,
+// xon_offset only with the xoff they go with (alpha and xon_offset with xoff: dynamic, xon
+// with a static one), switch.pfc.quanta long enough for a refresh to arrive before the pause
+// runs out (pfc.MinQuanta of the traffic's largest frame), kmin <= kmax, iwarp rto_init >=
+// min_rto and max_rto >= both, receive_window from 2 x mtu to 1GiB, and rocev1 takes no dcqcn.
 //
 // Explicit nodes must all be joined by links: a fabric in pieces is an error that names its
 // islands (the connected parts) by their first nodes. A file is UTF-8 text: a byte that is

@@ -104,7 +104,8 @@ func TestDefaults(t *testing.T) {
 	require.Equal(t, "default", sc.Variant)
 	require.Equal(t, SwitchConfig{
 		Buffer: 32_000_000, BufferAlpha: 1, Scheduler: "strict",
-		PFC: PFCConfig{Priorities: []int{3}, Xoff: SizeOrAuto{Auto: true}, Xon: SizeOrAuto{Auto: true}, Headroom: SizeOrAuto{Auto: true},
+		PFC: PFCConfig{Priorities: []int{3}, Xoff: XoffSize{SizeOrAuto: SizeOrAuto{Auto: true}}, Xon: SizeOrAuto{Auto: true}, Headroom: SizeOrAuto{Auto: true},
+			Alpha: 1, XonOffset: SizeOrAuto{Auto: true},
 			ResponseTime: DurationOrAuto{Auto: true}, Quanta: 0xFFFF, DeadlockDetection: sim.Millisecond},
 		ECN: ECNConfig{Kmin: 5000, Kmax: 200_000, Pmax: 0.01},
 	}, sc.Switch)
@@ -367,7 +368,7 @@ func TestRules(t *testing.T) {
 		{"pfc priority twice", starScenario, []string{"switch.pfc.priorities=[3,3]"}, "switch.pfc.priorities.1", "priority 3 is listed twice"},
 		{"pfc no priorities", starScenario, []string{"switch.pfc.priorities=[]"}, "switch.pfc.priorities", "needs at least one class"},
 		{"xon above xoff", starScenario, []string{"switch.pfc.xoff=10KB", "switch.pfc.xon=20KB"}, "switch.pfc.xon", "must not exceed xoff"},
-		{"xoff bad", starScenario, []string{"switch.pfc.xoff=lots"}, "switch.pfc.xoff", "want auto or a size"},
+		{"xoff bad", starScenario, []string{"switch.pfc.xoff=lots"}, "switch.pfc.xoff", "want auto, dynamic or a size"},
 		{"kmin above kmax", starScenario, []string{"switch.ecn.kmin=300KB"}, "switch.ecn.kmin", "kmin (300000 bytes) must not exceed kmax (200000 bytes)"},
 		{"pmax above 1", starScenario, []string{"switch.ecn.pmax=2"}, "switch.ecn.pmax", "pmax is a probability"},
 		{"pfc enabled not a bool", starScenario, []string{"switch.pfc.enabled=maybe"}, "switch.pfc.enabled", `want true or false, got "maybe"`},

@@ -161,6 +161,7 @@ func (r *resolver) scenario(raw *rawFile) *Scenario {
 		r.transport(fmt.Sprintf("variants.%d.transport", v.index), v.transport)
 	}
 	r.traffic(raw.Traffic)
+	r.pfcQuanta()
 	r.faults(raw.Faults)
 	if r.topo != nil && sc.Stop > 0 {
 		r.checkSize(raw.Sample != nil)

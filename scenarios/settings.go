@@ -120,6 +120,7 @@ var fileTypes = map[reflect.Type]reflect.Type{
 	reflect.TypeFor[sim.Time]():       reflect.TypeFor[Duration](),
 	reflect.TypeFor[sim.Rate]():       reflect.TypeFor[Rate](),
 	reflect.TypeFor[SizeOrAuto]():     reflect.TypeFor[SizeOrAuto](),
+	reflect.TypeFor[XoffSize]():       reflect.TypeFor[XoffSize](),
 	reflect.TypeFor[DurationOrAuto](): reflect.TypeFor[DurationOrAuto](),
 	reflect.TypeFor[int]():            reflect.TypeFor[int](),
 	reflect.TypeFor[float64]():        reflect.TypeFor[float64](),
@@ -172,7 +173,7 @@ func newSetting(f reflect.StructField, key string) (*setting, error) {
 			continue
 		}
 		v, err := s.parse(text)
-		if l.tag != "default" && s.typ == reflectSizeOrAuto {
+		if l.tag != "default" && (s.typ == reflectSizeOrAuto || s.typ == reflectXoffSize) {
 			v, err = parseText(reflect.TypeFor[int64](), text) // a limit of the size
 		}
 		if err != nil {

@@ -19,6 +19,9 @@ func (s *setting) check(v reflect.Value) string {
 }
 
 func (s *setting) ok(v reflect.Value) bool {
+	if x, isXoff := v.Interface().(XoffSize); isXoff {
+		return x.Dynamic || x.Auto || s.gt == nil || x.Bytes > s.gt.Int()
+	}
 	if soa, isSOA := v.Interface().(SizeOrAuto); isSOA {
 		return soa.Auto || s.gt == nil || soa.Bytes > s.gt.Int()
 	}
@@ -97,6 +100,8 @@ func (s *setting) problem(v reflect.Value) string {
 		return fmt.Sprintf("%s is a probability: a number in [0,1], got %s", s.key, got)
 	case s.typ == reflectSizeOrAuto:
 		return fmt.Sprintf("%s must be auto or a size > %s", s.key, s.format(*s.gt))
+	case s.typ == reflectXoffSize:
+		return fmt.Sprintf("%s must be auto, dynamic or a size > %s", s.key, s.format(*s.gt))
 	case s.ints != nil:
 		return fmt.Sprintf("%s is one of %s%s, got %s", s.key, s.limits(), means, got)
 	case s.zero && s.min != nil:
@@ -111,7 +116,10 @@ func (s *setting) problem(v reflect.Value) string {
 	return fmt.Sprintf("%s is %s%s, got %s", s.key, s.limits(), means, got)
 }
 
-var reflectSizeOrAuto = reflect.TypeFor[SizeOrAuto]()
+var (
+	reflectSizeOrAuto = reflect.TypeFor[SizeOrAuto]()
+	reflectXoffSize   = reflect.TypeFor[XoffSize]()
+)
 
 // format writes a value of the setting as a file would.
 func (s *setting) format(v reflect.Value) string {

@@ -31,7 +31,7 @@ func TestSettingsMessages(t *testing.T) {
 	for _, c := range []struct{ set, path, msg string }{
 		{"switch.pfc.quanta=0", "switch.pfc.quanta", "quanta is 1..65535 (pause quanta of 512 bit times), got 0"},
 		{"switch.pfc.deadlock_detection=500ns", "switch.pfc.deadlock_detection", "deadlock_detection is 0 (off) or at least 1us (a look every that long at every queue), got 500ns"},
-		{"switch.pfc.xoff=0", "switch.pfc.xoff", "xoff must be auto or a size > 0"},
+		{"switch.pfc.xoff=0", "switch.pfc.xoff", "xoff must be auto, dynamic or a size > 0"},
 		{"switch.buffer_alpha=.inf", "switch.buffer_alpha", "buffer_alpha must be a number > 0 (a queue may hold alpha x the free buffer), e.g. buffer_alpha: 1"},
 		{"hosts.cnp_priority=9", "hosts.cnp_priority", "cnp_priority is 0..7, got 9"},
 		{"hosts.jitter=2us", "hosts.jitter", "jitter is 0..1us (a random extra delay per frame, kept below one minimum frame time), got 2us"},

@@ -26,13 +26,15 @@ type SwitchConfig struct {
 type PFCConfig struct {
 	Enabled    bool       `yaml:"enabled" default:"false" doc:"makes the priorities lossless"`
 	Priorities []int      `yaml:"priorities" default:"[3]" doc:"the lossless classes, 0..7 (the default is the class of hosts.priority)"`
-	Xoff       SizeOrAuto `yaml:"xoff" default:"auto" gt:"0" doc:"per ingress port and class; auto: the buffer left after every lossless port-class's headroom, shared equally by them"`
-	Xon        SizeOrAuto `yaml:"xon" default:"auto" gt:"0" doc:"at most xoff; auto: xoff - 2 x the largest frame"`
+	Xoff       XoffSize   `yaml:"xoff" default:"auto" gt:"0" doc:"per ingress port and class; auto: the buffer left after every lossless port-class's headroom, shared equally by them; dynamic: alpha x the free shared buffer (the buffer less every port-class's headroom and every frame held), as shared-buffer switches compute it (Broadcom, SONiC dynamic_th)"`
+	Xon        SizeOrAuto `yaml:"xon" default:"auto" gt:"0" doc:"at most xoff; auto: xoff - 2 x the largest frame; with xoff: dynamic only auto, and xon_offset sets it"`
+	Alpha      float64    `yaml:"alpha" default:"1" gt:"0" eg:"1" means:"a port-class pauses above alpha x the free shared buffer" doc:"with xoff: dynamic, the dynamic-threshold factor, 2^dynamic_th in SONiC's buffer profiles; 1 is SONiC's default_dynamic_th 0 (sonic-buildimage files/build_templates/buffers_config.j2) and the threshold 0 of its Broadcom pg_profile_lookup.ini"`
+	XonOffset  SizeOrAuto `yaml:"xon_offset" default:"auto" gt:"0" doc:"with xoff: dynamic, XON is the XOFF of the moment less this (SAI's XON_OFFSET_TH, SONiC's xon_offset; 4608 B in SONiC's Broadcom Trident3 profiles); auto: 2 x the largest frame, the hysteresis of xon: auto"`
 	Headroom   SizeOrAuto `yaml:"headroom" default:"auto" gt:"0" doc:"auto: the worst case after XOFF is crossed: 3 x the largest frame (the one crossing XOFF, one on the reverse wire, the one the sender finishes) + 84 B per lossless class (the PAUSE and those queued ahead of it) + rate x (2 x delay + response time + forwarding latency + host jitter); see pfc.HeadroomTerms"`
 	Watchdog   sim.Time   `yaml:"watchdog" default:"0" doc:"a queue paused this long without a break is flushed (watchdog drops); 0 is off"`
 	// ResponseTime is how long a port takes to stop sending after a PAUSE arrives.
 	ResponseTime DurationOrAuto `yaml:"response_time" default:"auto" doc:"how long a port takes to stop sending after a PAUSE arrives; auto: the IEEE 802.3 annex 31B bound for the link's speed (60/80/118/394/905 quanta at 10/25/40/100/400G)"`
-	Quanta       int            `yaml:"quanta" default:"65535" min:"1" max:"65535" means:"pause quanta of 512 bit times" doc:"the pause time of each PAUSE sent, refreshed at half the pause time"`
+	Quanta       int            `yaml:"quanta" default:"65535" min:"1" max:"65535" means:"pause quanta of 512 bit times" doc:"the pause time of each PAUSE sent; while the class stays above XON it is refreshed at half the pause time, or sooner, so that a refresh that waits behind the largest frame still arrives before the pause runs out; quanta too short for that are refused (with RoCE v2 MTU 1024 the shortest is 23)"`
 	// DeadlockDetection is how long a cycle of paused, non-empty queues must make no progress
 	// to be reported as a deadlock.
 	DeadlockDetection sim.Time `yaml:"deadlock_detection" default:"1ms" zero:"off" min:"1us" means:"a look every that long at every queue" doc:"how long a cycle of paused, non-empty queues must make no progress to be reported as a deadlock"`
@@ -100,7 +102,15 @@ func pfcAfter(r *resolver, path string, c *PFCConfig, given map[string]bool) {
 			seen[p] = true
 		}
 	}
-	if (given["xoff"] || given["xon"]) && !c.Xoff.Auto && !c.Xon.Auto && c.Xon.Bytes > c.Xoff.Bytes {
+	switch {
+	case c.Xoff.Dynamic && given["xon"] && !c.Xon.Auto:
+		r.errf(path+".xon", "with xoff: dynamic, XON follows XOFF: set xon_offset (how far below the XOFF of the moment a paused port-class resumes), not xon")
+	case !c.Xoff.Dynamic && given["xon_offset"]:
+		r.errf(path+".xon_offset", "xon_offset goes with xoff: dynamic; with a static xoff, set xon")
+	case !c.Xoff.Dynamic && given["alpha"]:
+		r.errf(path+".alpha", "alpha goes with xoff: dynamic (a port-class pauses above alpha x the free shared buffer); this xoff is %v", c.Xoff)
+	}
+	if (given["xoff"] || given["xon"]) && !c.Xoff.Dynamic && !c.Xoff.Auto && !c.Xon.Auto && c.Xon.Bytes > c.Xoff.Bytes {
 		r.errf(path+".xon", "xon (%d bytes) must not exceed xoff (%d bytes): a paused queue resumes below xon", c.Xon.Bytes, c.Xoff.Bytes)
 	}
 }

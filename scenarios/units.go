@@ -273,6 +273,43 @@ func (s *SizeOrAuto) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
+// XoffSize is switch.pfc.xoff: "auto", a size in bytes, or "dynamic" (a threshold that
+// follows the free shared buffer, switch.pfc.alpha).
+type XoffSize struct {
+	SizeOrAuto
+	Dynamic bool
+}
+
+// UnmarshalYAML implements yaml.Unmarshaler; errors carry the value's line and column.
+func (s *XoffSize) UnmarshalYAML(n *yaml.Node) error {
+	v, err := scalarValue(n, "auto, dynamic or a size such as 40KB")
+	if err != nil {
+		return err
+	}
+	switch strings.TrimSpace(v) {
+	case "dynamic":
+		*s = XoffSize{Dynamic: true}
+		return nil
+	case "auto":
+		*s = XoffSize{SizeOrAuto: SizeOrAuto{Auto: true}}
+		return nil
+	}
+	b, err := ParseSize(v)
+	if err != nil {
+		return fmt.Errorf("want auto, dynamic or a size: %w", err)
+	}
+	*s = XoffSize{SizeOrAuto: SizeOrAuto{Bytes: b}}
+	return nil
+}
+
+// String returns "dynamic", "auto" or the size in bytes.
+func (s XoffSize) String() string {
+	if s.Dynamic {
+		return "dynamic"
+	}
+	return s.SizeOrAuto.String()
+}
+
 // String returns "auto" or the size in bytes, e.g. "40000B".
 func (s SizeOrAuto) String() string {
 	if s.Auto {

@@ -121,7 +121,7 @@ switch:
 `)
 	require.Empty(t, errs)
 	pfc := f.Scenario(0).Switch.PFC
-	require.Equal(t, SizeOrAuto{Bytes: 40_000}, pfc.Xoff)
+	require.Equal(t, XoffSize{SizeOrAuto: SizeOrAuto{Bytes: 40_000}}, pfc.Xoff)
 	require.Equal(t, SizeOrAuto{Auto: true}, pfc.Xon)
 	require.Equal(t, "auto", pfc.Headroom.String())
 }

@@ -15,9 +15,21 @@ type PFCConfig struct {
 	// Response is, by port index, how long the switch takes to stop sending on that port
 	// after a PAUSE arrives there.
 	Response []sim.Time
-	// Quanta is the pause time of each PAUSE the switch sends (refreshed at half of it while
-	// the condition lasts).
+	// Quanta is the pause time of each PAUSE the switch sends (refreshed while the condition
+	// lasts, see pfc.RefreshInterval); at least pfc.MinQuanta of MaxFrameWire; 0 is the most.
 	Quanta uint16
+	// MaxFrameWire is the largest frame the switch forwards, in bytes on the wire: a refresh
+	// may wait behind one (0: it waits behind none).
+	MaxFrameWire int64
+	// Dynamic makes XOFF dynamic, as shared-buffer switches compute it: a port-class pauses
+	// its sender when its count goes above Alpha x the free shared buffer (pfc.DynamicXoff),
+	// the shared buffer being Shared bytes less every frame in the switch; it resumes at or
+	// below that threshold less XonOffset (pfc.DynamicXon). The thresholds' Xoff and Xon are
+	// then unused by the datapath; the headroom stays per port-class.
+	Dynamic   bool
+	Alpha     float64
+	Shared    int64
+	XonOffset int64
 	// Watchdog, when positive: an egress queue paused that long without a break is flushed
 	// (its frames are dropped as watchdog drops), as switch PFC watchdogs break pause storms.
 	Watchdog sim.Time
@@ -52,9 +64,12 @@ type portPFC struct {
 	control topology.Queue
 	// PausesSent and ResumesSent count the PFC frames this port sent upstream, by class.
 	PausesSent, ResumesSent [NumPriorities]int64
-	refreshOn               [NumPriorities]bool // a refresh timer is pending for the class
 	watchOn                 [NumPriorities]bool // a watchdog check is pending for the class
 	response                sim.Time
+	refreshLead             sim.Time // the longest a PAUSE may wait to go out (pfc.RefreshLead)
+	// refreshAt is when the refresh timer of each class runs out, 0 when it is stopped: a
+	// timer event that finds another time here was superseded.
+	refreshAt [NumPriorities]sim.Time
 }
 
 // configurePFC gives the port its thresholds and response time from c.
@@ -73,7 +88,10 @@ func (pt *Port) configurePFC(c *PFCConfig) {
 // reports false when the frame does not fit in XOFF + headroom (a headroom drop); when the
 // frame takes the count above XOFF, the port pauses its upstream sender.
 func (pt *Port) admit(now sim.Time, c uint8, size int64) bool {
-	ok, act := pt.Ingress[c].Admit(size)
+	in := &pt.Ingress[c]
+	before := in.InHeadroom()
+	ok, act := in.Admit(size, pt.xoff(c))
+	pt.sw.headroomUsed += in.InHeadroom() - before
 	if act == pfc.Pause {
 		pt.sendPause(now, int(c), pt.sw.cfg.PFC.Quanta)
 	}
@@ -83,9 +101,37 @@ func (pt *Port) admit(now sim.Time, c uint8, size int64) bool {
 // release accounts a lossless frame of class c and size bytes that came in on this port and
 // has left the switch; at XON the port resumes its upstream sender.
 func (pt *Port) release(now sim.Time, c int, size int64) {
-	if pt.Ingress[c].Release(size) == pfc.Resume {
+	in := &pt.Ingress[c]
+	before := in.InHeadroom()
+	act := in.Release(size, pt.xon(c))
+	pt.sw.headroomUsed += in.InHeadroom() - before
+	if act == pfc.Resume {
 		pt.sendPause(now, c, 0)
 	}
+}
+
+// xoff is the XOFF threshold in force now for class c of this port: static, or dynamic.
+func (pt *Port) xoff(c uint8) int64 {
+	if p := &pt.sw.cfg.PFC; p.Dynamic {
+		return pfc.DynamicXoff(p.Alpha, pt.sw.sharedFree())
+	}
+	return pt.Ingress[c].Xoff
+}
+
+// xon is the XON threshold in force now for class c of this port: static, or dynamic.
+func (pt *Port) xon(c int) int64 {
+	if p := &pt.sw.cfg.PFC; p.Dynamic {
+		return pfc.DynamicXon(pfc.DynamicXoff(p.Alpha, pt.sw.sharedFree()), p.XonOffset)
+	}
+	return pt.Ingress[c].Xon
+}
+
+// sharedFree is the free shared buffer a dynamic XOFF divides: the shared buffer less the
+// frames held in it, those in the port-classes' headroom not counted (the headroom is a
+// buffer of its own, SAI_BUFFER_PROFILE_ATTR_XOFF_TH in opencomputeproject/SAI
+// inc/saibuffer.h; the HPCC authors' switch-mmu.cc counts shared and headroom bytes apart).
+func (sw *Switch) sharedFree() int64 {
+	return sw.cfg.PFC.Shared - (sw.BufferUsed - sw.headroomUsed)
 }
 
 // paused reports whether class c may not start a frame on this port at now.
@@ -111,20 +157,26 @@ func (pt *Port) wakeAtPauseEnd(now sim.Time) {
 }
 
 // sendPause queues a PFC frame for class c on this port, to the upstream sender; quanta 0
-// resumes it. While the class stays paused, a refresh goes out at half the pause time, so the
-// sender never resumes by expiry.
+// resumes it. Each PAUSE (re)starts the class's refresh timer, and a resume stops it, as a
+// switch keeps one refresh timer per priority: while the class stays paused, the PAUSE goes
+// out again one refresh interval after the last one, so the sender never resumes by expiry,
+// and a PAUSE that follows a resume is refreshed from its own time, not the earlier one's.
 func (pt *Port) sendPause(now sim.Time, c int, quanta uint16) {
-	if quanta > 0 && !pt.refreshOn[c] {
-		pt.refreshOn[c] = true
-		pt.sw.eng.At(now+pfc.RefreshInterval(quanta, pt.Wire.Params.Rate), pt, portOp(evRefresh, c), nil)
+	pt.refreshAt[c] = 0
+	if quanta > 0 {
+		pt.refreshAt[c] = now + pfc.RefreshInterval(quanta, pt.Wire.Params.Rate, pt.refreshLead)
+		pt.sw.eng.At(pt.refreshAt[c], pt, portOp(evRefresh, c), nil)
 	}
 	pt.InjectPause(now, c, quanta)
 }
 
 // refresh is the refresh timer of class c: the PAUSE goes out again if the class is still
-// above XON.
+// above XON. A timer restarted or stopped since it was set is ignored.
 func (pt *Port) refresh(now sim.Time, c int) {
-	pt.refreshOn[c] = false
+	if now != pt.refreshAt[c] {
+		return
+	}
+	pt.refreshAt[c] = 0
 	if pt.Ingress[c].Paused {
 		pt.sendPause(now, c, pt.sw.cfg.PFC.Quanta)
 	}
@@ -143,6 +195,38 @@ func (pt *Port) InjectPause(now sim.Time, c int, quanta uint16) {
 		pt.ResumesSent[c]++
 	} else {
 		pt.PausesSent[c]++
+	}
+	pt.kick(now)
+}
+
+// linkChanged resets the port's PFC state when its link goes down, both ways, as a MAC
+// resets its MAC Control sublayer on loss of link (IEEE 802.3 annex 31B): the pauses the
+// port received end, so its queues no longer wait for them; the upstream sender, whose own
+// pause timers were reset, is no longer paused, so no resume is owed and no refresh is
+// sent. When the link comes back, each lossless class still above XOFF pauses the sender
+// again.
+func (pt *Port) linkChanged(now sim.Time, up bool) {
+	if !up {
+		pt.Pause.Clear(now)
+		pt.pausedUntil = pt.Pause.End()
+	}
+	for c := range pt.Ingress {
+		if !pt.sw.lossless[c] {
+			continue
+		}
+		in := &pt.Ingress[c]
+		before := in.InHeadroom()
+		pause := false
+		if up {
+			pause = in.LinkUp(pt.xoff(uint8(c)))
+		} else {
+			in.LinkDown()
+			pt.refreshAt[c] = 0
+		}
+		pt.sw.headroomUsed += in.InHeadroom() - before
+		if pause {
+			pt.sendPause(now, c, pt.sw.cfg.PFC.Quanta)
+		}
 	}
 	pt.kick(now)
 }
@@ -207,4 +291,15 @@ func (pt *Port) flush(now sim.Time, c int) {
 		}
 		sw.drop(p, DropWatchdog)
 	}
+}
+
+// classes is the number of lossless classes.
+func (c *PFCConfig) classes() int {
+	n := 0
+	for _, l := range c.Lossless {
+		if l {
+			n++
+		}
+	}
+	return n
 }

@@ -77,6 +77,9 @@ type Switch struct {
 	Marked int64
 	// delayed counts packets waiting out the forwarding latency, by kind.
 	delayed [topology.NumKinds]int64
+	// headroomUsed is the bytes held in the lossless port-classes' headroom (pfc.Ingress's
+	// InHeadroom, summed): not in the shared buffer a dynamic XOFF divides.
+	headroomUsed int64
 	// lossless caches cfg.PFC.Lossless.
 	lossless [NumPriorities]bool
 }
@@ -143,7 +146,8 @@ func New(eng *sim.Engine, pool *topology.Pool, nw *topology.Network, routes *top
 // validate reports a configuration the switch cannot run with, as etcd raft's
 // Config.validate does: a buffer or threshold factor that is not positive, a DWRR weight
 // below 1 (its queue would starve), a negative latency, PFC sizes missing for a port or out
-// of order (XON above XOFF), or ECN marking without a random stream. PFC response times may
+// of order (XON above XOFF), PFC quanta too short to refresh (pfc.MinQuanta), or ECN marking
+// without a random stream. PFC response times may
 // be left out (nil): every port then stops at once.
 func (c *Config) validate(ports int) error {
 	switch {
@@ -163,12 +167,16 @@ func (c *Config) validate(ports int) error {
 			}
 		}
 	}
-	lossless := false
-	for _, l := range c.PFC.Lossless {
-		lossless = lossless || l
-	}
-	if !lossless {
+	classes := c.PFC.classes()
+	if classes == 0 {
 		return nil
+	}
+	if least := pfc.MinQuanta(c.PFC.MaxFrameWire, classes); c.PFC.Quanta != 0 && int(c.PFC.Quanta) < least {
+		return fmt.Errorf("PFC quanta %d: a refresh cannot reach the sender before so short a pause runs out (frames of %d bytes, %d lossless classes): at least %d",
+			c.PFC.Quanta, c.PFC.MaxFrameWire, classes, least)
+	}
+	if c.PFC.MaxFrameWire < 0 {
+		return fmt.Errorf("PFC largest frame %d bytes: must not be negative", c.PFC.MaxFrameWire)
 	}
 	if len(c.PFC.Ports) != ports || (c.PFC.Response != nil && len(c.PFC.Response) != ports) {
 		return fmt.Errorf("PFC thresholds for %d ports and response times for %d (none: 0): the switch has %d ports",
@@ -183,6 +191,10 @@ func (c *Config) validate(ports int) error {
 		if r < 0 {
 			return fmt.Errorf("port %d: PFC response time %v: must not be negative", i+1, r)
 		}
+	}
+	if c.PFC.Dynamic && (!(c.PFC.Alpha > 0) || math.IsInf(c.PFC.Alpha, 0) || c.PFC.Shared <= 0 || c.PFC.XonOffset < 0) {
+		return fmt.Errorf("dynamic PFC XOFF: alpha %v, shared buffer %d bytes, XON offset %d bytes: alpha positive and finite, the shared buffer positive, the offset not negative",
+			c.PFC.Alpha, c.PFC.Shared, c.PFC.XonOffset)
 	}
 	if c.PFC.Watchdog < 0 {
 		return fmt.Errorf("PFC watchdog %v: must not be negative", c.PFC.Watchdog)
@@ -205,7 +217,11 @@ func (sw *Switch) LogDepth(l *topology.DepthLog) {
 func (sw *Switch) SetWire(i int, w *topology.Wire) {
 	pt := sw.Ports[i]
 	pt.Wire, pt.down, pt.peer = w, !w.Up(), sw.routes.Forwarding(w.To)
-	w.OnStateChange(func(up bool) { pt.down = !up })
+	pt.refreshLead = pfc.RefreshLead(w.Params.Rate, sw.cfg.PFC.MaxFrameWire, sw.cfg.PFC.classes())
+	w.OnStateChange(func(up bool) {
+		pt.down = !up
+		pt.linkChanged(sw.eng.Now(), up)
+	})
 }
 
 // The ops of the switch's and its ports' events: the switch's opForward, a port's kind |

@@ -601,6 +601,9 @@ func TestNewRefusesAConfigItCannotRun(t *testing.T) {
 		{func(c *Config) { c.PFC.Ports = c.PFC.Ports[:1] }, "PFC thresholds for 1 ports"},
 		{func(c *Config) { c.PFC.Ports = []pfc.Thresholds{{Xoff: 1000, Xon: 2000}, {}} }, "port 1: PFC XOFF 1000, XON 2000"},
 		{func(c *Config) { c.PFC.Response = []sim.Time{0, -1} }, "port 2: PFC response time"},
+		// 8 x (1122 + 4 x 84) bit times need 23 quanta (pfc.MinQuanta).
+		{func(c *Config) { c.PFC.Quanta, c.PFC.MaxFrameWire = 22, 1122 }, "PFC quanta 22: a refresh cannot reach the sender before so short a pause runs out (frames of 1122 bytes, 1 lossless classes): at least 23"},
+		{func(c *Config) { c.PFC.MaxFrameWire = -1 }, "PFC largest frame -1 bytes"},
 	} {
 		cfg := lossless
 		cfg.PFC.Ports = append([]pfc.Thresholds(nil), lossless.PFC.Ports...)

@@ -185,7 +185,7 @@ func (n *NIC) stormTick(now sim.Time, c int) {
 		return
 	}
 	n.SendPause(now, c, pfc.MaxQuanta)
-	next := now + pfc.RefreshInterval(pfc.MaxQuanta, n.Wire.Params.Rate)
+	next := now + pfc.RefreshInterval(pfc.MaxQuanta, n.Wire.Params.Rate, 0)
 	if next < n.stormUntil[c] {
 		n.eng.At(next, n, nicStorm|c<<2, nil)
 	}
@@ -297,3 +297,11 @@ func (n *NIC) portPacer(p *ecn.Params) *cnpPacer {
 
 // Resume restarts sending after the NIC's link has come back up.
 func (n *NIC) Resume(now sim.Time) { n.kick(now) }
+
+// LinkDown makes the NIC forget the pauses it received, as a MAC resets its pause timers on
+// loss of link (IEEE 802.3 annex 31B): when the link comes back, its classes are free until
+// the switch pauses them again.
+func (n *NIC) LinkDown(now sim.Time) {
+	n.Pause.Clear(now)
+	n.pausedUntil = n.Pause.End()
+}
