@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 )
 
 // WriteFileAtomic fills path with write, buffered, by way of a temporary file in the same
@@ -128,27 +127,4 @@ func (f *AtomicFile) Commit() error {
 func (f *AtomicFile) Abort() {
 	f.Close()
 	os.Remove(f.Name())
-}
-
-// outputFile matches the names of the files a run writes into an output directory (and the
-// temporary files it writes them through).
-var outputFile = regexp.MustCompile(`^\.?(results\.json|flows\.csv|sizes\.csv|summary\.md|report\.html|rates\.csv|queues\.csv|ingress\.csv|pauses\.csv|table-.+\.txt|(fct-cdf|slowdown-by-size|(throughput|rate|cwnd|queues|ingress|pfc|rates)-.+)\.(png|svg)|.+\.pcap)(\..*\.tmp)?$`)
-
-// OutputFiles lists the files in dir that a fabricsim run writes (none when dir does not
-// exist): an earlier run's results, which a new run must not mix with its own.
-func OutputFiles(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, e := range entries {
-		if !e.IsDir() && outputFile.MatchString(e.Name()) {
-			out = append(out, e.Name())
-		}
-	}
-	return out, nil
 }
