@@ -16,12 +16,15 @@ type LockedError struct {
 	PID int // the holder's process id, as its lock file says (0: unreadable)
 }
 
-func (e *LockedError) Error() string {
+func (e *LockedError) Error() string { return e.Dir + ": " + e.Reason() }
+
+// Reason is the refusal without the directory's name: who holds the lock, and what to do.
+func (e *LockedError) Reason() string {
 	holder := "another fabricsim process"
 	if e.PID > 0 {
 		holder = fmt.Sprintf("another fabricsim process (pid %d)", e.PID)
 	}
-	return fmt.Sprintf("%s is being written by %s: wait for it to end, or give another directory", e.Dir, holder)
+	return fmt.Sprintf("is being written by %s: wait for it to end, or give another directory", holder)
 }
 
 // LockDir takes dir's lock, for one process to write there at a time: an exclusive flock(2)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -72,19 +73,19 @@ func isTemp(name string, names []string) bool {
 	return false
 }
 
-// lockDir checks dir (checkDir), creates it with its points/ and takes its lock
-// (results.LockDir), for one sweep or merge to write there at a time.
+// lockDir checks dir (checkDir), creates it, takes its lock (results.LockDir), for one
+// sweep or merge to write there at a time, checks it again and creates its points/.
 func lockDir(dir, id string, force bool) (unlock func(), err error) {
 	if err := checkDir(dir, id, force); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir+"/"+DirPoints, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, inputf("-o %s: %v", dir, err)
 	}
 	unlock, err = results.LockDir(dir)
 	var le *results.LockedError
 	if errors.As(err, &le) {
-		return nil, inputf("-o %s: %v", dir, err)
+		return nil, inputf("-o %s: %s", dir, le.Reason())
 	}
 	if err != nil {
 		return nil, err
@@ -92,6 +93,10 @@ func lockDir(dir, id string, force bool) (unlock func(), err error) {
 	if err := checkDir(dir, id, force); err != nil {
 		unlock()
 		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, DirPoints), 0o755); err != nil {
+		unlock()
+		return nil, inputf("-o %s: %v", dir, err)
 	}
 	return unlock, nil
 }

@@ -240,9 +240,19 @@ func TestHostileOutputs(t *testing.T) {
 			require.NoError(t, err)
 			t.Cleanup(unlock)
 		}, args: []string{"run", "$S", "-q", "-o", "$D/out"}, status: 2,
-			want: fmt.Sprintf("-o $D/out: $D/out is being written by another fabricsim process (pid %d)", os.Getpid()),
+			want: fmt.Sprintf("-o $D/out: is being written by another fabricsim process (pid %d)", os.Getpid()),
 			after: func(t *testing.T, d, _ string) {
 				require.Empty(t, ls(t, d+"/out"), "the refused run wrote nothing")
+			}},
+		{name: "sweep-locked", setup: func(t *testing.T, d string) {
+			require.NoError(t, os.Mkdir(d+"/sw", 0o755))
+			unlock, err := results.LockDir(d + "/sw")
+			require.NoError(t, err)
+			t.Cleanup(unlock)
+		}, args: []string{"sweep", "$S", "-q", "--grid", "seed=1,2", "-o", "$D/sw"}, status: 2,
+			want: fmt.Sprintf("-o $D/sw: is being written by another fabricsim process (pid %d)", os.Getpid()),
+			after: func(t *testing.T, d, _ string) {
+				require.Empty(t, ls(t, d+"/sw"), "the refused sweep wrote nothing")
 			}},
 		{name: "stale-lock", setup: func(t *testing.T, d string) {
 			require.NoError(t, os.Mkdir(d+"/out", 0o755))

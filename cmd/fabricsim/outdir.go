@@ -283,7 +283,7 @@ func (o *outputs) prepare(version, scenario string) error {
 	unlock, err := results.LockDir(o.out)
 	var le *results.LockedError
 	if errors.As(err, &le) {
-		return usagef("%s: %v", label, err)
+		return usagef("%s: %s", label, le.Reason())
 	}
 	if err != nil {
 		return err
