@@ -57,6 +57,13 @@ func CheckCaptures(file *scenarios.File, specs []string) error {
 	return nil
 }
 
+// CaptureFileName is the name of the pcap file of the link spec names in a run of variant:
+// the variant's Slug, '-', the spec with ':' written "-port" and '/' written '-', ".pcap";
+// "RoCEv2 lossy" and sw:3 give "rocev2-lossy-sw-port3.pcap".
+func CaptureFileName(variant, spec string) string {
+	return fmt.Sprintf("%s-%s.pcap", results.Slug(variant), strings.NewReplacer(":", "-port", "/", "-").Replace(spec))
+}
+
 // capture taps the links the specs name; each gets a pcap file in dir named after the
 // variant and the spec. The returned function closes the files.
 func (f *fabric) capture(specs []string, dir string) (closeAll func() error, err error) {
@@ -81,7 +88,7 @@ func (f *fabric) capture(specs []string, dir string) (closeAll func() error, err
 		if err != nil {
 			return closeAll, err
 		}
-		name := fmt.Sprintf("%s-%s.pcap", results.Slug(f.sc.Variant), strings.NewReplacer(":", "-port", "/", "-").Replace(s))
+		name := CaptureFileName(f.sc.Variant, s)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return closeAll, err
 		}

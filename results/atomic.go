@@ -2,11 +2,12 @@ package results
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 )
 
 // WriteFileAtomic fills path with write, buffered, by way of a temporary file in the same
@@ -24,12 +25,69 @@ func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	}()
 	bw := bufio.NewWriter(f)
 	if err := write(bw); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, bare(err))
 	}
 	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, bare(err))
 	}
 	return f.Commit()
+}
+
+// WritePath fills path with write as an output the user named (--json FILE): a new or
+// regular file by way of WriteFileAtomic; through a symbolic link, the regular file it leads
+// to (the link stays); an existing file that is not a regular one (a device such as
+// /dev/null, a fifo, a socket, a pipe as /dev/fd/N) is opened and written through, never
+// replaced, and an error writing it (ENOSPC on /dev/full) is returned naming path. A
+// directory, and a link to nothing, are errors.
+func WritePath(path string, write func(io.Writer) error) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if _, lerr := os.Lstat(path); lerr == nil {
+			return fmt.Errorf("writing %s: a symbolic link to a file that does not exist", path)
+		}
+		return WriteFileAtomic(path, write)
+	case err != nil:
+		return fmt.Errorf("writing %s: %w", path, bare(err))
+	case fi.IsDir():
+		return fmt.Errorf("writing %s: is a directory", path)
+	case fi.Mode().IsRegular():
+		if target, err := filepath.EvalSymlinks(path); err == nil {
+			return WriteFileAtomic(target, write)
+		}
+		// A link the kernel follows but no path names (/proc/self/fd/N): write through.
+	}
+	flag := os.O_WRONLY
+	if fi.Mode().IsRegular() {
+		flag |= os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, flag, 0)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, bare(err))
+	}
+	bw := bufio.NewWriter(f)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, bare(err))
+	}
+	return nil
+}
+
+// bare is err without the file name an *fs.PathError adds (the caller names the file,
+// not its temporary name): "file too large" rather than "write out/.flows.csv.1234.tmp: file
+// too large".
+func bare(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // AtomicFile is a file being written under a temporary name, to appear under its own name
@@ -69,27 +127,4 @@ func (f *AtomicFile) Commit() error {
 func (f *AtomicFile) Abort() {
 	f.Close()
 	os.Remove(f.Name())
-}
-
-// outputFile matches the names of the files a run writes into an output directory (and the
-// temporary files it writes them through).
-var outputFile = regexp.MustCompile(`^\.?(results\.json|flows\.csv|sizes\.csv|summary\.md|report\.html|rates\.csv|queues\.csv|ingress\.csv|pauses\.csv|table-.+\.txt|(fct-cdf|slowdown-by-size|(throughput|rate|cwnd|queues|ingress|pfc|rates)-.+)\.(png|svg)|.+\.pcap)(\..*\.tmp)?$`)
-
-// OutputFiles lists the files in dir that a fabricsim run writes (none when dir does not
-// exist): an earlier run's results, which a new run must not mix with its own.
-func OutputFiles(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, e := range entries {
-		if !e.IsDir() && outputFile.MatchString(e.Name()) {
-			out = append(out, e.Name())
-		}
-	}
-	return out, nil
 }

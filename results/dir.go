@@ -18,67 +18,87 @@ const (
 	filePrefixVT = "table-"       // table-<slug>.txt: one report per variant (WriteVariantTable)
 )
 
-// WriteDir creates dir (and its parents) if needed and writes d into it: results.json,
+// WriteDir creates dir (and its parents) if needed and writes d into it (WriteDirFiles),
+// then its manifest.json listing the files written (WriteManifest).
+func WriteDir(dir string, d *Document) error {
+	files, err := WriteDirFiles(dir, d)
+	if err != nil {
+		return err
+	}
+	return WriteManifest(dir, d.Version, d.Scenario, files)
+}
+
+// WriteDirFiles creates dir (and its parents) if needed and writes d into it: results.json,
 // flows.csv (all variants' flows with leading variant and seed columns), sizes.csv, the
 // time series of each variant that has them (rates.csv, queues.csv, ingress.csv,
 // pauses.csv), table-<slug>.txt per variant, every figure of Figures as PNG and SVG,
-// report.html (the whole run on one self-contained page) and summary.md (the description,
-// the tables, the column definitions, notes and links to the plots). slug is Slug(variant
-// name) with "-2", "-3", ... appended when two variants' slugs collide. Existing files of
-// those names are replaced; a figure with nothing to show is not written (the report and
-// summary say why).
-func WriteDir(dir string, d *Document) error {
+// summary.md (the description, the tables, the column definitions, notes and links to the
+// plots) and report.html (the whole run on one self-contained page), in that order. slug is
+// Slug(variant name) with "-2", "-3", ... appended when two variants' slugs collide.
+// Existing files of those names are replaced; a figure with nothing to show is not written
+// (the report and summary say why). It returns the names of the files written: on an error,
+// those written before the file that failed, which stay whole (the error names that file).
+func WriteDirFiles(dir string, d *Document) (written []string, err error) {
 	if d == nil {
-		return fmt.Errorf("results: no document to write")
+		return nil, fmt.Errorf("results: no document to write")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("results: %w", err)
+		return nil, fmt.Errorf("results: %w", err)
 	}
-	files := []string{FileJSON, FileFlows, FileSizes}
+	write := func(name string, fill func(io.Writer) error) error {
+		if err := writeFile(dir, name, fill); err != nil {
+			return err
+		}
+		written = append(written, name)
+		return nil
+	}
+	var files []string // those report.html links to
 	for _, f := range []struct {
 		name  string
 		write func(io.Writer, *Document) error
 	}{{FileJSON, WriteJSON}, {FileFlows, writeAllFlowsCSV}, {FileSizes, writeSizesCSV}} {
-		if err := writeFile(dir, f.name, func(w io.Writer) error { return f.write(w, d) }); err != nil {
-			return err
+		if err := write(f.name, func(w io.Writer) error { return f.write(w, d) }); err != nil {
+			return written, err
 		}
+		files = append(files, f.name)
 	}
 	if hasSeries(d) {
 		for _, f := range []struct {
 			name  string
 			write func(io.Writer, *Document) error
 		}{{FileRates, writeRatesCSV}, {FileQueues, writeQueuesCSV}, {FileIngress, writeIngressCSV}, {FilePauses, writePausesCSV}} {
-			if err := writeFile(dir, f.name, func(w io.Writer) error { return f.write(w, d) }); err != nil {
-				return err
+			if err := write(f.name, func(w io.Writer) error { return f.write(w, d) }); err != nil {
+				return written, err
 			}
 			files = append(files, f.name)
 		}
 	}
 	for i, name := range VariantFileSlugs(d) {
 		v := &d.Variants[i]
-		if err := writeFile(dir, filePrefixVT+name+".txt", func(w io.Writer) error {
+		if err := write(filePrefixVT+name+".txt", func(w io.Writer) error {
 			return WriteVariantTable(w, v)
 		}); err != nil {
-			return err
+			return written, err
 		}
 		files = append(files, filePrefixVT+name+".txt")
 	}
 	figs, omitted, err := Figures(d)
 	if err != nil {
-		return err
+		return written, err
 	}
 	for _, f := range figs {
 		for _, format := range []string{"png", "svg"} {
-			if err := writeFile(dir, f.Name+"."+format, func(w io.Writer) error { return f.Render(w, format) }); err != nil {
-				return err
+			if err := write(f.Name+"."+format, func(w io.Writer) error { return f.Render(w, format) }); err != nil {
+				return written, err
 			}
 		}
 	}
-	if err := writeFile(dir, FileSummary, func(w io.Writer) error { return writeSummary(w, d, figs, omitted) }); err != nil {
-		return err
+	if err := write(FileSummary, func(w io.Writer) error { return writeSummary(w, d, figs, omitted) }); err != nil {
+		return written, err
 	}
 	files = append(files, FileSummary)
-	return writeFile(dir, FileReport, func(w io.Writer) error { return WriteReport(w, d, figs, omitted, files) })
+	err = write(FileReport, func(w io.Writer) error { return WriteReport(w, d, figs, omitted, files) })
+	return written, err
 }
 
 // hasSeries reports whether a variant of d has time series.
@@ -126,10 +146,20 @@ func Slug(name string) string {
 // VariantFileSlugs gives each variant of d, in order, a distinct slug for file names: its
 // Slug, with "-2", "-3", ... appended to later variants whose slug is already taken.
 func VariantFileSlugs(d *Document) []string {
-	out := make([]string, len(d.Variants))
-	taken := make(map[string]bool, len(d.Variants))
+	names := make([]string, len(d.Variants))
 	for i := range d.Variants {
-		base := Slug(d.Variants[i].Name)
+		names[i] = d.Variants[i].Name
+	}
+	return VariantSlugs(names)
+}
+
+// VariantSlugs gives each variant name, in order, a distinct slug for file names: its
+// Slug, with "-2", "-3", ... appended to later names whose slug is already taken.
+func VariantSlugs(names []string) []string {
+	out := make([]string, len(names))
+	taken := make(map[string]bool, len(names))
+	for i := range names {
+		base := Slug(names[i])
 		s := base
 		for n := 2; taken[s]; n++ {
 			s = base + "-" + strconv.Itoa(n)

@@ -24,17 +24,14 @@ func Figures(d *Document) (figs []*Figure, omitted []Omitted, err error) {
 	}
 	for i, slug := range VariantFileSlugs(d) {
 		v := &d.Variants[i]
-		for _, pl := range []struct {
-			prefix string
-			make   func(*Variant) (*Figure, string, error)
-		}{{"throughput-", throughputFigure}, {"rate-", rateFigure}, {"cwnd-", cwndFigure},
-			{"queues-", queueFigure}, {"ingress-", ingressFigure}, {"pfc-", pfcFigure}} {
-			name := pl.prefix + slug
+		for k, draw := range []func(*Variant) (*Figure, string, error){
+			throughputFigure, rateFigure, cwndFigure, queueFigure, ingressFigure, pfcFigure} {
+			name := variantFigurePrefixes[k] + slug
 			if v.Series == nil || v.Series.Len() == 0 {
 				omitted = append(omitted, Omitted{name, "no time series (the variant ran no flow)"})
 				continue
 			}
-			f, why, err := pl.make(v)
+			f, why, err := draw(v)
 			if err != nil {
 				return nil, nil, fmt.Errorf("results: %s: %w", name, err)
 			}
@@ -48,3 +45,6 @@ func Figures(d *Document) (figs []*Figure, omitted []Omitted, err error) {
 	}
 	return figs, omitted, nil
 }
+
+// variantFigurePrefixes name a variant's figures (before its slug), in Figures' order.
+var variantFigurePrefixes = []string{"throughput-", "rate-", "cwnd-", "queues-", "ingress-", "pfc-"}

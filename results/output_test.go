@@ -356,8 +356,15 @@ func TestWriteDir(t *testing.T) {
 		names = append(names, e.Name())
 	}
 	// No time series in this document: no series CSV, no time plot.
-	require.ElementsMatch(t, []string{"results.json", "flows.csv", "sizes.csv", "summary.md", "report.html",
-		"fct-cdf.png", "fct-cdf.svg", "table-rocev2-pfc.txt", "table-rocev2-lossy.txt", "table-rocev2-lossy-2.txt"}, names)
+	written := []string{"results.json", "flows.csv", "sizes.csv", "summary.md", "report.html",
+		"fct-cdf.png", "fct-cdf.svg", "table-rocev2-pfc.txt", "table-rocev2-lossy.txt", "table-rocev2-lossy-2.txt"}
+	require.ElementsMatch(t, append([]string{FileManifest}, written...), names)
+	// The manifest lists exactly the files written, and each is among those RunFileNames
+	// says a run of these variants may write.
+	m, err := ReadManifest(dir)
+	require.NoError(t, err)
+	require.ElementsMatch(t, written, m.Files)
+	require.Subset(t, RunFileNames([]string{d.Variants[0].Name, d.Variants[1].Name, d.Variants[2].Name}), written)
 	for _, name := range names {
 		if filepath.Ext(name) == ".png" {
 			data, err := os.ReadFile(filepath.Join(dir, name))

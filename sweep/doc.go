@@ -17,7 +17,9 @@
 //	report.html       the summary and the plots on one page
 //
 // Runs are resumable: a point whose document is there, complete, of the same version and
-// resolved scenario (by its SHA-256) is not run again. Shards (Options.Shard of Shards: the
+// resolved scenario (by its SHA-256) is not run again. Run and Merge write only into a new
+// or empty directory or one of the same sweep (sweep.json's plan hash), under the
+// directory's lock (results.LockDir); another sweep's is refused unless forced. Shards (Options.Shard of Shards: the
 // points whose index is Shard modulo Shards) write their points, sweep.csv and sweep.json;
 // Merge combines shard directories into exactly what the whole sweep writes in one place
 // (points copied byte for byte; sweep.csv, sweep.json, plots and report computed from

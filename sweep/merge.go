@@ -16,7 +16,8 @@ import (
 // document copied byte for byte from the first directory (in dirs' order) that holds it
 // complete, then sweep.csv, sweep.json, the plots and report.html written from them.
 // Directories of different sweeps are refused, and so is a merge with a point no
-// directory holds; both are InputErrors naming what differs or what is missing.
+// directory holds, and an out that holds another sweep (unless force), a run's results or
+// other files (checkDir); all are InputErrors naming what differs, is missing or is there.
 func Merge(dirs []string, out string, force bool) error {
 	if len(dirs) == 0 {
 		return inputf("merge: give the sweep directories to merge")
@@ -76,9 +77,11 @@ func Merge(dirs []string, out string, force bool) error {
 		return inputf("merge: %d of the sweep's %d points have no results in %s: %s; %s",
 			len(missing), len(first.Points), strings.Join(dirs, ", "), strings.Join(shown, ", "), hint)
 	}
-	if err := os.MkdirAll(filepath.Join(out, DirPoints), 0o755); err != nil {
-		return inputf("-o %s: %v", out, err)
+	unlock, err := lockDir(out, first.Sweep, force)
+	if err != nil {
+		return err
 	}
+	defer unlock()
 	names := make([]string, len(first.Points))
 	for k, pt := range first.Points {
 		names[k] = pt.Name

@@ -36,8 +36,8 @@ type Options struct {
 	Shard, Shards int
 	Workers       int             // points run at once, at least 1
 	Interrupt     <-chan struct{} // closed on a signal
-	// Force removes files in DIR/points that are not points of this plan (another sweep's);
-	// without it they are an InputError.
+	// Force replaces another sweep in Dir (its sweep.json names another plan) and removes
+	// files in Dir/points that are not points of this plan; without it both are InputErrors.
 	Force bool
 	// Progress, when set, is told of each point as it ends: done of total, and whether it
 	// was skipped (its results were there) or how long it took.
@@ -53,10 +53,11 @@ type Options struct {
 func Run(p *Plan, opt Options) error {
 	shard, shards := opt.Shard, max(opt.Shards, 1)
 	pts := p.Shard(shard, shards)
-	dir := filepath.Join(opt.Dir, DirPoints)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return inputf("-o %s: %v", opt.Dir, err)
+	unlock, err := lockDir(opt.Dir, p.ID, opt.Force)
+	if err != nil {
+		return err
 	}
+	defer unlock()
 	if err := checkForeign(p, opt.Dir, opt.Force); err != nil {
 		return err
 	}

@@ -201,10 +201,10 @@ func indexOfPoint(t *testing.T, p *Plan, file string) int {
 func TestRerunSkipsPointsWithResults(t *testing.T) {
 	p := plan(t, tiny, nil, "switch.ecn.kmax=20KB,50KB", "seed=1..2")
 	dir := t.TempDir()
-	ran := func(p *Plan) []string {
+	ran := func(p *Plan, force ...bool) []string {
 		var mu sync.Mutex
 		var names []string
-		require.NoError(t, Run(p, Options{Dir: dir, Workers: 2, Progress: func(_, _ int, pt Point, skipped bool, _ time.Duration) {
+		require.NoError(t, Run(p, Options{Dir: dir, Workers: 2, Force: len(force) > 0, Progress: func(_, _ int, pt Point, skipped bool, _ time.Duration) {
 			mu.Lock()
 			defer mu.Unlock()
 			if !skipped {
@@ -227,13 +227,19 @@ func TestRerunSkipsPointsWithResults(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, DirPoints, p.Points[3].Name+".json"), interrupted, 0o644))
 	require.Equal(t, []string{p.Points[1].Name, p.Points[2].Name, p.Points[3].Name}, ran(p))
 
-	// A changed scenario (here a --set) changes every point's hash: all run again.
-	require.Len(t, ran(plan(t, tiny, []string{"stop=1500us"}, "switch.ecn.kmax=20KB,50KB", "seed=1..2")), 4)
+	// A changed scenario (here a --set) is another sweep: refused, since its points would
+	// replace these; with Force every point's hash differs and all run again.
+	changed := plan(t, tiny, []string{"stop=1500us"}, "switch.ecn.kmax=20KB,50KB", "seed=1..2")
+	require.ErrorContains(t, Run(changed, Options{Dir: dir}), "holds another sweep (scenario tiny-sweep")
+	require.Len(t, ran(changed, true), 4)
 
-	// Another sweep's points are refused, or removed with Force.
+	// Another sweep's points are refused, or removed with Force; so are points of no sweep
+	// the directory's sweep.json names.
 	other := plan(t, tiny, nil, "switch.ecn.kmax=30KB")
 	err := Run(other, Options{Dir: dir})
-	require.ErrorContains(t, err, "no point of this sweep")
+	require.ErrorContains(t, err, "holds another sweep")
+	require.NoError(t, os.Remove(filepath.Join(dir, FileJSON)))
+	require.ErrorContains(t, Run(other, Options{Dir: dir}), "no point of this sweep")
 	require.NoError(t, Run(other, Options{Dir: dir, Force: true}))
 	require.Len(t, files(t, filepath.Join(dir, DirPoints)), 1)
 }

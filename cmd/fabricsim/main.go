@@ -3,7 +3,9 @@
 //
 // Exit status: 0 success; 2 the scenario, a flag or a setting is invalid, the run is too
 // large (the scenario package's limits), or an output cannot be written (found before
-// simulating); 3 a bound (--max-events, --max-wall) ended the run; 130 a signal did (the results so far are written in both cases); 1 anything else.
+// simulating: a --json directory that does not exist, an -o directory that is not new,
+// empty or an earlier run's, one another run holds the lock of, an output name too long);
+// 1 a write that fails after the run (the table is printed first); 3 a bound (--max-events, --max-wall) ended the run; 130 a signal did (the results so far are written in both cases); 1 anything else.
 package main
 
 import (

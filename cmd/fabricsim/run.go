@@ -51,6 +51,10 @@ type runSettings struct {
 	seeds     int // --seeds: 0 unless given
 	maxEvents uint64
 	maxWall   time.Duration
+
+	// jsonSrc and outSrc say where json and out come from: their flag, or FABRICSIM_JSON
+	// and FABRICSIM_OUT.
+	jsonSrc, outSrc string
 }
 
 // readSettings reads and checks every run setting. A value from the environment is as
@@ -95,8 +99,8 @@ func readSettings(cmd *cobra.Command, v *viper.Viper) (runSettings, error) {
 		}
 		*b.to = t
 	}
-	s.json, _, _ = raw("json")
-	s.out, _, _ = raw("out")
+	s.json, s.jsonSrc, _ = raw("json")
+	s.out, s.outSrc, _ = raw("out")
 	if val, src, set := raw("size-bins"); set {
 		edges, err := parseSizeBins(val)
 		if err != nil {
@@ -182,54 +186,6 @@ func parseSizeBins(s string) ([]int64, error) {
 		edges = append(edges, n)
 	}
 	return edges, nil
-}
-
-// checkOutputs makes sure, before any simulation, that the results can be written: the
-// --json file is not a directory and its directory can be written, and the -o directory is
-// a directory that can be written and holds no earlier run's files, unless force, which
-// removes those files (and only those).
-func checkOutputs(s runSettings) error {
-	if s.json != "" {
-		if fi, err := os.Stat(s.json); err == nil && fi.IsDir() {
-			return usagef("--json %s: is a directory; give a file name", s.json)
-		}
-		if err := writable(filepath.Dir(s.json)); err != nil {
-			return usagef("--json %s: %v", s.json, err)
-		}
-	}
-	if s.out == "" {
-		return nil
-	}
-	if fi, err := os.Stat(s.out); err == nil && !fi.IsDir() {
-		return usagef("-o %s: is a file, not a directory", s.out)
-	}
-	if err := writable(s.out); err != nil {
-		return usagef("-o %s: %v", s.out, err)
-	}
-	old, err := results.OutputFiles(s.out)
-	if err != nil {
-		return usagef("-o %s: %v", s.out, err)
-	}
-	if len(old) == 0 {
-		return nil
-	}
-	if !s.force {
-		return usagef("-o %s: holds an earlier run's results (%s): give another directory, or --force to remove them first",
-			s.out, listFiles(old))
-	}
-	for _, name := range old {
-		if err := os.Remove(filepath.Join(s.out, name)); err != nil {
-			return fmt.Errorf("-o %s: clearing the earlier run: %w", s.out, err)
-		}
-	}
-	return nil
-}
-
-func listFiles(names []string) string {
-	if len(names) > 3 {
-		return strings.Join(names[:3], ", ") + fmt.Sprintf(" and %d more", len(names)-3)
-	}
-	return strings.Join(names, ", ")
 }
 
 // writable checks that files can be created in dir, or in the directory that will hold it
@@ -319,9 +275,15 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 			if len(seeds) > 1 && len(pcaps) > 0 {
 				return usagef("--pcap captures one run: give it without --seeds (or seeds: in the file)")
 			}
-			if err := checkOutputs(s); err != nil {
+			outs, err := newOutputs(s, scenario, f, variants, pcaps)
+			if err != nil {
 				return err
 			}
+			if err := outs.prepare(experiment.Version, f.Name()); err != nil {
+				outs.release()
+				return err
+			}
+			defer outs.release()
 
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -353,16 +315,7 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 					results.Summarize(&doc.Variants[i])
 				}
 			}
-			if s.json != "" {
-				if err := writeJSONFile(s.json, doc); err != nil {
-					return err
-				}
-			}
-			if s.out != "" {
-				if err := results.WriteDir(s.out, doc); err != nil {
-					return err
-				}
-			}
+			// The table first: a results file that cannot be written does not lose it.
 			switch s.format {
 			case "json":
 				err = results.WriteJSON(stdout, doc)
@@ -374,13 +327,16 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 			if err != nil {
 				return err
 			}
+			if err := outs.write(doc, stdout, stderr); err != nil {
+				return err
+			}
 			return stoppedEarly(doc, s)
 		},
 	}
 	fl := cmd.Flags()
 	fl.String("json", "", "write the results document to `FILE`")
 	fl.StringP("out", "o", "", "write results.json, flows.csv, sizes.csv, tables and plots into `DIR`")
-	fl.Bool("force", false, "with -o: remove an earlier run's files from DIR first")
+	fl.Bool("force", false, "with -o: remove the files an earlier run's manifest.json in DIR lists first")
 	fl.String("format", "table", "standard output: table, markdown, csv or json")
 	fl.Uint64("seed", 1, "override the scenario's seed")
 	fl.StringArrayVar(&sets, "set", nil, "override one scenario field, `PATH=VALUE` (repeatable), e.g. switch.buffer=4MB")
@@ -422,15 +378,6 @@ func stoppedEarly(doc *results.Document, s runSettings) error {
 	default:
 		return &exitError{exitBound, fmt.Sprintf("fabricsim: stopped by --max-wall %v at %.2f us of simulated time: %s", s.maxWall, at, what)}
 	}
-}
-
-func writeJSONFile(path string, doc *results.Document) error {
-	if dir := filepath.Dir(path); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
-	return results.WriteFileAtomic(path, func(w io.Writer) error { return results.WriteJSON(w, doc) })
 }
 
 // writeReadable writes a table for people: the scenario's title above the comparison, and

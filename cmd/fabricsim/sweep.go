@@ -35,7 +35,8 @@ in parallel (--workers, default one per CPU). It writes into DIR:
   plots/, report.html  each metric against each parameter, one curve per variant
 
 A rerun into DIR skips the points whose results are there (same resolved scenario and
-version). --shard I/N runs only the points whose index is I modulo N (I from 0), for cluster
+version). DIR must be new, empty or this sweep's: a run's directory, one holding other
+files, and (without --force) one holding another sweep are refused. --shard I/N runs only the points whose index is I modulo N (I from 0), for cluster
 array jobs; 'fabricsim merge' then combines the shards' directories. Values: a list
 (50KB,100KB), an integer range (1..10), logspace(1KB,1MB,4) or linspace(0.1,0.9,5).`,
 		Example: `  fabricsim sweep incast-pfc --grid 'switch.ecn.kmax=50KB,100KB,200KB' --grid 'seed=1..10' -o out/
@@ -122,7 +123,7 @@ array jobs; 'fabricsim merge' then combines the shards' directories. Values: a l
 	fl.StringArrayVar(&sets, "set", nil, "override one scenario field in every point, `PATH=VALUE` (repeatable)")
 	fl.StringVar(&shardArg, "shard", "", "run only shard `I/N` of the points (I from 0 to N-1)")
 	fl.StringVarP(&out, "out", "o", "", "write the points, sweep.csv, sweep.json, plots and report.html into `DIR`")
-	fl.BoolVar(&force, "force", false, "remove files in DIR/points that are no point of this sweep")
+	fl.BoolVar(&force, "force", false, "replace another sweep in DIR: remove files in DIR/points that are no point of this sweep")
 	fl.Int("workers", 0, "points run at once (default: the number of CPUs)")
 	fl.BoolP("quiet", "q", false, "no progress lines")
 	return cmd
@@ -158,7 +159,7 @@ report.html: byte for byte what the sweep run whole in one directory writes.`,
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the merged sweep into `DIR`")
-	cmd.Flags().BoolVar(&force, "force", false, "remove files in DIR/points that are no point of this sweep")
+	cmd.Flags().BoolVar(&force, "force", false, "replace another sweep in DIR: remove files in DIR/points that are no point of this sweep")
 	return cmd
 }
 
