@@ -321,7 +321,9 @@
 // values from a to b, geometrically or evenly spaced, a and b plain numbers or sizes, rates
 // or durations with units (logspace(1KB,1MB,4) = 1KB, 10KB, 100KB, 1MB; the values between
 // the ends are rounded to 3 significant digits for logspace). --grid PATH=VALUES takes the
-// same syntax (ParseGrid). A value listed twice is an error.
+// same syntax (ParseGrid); a --grid PATH replaces the block's axis of that PATH, and a PATH
+// given in two --grid flags is an error (give its values in one). A value listed twice is an
+// error.
 //
 //	sweep:
 //	  switch.ecn.kmax: [50KB, 100KB, 200KB]

@@ -55,6 +55,14 @@ type Point struct {
 // and what is allowed. The plan's ID hashes the version, the resolved base scenario, the
 // sets and the axes: two shards of one sweep have the same.
 func NewPlan(file string, data []byte, sets []scenarios.Override, grid []scenarios.Axis) (*Plan, error) {
+	for i, g := range grid {
+		// A path given twice would keep its last values only: which the user meant is theirs to say.
+		if j := slices.IndexFunc(grid[:i], func(a scenarios.Axis) bool { return a.Path == g.Path }); j >= 0 {
+			return nil, inputf("--grid %s is given twice (%s, then %s): give all its values in one --grid, e.g. --grid %s=%s",
+				g.Path, strings.Join(grid[j].Values, ","), strings.Join(g.Values, ","), g.Path,
+				strings.Join(append(slices.Clone(grid[j].Values), g.Values...), ","))
+		}
+	}
 	base, problems, _ := scenarios.Load(file, data, sets)
 	if len(problems) > 0 {
 		return nil, &InputError{problems.Error()}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// hostileStar is a small valid scenario the hostile cases start from: one 100 KB flow on a
+// 4-host star.
+const hostileStar = `version: 1
+name: hostile
+stop: 10ms
+topology:
+  preset: star
+  params: {hosts: 4, link: {rate: 100Gbps, delay: 1us}}
+traffic:
+  - flow: {src: h1, dst: h2, size: 100KB, transport: rocev2}
+`
+
+// hostileCase is one hostile input: the files it needs in a fresh directory (name to text;
+// the text "fifo" makes a named pipe), the environment, the command line ({dir} is the
+// directory), the exit status and a fragment the output (standard output and error) must
+// hold, and fragments it must not (a secret from a file, a raw tag).
+type hostileCase struct {
+	name   string
+	files  map[string]string
+	env    map[string]string
+	args   []string
+	status int
+	want   string
+	absent []string
+}
+
+// hostileInputCases are the input side of issue 23 (points 7 to 11, 13 and 14), one row per
+// case.
+var hostileInputCases = []hostileCase{
+	{name: "7 grid path twice", files: map[string]string{"s.yaml": hostileStar},
+		args:   []string{"sweep", "{dir}/s.yaml", "--grid", "switch.buffer=1MB", "--grid", "switch.buffer=2MB", "-o", "{dir}/out", "-q"},
+		status: 2, want: "--grid switch.buffer is given twice (1MB, then 2MB)"},
+}
+
+func TestHostileInput(t *testing.T) {
+	for _, c := range hostileInputCases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, text := range c.files {
+				path := filepath.Join(dir, name)
+				require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+				if text == "fifo" {
+					require.NoError(t, syscall.Mkfifo(path, 0o644))
+					continue
+				}
+				require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+			}
+			for k, v := range c.env {
+				t.Setenv(k, v)
+			}
+			args := make([]string, len(c.args))
+			for i, a := range c.args {
+				args[i] = strings.ReplaceAll(a, "{dir}", dir)
+			}
+			type outcome struct {
+				status int
+				out    string
+			}
+			done := make(chan outcome, 1)
+			go func() {
+				var out bytes.Buffer
+				status := run(args, &out, &out)
+				done <- outcome{status, out.String()}
+			}()
+			var o outcome
+			select {
+			case o = <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("fabricsim %s: still running after 30 s (blocked?)", strings.Join(args, " "))
+			}
+			require.Equal(t, c.status, o.status, o.out)
+			require.Contains(t, o.out, strings.ReplaceAll(c.want, "{dir}", dir))
+			for _, a := range c.absent {
+				require.NotContains(t, o.out, a)
+			}
+		})
+	}
+}
