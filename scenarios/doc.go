@@ -337,7 +337,8 @@
 // from the seed); all_to_all {hosts, size, ...} (every host to every other); poisson {hosts,
 // load, workload, start, stop | count, dst, ...}: each sender starts flows at Poisson times at
 // load (0, 1] of its link rate, sizes drawn from workload (websearch, hadoop, alistorage,
-// googlerpc, or a file of "size_bytes cumulative_percent" lines, checked with file:line),
+// googlerpc, or a regular file of "size_bytes cumulative_percent" lines, checked with
+// file:line; a fifo, device or directory is refused without being opened for a blocking read),
 // destinations uniform over the other hosts of dst (default hosts), until stop (default the
 // scenario's) or until count flows in all. Every random draw comes from the scenario seed and
 // the item's index, so a run is the same whatever the number of workers.

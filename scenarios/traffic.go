@@ -2,13 +2,13 @@ package scenarios
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v4"
 
+	"github.com/fabricsim/fabricsim/internal/infile"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/workload"
 )
@@ -291,14 +291,8 @@ func (r *resolver) workload(path, name string) (*workload.CDF, string) {
 	if !filepath.IsAbs(file) {
 		file = filepath.Join(filepath.Dir(r.l.file), file)
 	}
-	fi, err := os.Stat(file)
-	if err == nil && (!fi.Mode().IsRegular() || fi.Size() > maxWorkloadFile) {
-		err = fmt.Errorf("not a regular file of at most %d bytes", maxWorkloadFile)
-	}
-	var data []byte
-	if err == nil {
-		data, err = os.ReadFile(file)
-	}
+	// Only a regular file, refused at once otherwise: a fifo's open would block (infile.Read).
+	data, err := infile.Read(file, maxWorkloadFile)
 	if err != nil {
 		r.errf(path, "workload %q is not bundled (%s) and cannot be read as a file: %v", name, listOf(workload.Names), err)
 		return nil, ""

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/fabricsim/fabricsim/experiment"
+	"github.com/fabricsim/fabricsim/internal/infile"
 	"github.com/fabricsim/fabricsim/scenarios"
 )
 
@@ -74,20 +75,27 @@ With no arguments it runs the bundled scenario "tradeoff".`,
 	return root
 }
 
-// readScenario finds SCENARIO as a file path, or else as the name of a bundled scenario.
+// readScenario finds SCENARIO as a file path, or else as the name of a bundled scenario. A
+// path that is there but no regular file is refused at once (a fifo would block the read),
+// except a directory that shadows a bundled name.
 func readScenario(arg string) (name string, data []byte, err error) {
-	if data, err := readFile(arg); err == nil {
+	data, err = readFile(arg)
+	var nr *infile.NotRegularError
+	switch {
+	case err == nil:
 		return arg, data, nil
-	} else if isUsage(err) {
+	case isUsage(err):
 		return "", nil, err
-	} else if fi, serr := os.Stat(arg); serr == nil && fi.IsDir() {
+	case errors.As(err, &nr) && nr.Kind == "a directory":
 		// A directory is no scenario: a bundled name it shadows (an -o directory called
 		// irn, say) still runs; otherwise say what the path is.
 		if data, ok := scenarios.BundledYAML(arg); ok {
 			return arg + ".yaml", data, nil
 		}
 		return "", nil, unknownScenario(arg, "a directory, not a scenario file, and no bundled scenario of that name")
-	} else if !errors.Is(err, os.ErrNotExist) {
+	case nr != nil:
+		return "", nil, usagef("%s: %s, not a regular file: a scenario is a YAML file, or the name of a bundled scenario", arg, nr.Kind)
+	case !errors.Is(err, os.ErrNotExist):
 		return "", nil, usagef("%s: %v", arg, err)
 	}
 	if data, ok := scenarios.BundledYAML(arg); ok {

@@ -44,6 +44,25 @@ var hostileInputCases = []hostileCase{
 	{name: "7 grid path twice", files: map[string]string{"s.yaml": hostileStar},
 		args:   []string{"sweep", "{dir}/s.yaml", "--grid", "switch.buffer=1MB", "--grid", "switch.buffer=2MB", "-o", "{dir}/out", "-q"},
 		status: 2, want: "--grid switch.buffer is given twice (1MB, then 2MB)"},
+
+	// 10: what is no regular file is refused at once (a fifo blocked validate forever).
+	{name: "10 scenario fifo validate", files: map[string]string{"f.yaml": "fifo"},
+		args: []string{"validate", "{dir}/f.yaml"}, status: 2, want: "{dir}/f.yaml: a named pipe (fifo), not a regular file"},
+	{name: "10 scenario fifo run", files: map[string]string{"f.yaml": "fifo"},
+		args: []string{"run", "{dir}/f.yaml", "-q"}, status: 2, want: "{dir}/f.yaml: a named pipe (fifo), not a regular file"},
+	{name: "10 scenario fifo sweep", files: map[string]string{"f.yaml": "fifo"},
+		args: []string{"sweep", "{dir}/f.yaml", "--grid", "seed=1,2", "-o", "{dir}/out", "-q"}, status: 2, want: "{dir}/f.yaml: a named pipe (fifo), not a regular file"},
+	{name: "10 scenario device", args: []string{"validate", "/dev/null"}, status: 2, want: "/dev/null: a device, not a regular file"},
+	{name: "10 workload fifo", files: map[string]string{"s.yaml": poissonOf("cdf"), "cdf": "fifo"},
+		args: []string{"validate", "{dir}/s.yaml"}, status: 2, want: "{dir}/cdf is a named pipe (fifo), not a regular file"},
+	{name: "10 workload directory", files: map[string]string{"s.yaml": poissonOf("sub"), "sub/x": ""},
+		args: []string{"validate", "{dir}/s.yaml"}, status: 2, want: "{dir}/sub is a directory, not a regular file"},
+}
+
+// poissonOf is hostileStar with its traffic a Poisson item of that workload.
+func poissonOf(workload string) string {
+	return strings.Replace(hostileStar, "- flow: {src: h1, dst: h2, size: 100KB, transport: rocev2}",
+		"- poisson: {hosts: all, load: 0.5, workload: "+workload+", count: 10, transport: rocev2}", 1)
 }
 
 func TestHostileInput(t *testing.T) {
