@@ -22,7 +22,11 @@
 // ("traffic.1.flow.dst") and what is allowed. Problems found in several variants are
 // reported once. Problems caused by a --set flag name OverrideFile ("--set") instead of a
 // position. Warnings (a flow that starts after stop, a fault that never happens) do not make
-// a file invalid. Load never panics, whatever its input.
+// a file invalid. Load never panics, whatever its input. A file that is no scenario at all
+// (not a mapping, or a mapping none of whose top-level keys is a scenario field or near one,
+// as a password file is) is one problem that quotes none of its text: a path given by mistake
+// must not have its content printed. The command line reads only regular files (a fifo,
+// device or directory is refused at once, without a blocking open).
 //
 // # Units
 //

@@ -167,12 +167,25 @@ func (l *loader) load(data []byte) *File {
 		if isNull(root) {
 			l.errAt(root, "", "the file holds no fields; a scenario needs at least version, name, topology and traffic")
 		} else {
-			l.errAt(root, "", fmt.Sprintf("a scenario is a mapping of fields (version, name, topology, traffic, ...), not %s", kindName(root)))
+			// Not quoted: a file that is no mapping is no scenario, and its text is not ours to print.
+			what := kindName(root)
+			if root.Kind == yaml.ScalarNode {
+				what = "a single value or a text"
+			}
+			l.errAt(root, "", fmt.Sprintf("a scenario is a mapping of fields (version, name, topology, traffic, ...), not %s", what))
 		}
 		return nil
 	}
 	checkPlain(root, 0, func(n *yaml.Node, msg string) { l.errAt(n, "", msg) })
 	if len(l.errs) > 0 {
+		return nil
+	}
+	if !looksLikeScenario(root) {
+		keys := fmt.Sprintf("none of its %d top-level keys is a", len(root.Content)/2)
+		if len(root.Content) == 2 {
+			keys = "its one top-level key is no"
+		}
+		l.errAt(root, "", fmt.Sprintf("not a scenario file: %s scenario field or near one (a scenario starts with version: 1, name, topology and traffic)", keys))
 		return nil
 	}
 	dropDuplicateKeys(root, "", 0, func(k *yaml.Node, path, msg string) { l.errAt(k, path, msg) })
@@ -205,6 +218,24 @@ func (l *loader) load(data []byte) *File {
 		f.name, f.description, f.seed = sc.Name, sc.Description, sc.Seed
 	}
 	return f
+}
+
+// looksLikeScenario reports whether some top-level key of root is a scenario field, or near
+// one (a misspelling "did you mean" answers). A mapping with none is some other file (a
+// password file parses as YAML keys): it is refused in one problem that quotes none of it,
+// not with an "unknown field" per line that would print the file.
+func looksLikeScenario(root *yaml.Node) bool {
+	fields := fieldNames(reflect.TypeOf(rawFile{}))
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k := root.Content[i]
+		if k.Kind != yaml.ScalarNode {
+			continue
+		}
+		if slices.Contains(fields, k.Value) || didYouMean(k.Value, fields) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // applyOverride applies --set flag i to the tree.

@@ -24,6 +24,9 @@ traffic:
   - flow: {src: h1, dst: h2, size: 100KB, transport: rocev2}
 `
 
+// hostileShadow is a password file's form, with a secret in it.
+const hostileShadow = "root:$6$secrethash:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n"
+
 // hostileCase is one hostile input: the files it needs in a fresh directory (name to text;
 // the text "fifo" makes a named pipe), the environment, the command line ({dir} is the
 // directory), the exit status and a fragment the output (standard output and error) must
@@ -44,6 +47,20 @@ var hostileInputCases = []hostileCase{
 	{name: "7 grid path twice", files: map[string]string{"s.yaml": hostileStar},
 		args:   []string{"sweep", "{dir}/s.yaml", "--grid", "switch.buffer=1MB", "--grid", "switch.buffer=2MB", "-o", "{dir}/out", "-q"},
 		status: 2, want: "--grid switch.buffer is given twice (1MB, then 2MB)"},
+
+	// 9: a file that does not parse as what was expected is named, never quoted.
+	{name: "9 workload password file", files: map[string]string{"s.yaml": poissonOf("pw"), "pw": hostileShadow},
+		args: []string{"validate", "{dir}/s.yaml"}, status: 2, want: "{dir}/pw:1: want two numbers, a size in bytes and a cumulative percent (e.g. 10000 35), found 1 fields",
+		absent: []string{"secrethash", "root"}},
+	{name: "9 workload /proc/self/environ", files: map[string]string{"s.yaml": poissonOf("/proc/self/environ")},
+		args: []string{"validate", "{dir}/s.yaml"}, status: 2, want: "/proc/self/environ:1: want two numbers", absent: []string{"PATH="}},
+	{name: "9 scenario password file", files: map[string]string{"pw": hostileShadow},
+		args: []string{"validate", "{dir}/pw"}, status: 2, want: "{dir}/pw:1:1: not a scenario file: none of its 2 top-level keys is a scenario field",
+		absent: []string{"secrethash", "root"}},
+	{name: "9 scenario text", files: map[string]string{"t": "secret words\n"},
+		args: []string{"run", "{dir}/t", "-q"}, status: 2, want: "not a single value or a text", absent: []string{"secret"}},
+	{name: "9 scenario /proc/self/environ", args: []string{"validate", "/proc/self/environ"}, status: 2,
+		want: "control character 0x00: a scenario file is text", absent: []string{"PATH="}},
 
 	// 10: what is no regular file is refused at once (a fifo blocked validate forever).
 	{name: "10 scenario fifo validate", files: map[string]string{"f.yaml": "fifo"},
