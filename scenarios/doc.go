@@ -290,23 +290,31 @@
 // (switches x nodes), routing steps (hosts x (nodes + 4 x links): at most a search from
 // every destination host; the hosts of one switch share one, and one table entry, so both
 // figures are upper bounds), flows (counted, not made; a Poisson item without count by its
-// offered load and the workload's mean size), events in flight, time-series rows (at most:
-// every flow in every sample, plus two queues per switch port) and memory. A run over any of
-// these limits is refused with the estimate and how to shrink it (for a preset, the largest
-// size of its shape that fits):
+// offered load and the workload's mean size), events in flight (two per frame on the wires,
+// the frame and what it draws back: the frames a wire holds, rate x delay, but no more than
+// the traffic's own data frames, every message at 256 bytes a frame, the least RoCE path MTU,
+// in 8 copies, the original and retry_limit 7 retransmissions, or for iWARP 1 + the RTO's
+// doublings + stop / max_rto, so a 100 KB flow over a 1 s link is 3,133 frames, not the
+// link's 12.5 GB), time-series rows (only for a run that keeps the time series, run -o:
+// at most every flow in every sample, plus two queues per switch port) and memory. A run
+// over any of these limits is refused with the estimate and how to shrink it, naming the
+// cause (the flows, -o's time series, the links' frames in flight, or the topology; for a
+// preset, the largest size of its shape that fits):
 //
 //	file size                     8 MB (MaxFileBytes; checked before parsing)
 //	nodes                         131,072 (MaxNodes)
 //	route-table entries           1,000,000,000 (MaxRouteEntries, the builder's own bound)
 //	routing steps                 1,000,000,000 (MaxRouteWork, a few seconds of routing)
 //	flows                         1,000,000 (MaxFlows, all traffic items together)
-//	time-series rows              2,000,000 (MaxSeriesRows: rates.csv and queues.csv together)
+//	time-series rows              2,000,000 (MaxSeriesRows: rates.csv and queues.csv together; -o only)
 //	memory                        4 GB (MaxMemory, estimated per variant)
 //
 // Routing binds first: the largest star is 14,142 hosts, the largest fat-tree k = 32
-// (8,192 hosts). Without a sample_interval the automatic sampler keeps fewer samples (down
-// to 16) to keep the time series under MaxSeriesRows; a sample_interval given that would
-// exceed it is refused with the least that fits.
+// (8,192 hosts). With -o, without a sample_interval the automatic sampler keeps fewer
+// samples (down to 16) to keep the time series under MaxSeriesRows; a sample_interval given
+// that would exceed it is refused with the least that fits. Without -o nothing is sampled
+// and the series is not checked; validate checks as run without -o does, and warns when -o
+// would be refused.
 //
 // # Seeds
 //

@@ -19,6 +19,7 @@ type File struct {
 	variants          []VariantInfo
 	scenarios         []*Scenario
 	resolved          string
+	series            bool // loaded for a run that writes the time series (LoadOptions.Series)
 }
 
 // Seeds are the seeds the file asks to replicate its variants under (seeds: [..]), or nil
@@ -87,7 +88,20 @@ func (f *File) Scenario(i int) *Scenario {
 // order before the variants' sets. It returns the file, or nil with every error found; warnings
 // (which do not make the file invalid) are returned in both cases. Load never panics.
 func Load(path string, data []byte, overrides []Override) (*File, Problems, Problems) {
-	l := &loader{file: path, overrides: overrides}
+	return LoadWith(path, data, overrides, LoadOptions{})
+}
+
+// LoadOptions say what the run will do beyond the file, where a check depends on it.
+type LoadOptions struct {
+	// Series says the run keeps and writes the time series (run -o): only then is the series
+	// bounded by MaxSeriesRows and counted in the memory estimate; without it nothing is
+	// sampled, so however many flows and samples there would be, nothing is refused for them.
+	Series bool
+}
+
+// LoadWith is Load for a run that does what opt says.
+func LoadWith(path string, data []byte, overrides []Override, opt LoadOptions) (*File, Problems, Problems) {
+	l := &loader{file: path, overrides: overrides, series: opt.Series}
 	f := l.load(data)
 	errs, warns := l.errs.normalize(), l.warns.normalize()
 	if len(errs) > 0 {
@@ -103,6 +117,7 @@ func Load(path string, data []byte, overrides []Override) (*File, Problems, Prob
 type loader struct {
 	file      string
 	overrides []Override
+	series    bool // LoadOptions.Series
 	errs      Problems
 	warns     Problems
 }
@@ -202,7 +217,7 @@ func (l *loader) load(data []byte) *File {
 	if len(variants) == 0 {
 		variants = []variantSpec{{name: "default", index: -1}}
 	}
-	f := &File{resolved: resolved}
+	f := &File{resolved: resolved, series: l.series}
 	for _, v := range variants {
 		tree := copyTree(root)
 		for _, s := range v.sets {

@@ -112,9 +112,14 @@ func unknownScenario(name, what string) error {
 	return usagef("%s: %s (bundled: %s)", name, what, strings.Join(names, ", "))
 }
 
-// loadScenario reads and checks a scenario, printing warnings; problems are a usage error
-// listing every one.
+// loadScenario reads and checks a scenario for a run that keeps no time series, printing
+// warnings; problems are a usage error listing every one.
 func loadScenario(arg string, sets []string, stderr io.Writer, quiet bool) (*scenarios.File, error) {
+	return loadScenarioWith(arg, sets, stderr, quiet, scenarios.LoadOptions{})
+}
+
+// loadScenarioWith is loadScenario for a run that does what opt says (-o: the time series).
+func loadScenarioWith(arg string, sets []string, stderr io.Writer, quiet bool, opt scenarios.LoadOptions) (*scenarios.File, error) {
 	var ovs []scenarios.Override
 	for _, s := range sets {
 		o, err := scenarios.ParseOverride(s)
@@ -129,7 +134,7 @@ func loadScenario(arg string, sets []string, stderr io.Writer, quiet bool) (*sce
 		done()
 		return nil, err
 	}
-	f, problems, warnings := scenarios.Load(name, data, ovs)
+	f, problems, warnings := scenarios.LoadWith(name, data, ovs, opt)
 	done()
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "warning: %v\n", w)
@@ -184,6 +189,10 @@ func newValidateCommand(stdout, stderr io.Writer) *cobra.Command {
 			f, err := loadScenario(args[0], sets, stderr, false)
 			if err != nil {
 				return err
+			}
+			// Checked as run checks it without -o; what -o's time series would add, a warning.
+			if _, err := loadScenarioWith(args[0], sets, io.Discard, true, scenarios.LoadOptions{Series: true}); err != nil {
+				fmt.Fprintf(stderr, "warning: run -o DIR, which keeps the time series, would refuse it:\n%v\n", err)
 			}
 			done := slowNotice(stderr, "building "+args[0], false)
 			warnings, err := experiment.Check(f)

@@ -24,6 +24,11 @@ traffic:
   - flow: {src: h1, dst: h2, size: 100KB, transport: rocev2}
 `
 
+// hostileMany is 120,000 flows on a 4-host star: 17 samples of each (the automatic sampler's
+// least) are more than the 2,000,000 time-series rows -o may keep.
+var hostileMany = strings.Replace(hostileStar, "- flow: {src: h1, dst: h2, size: 100KB, transport: rocev2}",
+	"- incast: {senders: [h1, h2, h3], receiver: h4, size: 1KB, transport: rocev2, repeat: {every: 1us, count: 40000}}", 1)
+
 // hostileShadow is a password file's form, with a secret in it.
 const hostileShadow = "root:$6$secrethash:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n"
 
@@ -47,6 +52,17 @@ var hostileInputCases = []hostileCase{
 	{name: "7 grid path twice", files: map[string]string{"s.yaml": hostileStar},
 		args:   []string{"sweep", "{dir}/s.yaml", "--grid", "switch.buffer=1MB", "--grid", "switch.buffer=2MB", "-o", "{dir}/out", "-q"},
 		status: 2, want: "--grid switch.buffer is given twice (1MB, then 2MB)"},
+
+	// 8: the time-series limit only with -o; frames in flight bounded by the traffic.
+	{name: "8 many flows without -o", files: map[string]string{"s.yaml": hostileMany},
+		args: []string{"run", "{dir}/s.yaml", "-q", "--format", "csv"}, status: 0, want: "default,rocev2,"},
+	{name: "8 many flows validate", files: map[string]string{"s.yaml": hostileMany},
+		args: []string{"validate", "{dir}/s.yaml"}, status: 0, want: "warning: run -o DIR, which keeps the time series, would refuse it"},
+	{name: "8 many flows with -o", files: map[string]string{"s.yaml": hostileMany},
+		args: []string{"run", "{dir}/s.yaml", "-q", "-o", "{dir}/out"}, status: 2,
+		want: "To shrink it: the time series that -o writes would hold 2,040,136 rows even at 17 samples (every flow in each): run without -o", absent: []string{"a smaller topology"}},
+	{name: "8 one flow over a 1 s link", files: map[string]string{"s.yaml": strings.ReplaceAll(strings.Replace(hostileStar, "delay: 1us", "delay: 1s", 1), "stop: 10ms", "stop: 3s")},
+		args: []string{"validate", "{dir}/s.yaml"}, status: 0, want: "ok"},
 
 	// 9: a file that does not parse as what was expected is named, never quoted.
 	{name: "9 workload password file", files: map[string]string{"s.yaml": poissonOf("pw"), "pw": hostileShadow},

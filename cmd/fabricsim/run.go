@@ -280,7 +280,7 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 			if s.seed != nil {
 				sets = append([]string{fmt.Sprintf("seed=%d", *s.seed)}, sets...)
 			}
-			f, err := loadScenario(scenario, sets, stderr, s.quiet)
+			f, err := loadScenarioWith(scenario, sets, stderr, s.quiet, scenarios.LoadOptions{Series: s.out != ""})
 			if err != nil {
 				return err
 			}
