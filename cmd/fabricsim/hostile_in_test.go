@@ -64,6 +64,13 @@ var hostileInputCases = []hostileCase{
 	{name: "8 one flow over a 1 s link", files: map[string]string{"s.yaml": strings.ReplaceAll(strings.Replace(hostileStar, "delay: 1us", "delay: 1s", 1), "stop: 10ms", "stop: 3s")},
 		args: []string{"validate", "{dir}/s.yaml"}, status: 0, want: "ok"},
 
+	// 11: what the user wrote shows as text in Markdown (and HTML: report.html's template
+	// escapes; results' tests check summary.md).
+	{name: "11 script variant name in markdown", files: map[string]string{"s.yaml": hostileStar +
+		"variants:\n  - {name: \"<script>alert(1)</script>\", transport: rocev2}\n  - {name: \"*em* [l](javascript:x)\", transport: rocev2}\n"},
+		args: []string{"run", "{dir}/s.yaml", "-q", "--format", "markdown"}, status: 0, want: "| &lt;script>alert(1)&lt;/script> ",
+		absent: []string{"<script>", "*em*", "[l]("}},
+
 	// 9: a file that does not parse as what was expected is named, never quoted.
 	{name: "9 workload password file", files: map[string]string{"s.yaml": poissonOf("pw"), "pw": hostileShadow},
 		args: []string{"validate", "{dir}/s.yaml"}, status: 2, want: "{dir}/pw:1: want two numbers, a size in bytes and a cumulative percent (e.g. 10000 35), found 1 fields",

@@ -451,14 +451,13 @@ func writeReadable(w io.Writer, f *scenarios.File, scenario string, doc *results
 	if len(reading) == 0 {
 		return nil
 	}
-	prefix := ""
-	if format == "markdown" {
-		prefix = "- "
-	}
 	var b strings.Builder
 	b.WriteString("\n")
 	for _, l := range reading {
-		b.WriteString(prefix + l + "\n")
+		if format == "markdown" {
+			l = "- " + results.MarkdownText(l) // the lines name variants: the user's text
+		}
+		b.WriteString(l + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
