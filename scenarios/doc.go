@@ -21,7 +21,9 @@
 // the file, the line and column of the offending value, the field path
 // ("traffic.1.flow.dst") and what is allowed. Problems found in several variants are
 // reported once. Problems caused by a --set flag name OverrideFile ("--set") instead of a
-// position. Warnings (a flow that starts after stop, a fault that never happens) do not make
+// position; a problem only building the fabric finds (experiment.BuildError) is placed the
+// same way, at its route, fault or node, or at topology. Warnings (a flow that starts after
+// stop, a fault that never happens) do not make
 // a file invalid. Load never panics, whatever its input. A file that is no scenario at all
 // (not a mapping, or a mapping none of whose top-level keys is a scenario field or near one,
 // as a password file is) is one problem that quotes none of its text: a path given by mistake
@@ -249,7 +251,8 @@
 //	                              auto keeps 512 to 1,024 even samples from the first flow's
 //	                              start to the run's end
 //	link delay, loss              0, 0
-//	flow start, rate              0, 0 (0 = unpaced)
+//	flow start, rate              0, none: unpaced, at line rate (rate, when given, is a pace
+//	                              > 0; rate: 0 is refused: omit rate for line rate)
 //	flow priority                 the sending host's hosts.priority (incast, permutation: the
 //	                              global hosts.priority)
 //	fault at                      0
@@ -270,11 +273,12 @@
 // different known nodes; parallel links between the same pair are allowed. A link's rate is
 // at least MinLinkRate, 30 b/s (the least at which the longest PAUSE, 65535 quanta of 512
 // bit times, lasts at most sim.MaxDuration), its delay >= 0, its loss in [0,1]. A route sits on a layer-3 switch and points to a
-// neighbour. Traffic runs between existing, different hosts, with size > 0, priority 0..7.
+// neighbouring switch (a host does not forward). Traffic runs between existing, different hosts, with size > 0, priority 0..7.
 // A fault sets exactly one of state, loss, drop_every (each on an existing link), pfc_storm
 // (a host's NIC floods PAUSE on a class from at until until, which must be after at) and
 // pause (one PFC frame from node's port, quanta 0..65535, required); a PFC fault on a class
-// that is not lossless is a warning, since switches ignore PFC frames for it.
+// that is not lossless is a warning, since switches ignore PFC frames for it; the warning
+// says whether PFC is off (switch.pfc.enabled: false) or the class is not in its priorities.
 // The settings' own limits are in the settings table; across fields: switch.scheduler dwrr
 // needs 8 weights and strict takes none, xon <= xoff, kmin <= kmax, iwarp rto_init >= min_rto
 // and max_rto >= both, receive_window from 2 x mtu to 1GiB, and rocev1 takes no dcqcn.
@@ -333,7 +337,8 @@
 // values from a to b, geometrically or evenly spaced, a and b plain numbers or sizes, rates
 // or durations with units (logspace(1KB,1MB,4) = 1KB, 10KB, 100KB, 1MB; the values between
 // the ends are rounded to 3 significant digits for logspace). --grid PATH=VALUES takes the
-// same syntax (ParseGrid); a --grid PATH replaces the block's axis of that PATH, and a PATH
+// same syntax (ParseGrid); run ignores the block, validate checks each of its values on its
+// own as sweep does; a --grid PATH replaces the block's axis of that PATH, and a PATH
 // given in two --grid flags is an error (give its values in one). A value listed twice is an
 // error.
 //

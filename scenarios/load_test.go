@@ -115,7 +115,7 @@ func TestDefaults(t *testing.T) {
 		DCQCN: ecn.PaperParams(), DCQCNMode: "paper", HPCC: HPCCConfig{Eta: 0.95, MaxStage: 5}}, sc.Transports.RoCEv2)
 	require.Zero(t, sc.SampleInterval, "auto: the sampler follows the active period")
 	require.Equal(t, Topology{Preset: "star", Params: PresetParams{Hosts: 4,
-		Link: LinkSpec{Rate: 100 * sim.Gbps, Delay: sim.Microsecond}}}, sc.Topology)
+		Link: LinkSpec{Rate: 100 * sim.Gbps, Delay: sim.Microsecond}}, Pos: Pos{4, 3}}, sc.Topology)
 	require.Len(t, sc.Traffic, 1)
 	require.Equal(t, Traffic{Kind: "flow", Pos: Pos{9, 5}, Flow: &Flow{Src: "h1", Dst: "h2", Size: 1_000_000,
 		Transport: "rocev2", Priority: 3, Pos: Pos{9, 11}}}, sc.Traffic[0])

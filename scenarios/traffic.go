@@ -102,6 +102,10 @@ func (r *resolver) sending(path string, start *Duration, transport string, prior
 	}
 	if rate != nil {
 		c.rate = sim.Rate(*rate)
+		if c.rate <= 0 {
+			// Internally 0 is line rate; written in the file it reads as "send nothing".
+			r.errf(path+".rate", "rate must be > 0: omit rate for line rate, or give a pace such as rate: 8Gbps")
+		}
 	}
 	return c
 }

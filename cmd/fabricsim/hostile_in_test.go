@@ -29,6 +29,24 @@ traffic:
 var hostileMany = strings.Replace(hostileStar, "- flow: {src: h1, dst: h2, size: 100KB, transport: rocev2}",
 	"- incast: {senders: [h1, h2, h3], receiver: h4, size: 1KB, transport: rocev2, repeat: {every: 1us, count: 40000}}", 1)
 
+// hostileRouted is two routers in a line, h1's router routing h2's subnet via h1.
+const hostileRouted = `version: 1
+name: routed
+topology:
+  nodes:
+    - {name: h1, type: host, subnet: 10.0.1.0/24}
+    - {name: h2, type: host, subnet: 10.0.2.0/24}
+    - {name: r1, type: switch, layer: 3}
+    - {name: r2, type: switch, layer: 3}
+  links:
+    - {between: [h1, r1], rate: 100Gbps}
+    - {between: [r1, r2], rate: 100Gbps}
+    - {between: [h2, r2], rate: 100Gbps}
+  routes: [{at: r1, dst: 10.0.2.0/24, via: h1}]
+traffic:
+  - flow: {src: h1, dst: h2, size: 1MB, transport: rocev2}
+`
+
 // hostileShadow is a password file's form, with a secret in it.
 const hostileShadow = "root:$6$secrethash:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n"
 
@@ -84,6 +102,24 @@ var hostileInputCases = []hostileCase{
 		args: []string{"run", "{dir}/t", "-q"}, status: 2, want: "not a single value or a text", absent: []string{"secret"}},
 	{name: "9 scenario /proc/self/environ", args: []string{"validate", "/proc/self/environ"}, status: 2,
 		want: "control character 0x00: a scenario file is text", absent: []string{"PATH="}},
+
+	// 13: numbers, environment, sweep blocks and the builder's problems.
+	{name: "13 calib NaN", args: []string{"bench", "--calib", "NaN"}, status: 2, want: "--calib NaN: the calibration figure in M ops/s, a finite number above 0"},
+	{name: "13 calib Inf", args: []string{"bench", "--calib", "Inf"}, status: 2, want: "--calib +Inf: the calibration figure in M ops/s, a finite number above 0"},
+	{name: "13 calib negative", args: []string{"bench", "--calib=-1"}, status: 2, want: "--calib -1: the calibration figure"},
+	{name: "13 flow rate 0", files: map[string]string{"s.yaml": strings.Replace(hostileStar, "transport: rocev2}", "transport: rocev2, rate: 0}", 1)},
+		args: []string{"validate", "{dir}/s.yaml"}, status: 2, want: "traffic.0.flow.rate: rate must be > 0: omit rate for line rate"},
+	{name: "13 misspelt environment variable", files: map[string]string{"s.yaml": hostileStar}, env: map[string]string{"FABRICSIM_OTU": "x"},
+		args: []string{"validate", "{dir}/s.yaml"}, status: 0,
+		want: "warning: FABRICSIM_OTU is set but is no fabricsim setting, and is ignored; the known ones: FABRICSIM_FORCE, FABRICSIM_FORMAT, FABRICSIM_JSON, FABRICSIM_MAX_EVENTS, FABRICSIM_MAX_WALL, FABRICSIM_OUT, FABRICSIM_QUIET, FABRICSIM_SEED, FABRICSIM_SEEDS, FABRICSIM_SIZE_BINS, FABRICSIM_WORKERS"},
+	{name: "13 bad unit in a sweep block", files: map[string]string{"s.yaml": hostileStar + "sweep:\n  switch.buffer: [1MB, 2XB]\n"},
+		args: []string{"validate", "{dir}/s.yaml"}, status: 2, want: `{dir}/s.yaml: sweep.switch.buffer: value 2XB: switch.buffer: size "2XB": unknown unit "XB"`},
+	{name: "13 a route via a host has file:line:col", files: map[string]string{"s.yaml": hostileRouted},
+		args: []string{"validate", "{dir}/s.yaml"}, status: 2, want: `{dir}/s.yaml:13:44: topology.routes.0.via: "h1" is a host, and hosts do not forward`},
+
+	// 14: a pause on a class of a fabric without PFC says that PFC is off.
+	{name: "14 pause with PFC off", files: map[string]string{"s.yaml": hostileStar + "switch: {pfc: {enabled: false}}\nfaults:\n  - {at: 0, pause: {node: sw, port: 1, priority: 3, quanta: 100}}\n"},
+		args: []string{"validate", "{dir}/s.yaml"}, status: 0, want: "class 3 is not lossless: PFC is off (switch.pfc.enabled: false)", absent: []string{"priorities [3]"}},
 
 	// 10: what is no regular file is refused at once (a fifo blocked validate forever).
 	{name: "10 scenario fifo validate", files: map[string]string{"f.yaml": "fifo"},

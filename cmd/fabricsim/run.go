@@ -139,7 +139,7 @@ func setting(cmd *cobra.Command, v *viper.Viper, name string) (value, source str
 	if f != nil && f.Changed {
 		return f.Value.String(), "--" + name, true
 	}
-	env := "FABRICSIM_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+	env := envName(name)
 	if val, ok := os.LookupEnv(env); ok {
 		return val, env, true
 	}
@@ -294,7 +294,7 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 			_, err = experiment.Check(f)
 			done()
 			if err != nil {
-				return usagef("%s: %v", scenario, err)
+				return checkError(scenario, err)
 			}
 			capture := experiment.Capture{Links: pcaps, Dir: s.out}
 			if len(pcaps) > 0 {
@@ -394,7 +394,7 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 	fl.Int("workers", 0, "variants run at once (default: the number of CPUs)")
 	// Run settings come from the flags, or from FABRICSIM_* environment variables.
 	fl.VisitAll(func(f *pflag.Flag) {
-		if f.Name != "set" && f.Name != "variant" && f.Name != "pcap" {
+		if envSetting(f.Name) {
 			_ = settings.BindPFlag(f.Name, f)
 		}
 	})
