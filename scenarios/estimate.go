@@ -87,7 +87,7 @@ type Estimate struct {
 
 // String is the estimate in one line, as the refusal prints it.
 func (e Estimate) String() string {
-	series := "no time series (no -o)"
+	series := "no time series kept (run -o keeps one)"
 	if e.Series {
 		series = "at most " + counted(e.SeriesRows, "time-series row")
 	}

@@ -165,7 +165,7 @@ traffic:
 	f, errs, _ := Load("many.yaml", data, nil)
 	require.Empty(t, errs)
 	require.Equal(t, int64(120_000), f.Estimate(0).Flows)
-	require.Contains(t, f.Estimate(0).String(), "no time series (no -o)")
+	require.Contains(t, f.Estimate(0).String(), "no time series kept (run -o keeps one)")
 	_, errs, _ = LoadWith("many.yaml", data, nil, LoadOptions{Series: true})
 	require.Len(t, errs, 1)
 	require.Equal(t, "traffic", errs[0].Path)
