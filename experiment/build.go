@@ -121,20 +121,20 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 	}
 	nw, err := buildNetwork(&sc.Topology)
 	if err != nil {
-		return nil, err
+		return nil, placed(sc, "topology", sc.Topology.Pos, err)
 	}
 	var static []topology.StaticRoute
-	for _, r := range sc.Topology.Routes {
+	for i, r := range sc.Topology.Routes {
 		at, ok1 := nw.Lookup(r.At)
 		via, ok2 := nw.Lookup(r.Via)
 		if !ok1 || !ok2 {
-			return nil, fmt.Errorf("route at %s via %s: unknown node", r.At, r.Via)
+			return nil, placed(sc, fmt.Sprintf("topology.routes.%d", i), r.Pos, fmt.Errorf("route at %s via %s: unknown node", r.At, r.Via))
 		}
 		static = append(static, topology.StaticRoute{At: at, Dst: topology.SubnetFrom(r.Dst), Via: via})
 	}
 	routes, err := topology.ComputeRoutes(nw, static)
 	if err != nil {
-		return nil, err
+		return nil, routeOf(sc, err)
 	}
 	f := &fabric{sc: sc, eng: sim.NewEngine(), pool: &topology.Pool{}, nw: nw, routes: routes,
 		nics: make([]*transports.NIC, len(nw.Nodes))}
@@ -153,20 +153,20 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 			c := f.switchConfigOf(n)
 			cfg, err := switchConfig(c)
 			if err != nil {
-				return nil, err
+				return nil, f.nodeErr(n.Name, err)
 			}
 			cfg.PFC = f.pfcConfig(n, c)
 			cfg.Rand = sim.Stream(sc.Seed, "switch:"+n.Name)
 			sw, err := switchmodel.New(f.eng, f.pool, nw, routes, n.ID, cfg)
 			if err != nil {
-				return nil, err
+				return nil, f.nodeErr(n.Name, err)
 			}
 			f.switches = append(f.switches, sw)
 			receivers[i] = sw
 			continue
 		}
 		if len(n.Ports) != 1 {
-			return nil, fmt.Errorf("host %s has %d links; a host has exactly one NIC port", n.Name, len(n.Ports))
+			return nil, f.nodeErr(n.Name, fmt.Errorf("host %s has %d links; a host has exactly one NIC port", n.Name, len(n.Ports)))
 		}
 		hc := f.hostConfigOf(n)
 		nic := transports.NewNIC(f.reg, nw, n.ID, uint8(hc.TTL))
@@ -215,9 +215,24 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 		return nil, err
 	}
 	if err := f.addFlows(); err != nil {
-		return nil, err
+		var at scenarios.Pos
+		if len(sc.Traffic) > 0 {
+			at = sc.Traffic[0].Pos
+		}
+		return nil, placed(sc, "traffic", at, err)
 	}
 	return f, nil
+}
+
+// nodeErr places an error of building the named node: at the node in an explicit topology,
+// else (a preset's node) at the topology.
+func (f *fabric) nodeErr(name string, err error) error {
+	for i := range f.sc.Topology.Nodes {
+		if n := &f.sc.Topology.Nodes[i]; n.Name == name {
+			return placed(f.sc, fmt.Sprintf("topology.nodes.%d", i), n.Pos, err)
+		}
+	}
+	return placed(f.sc, "topology", f.sc.Topology.Pos, err)
 }
 
 // depthLogPorts is the switch ports from which a fabric's queues add to their depth records

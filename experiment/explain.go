@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -188,6 +189,10 @@ func Check(file *scenarios.File) (warnings []string, err error) {
 	infos := file.Variants()
 	for i, info := range infos {
 		f, err := build(file.Scenario(i))
+		var be *BuildError
+		if errors.As(err, &be) {
+			return nil, be // it names the variant, after the file, line and column
+		}
 		if err != nil {
 			return nil, fmt.Errorf("variant %q: %w", info.Name, err)
 		}

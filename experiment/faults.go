@@ -19,33 +19,34 @@ type faults struct {
 
 func (f *fabric) scheduleFaults() error {
 	fs := &faults{f: f, list: f.sc.Faults}
-	for _, ft := range f.sc.Faults {
+	for i, ft := range f.sc.Faults {
 		li, node := -1, topology.NodeID(-1)
+		path := fmt.Sprintf("faults.%d", i)
 		switch {
 		case ft.PFCStorm != nil:
 			id, ok := f.nw.Lookup(ft.PFCStorm.Node)
 			if !ok || f.nics[id] == nil {
-				return fmt.Errorf("fault at %v: pfc_storm.node %q is not a host", ft.At, ft.PFCStorm.Node)
+				return placed(f.sc, path, ft.Pos, fmt.Errorf("fault at %v: pfc_storm.node %q is not a host", ft.At, ft.PFCStorm.Node))
 			}
 			node = id
 		case ft.Pause != nil:
 			id, ok := f.nw.Lookup(ft.Pause.Node)
 			if !ok {
-				return fmt.Errorf("fault at %v: unknown node %q", ft.At, ft.Pause.Node)
+				return placed(f.sc, path, ft.Pos, fmt.Errorf("fault at %v: unknown node %q", ft.At, ft.Pause.Node))
 			}
 			if ports := len(f.nw.Nodes[id].Ports); ft.Pause.Port > ports {
-				return fmt.Errorf("fault at %v: %s has %d ports; pause.port is %d", ft.At, ft.Pause.Node, ports, ft.Pause.Port)
+				return placed(f.sc, path, ft.Pos, fmt.Errorf("fault at %v: %s has %d ports; pause.port is %d", ft.At, ft.Pause.Node, ports, ft.Pause.Port))
 			}
 			node = id
 		default:
 			a, ok1 := f.nw.Lookup(ft.Link[0])
 			b, ok2 := f.nw.Lookup(ft.Link[1])
 			if !ok1 || !ok2 {
-				return fmt.Errorf("fault at %v: unknown node in link %v", ft.At, ft.Link)
+				return placed(f.sc, path, ft.Pos, fmt.Errorf("fault at %v: unknown node in link %v", ft.At, ft.Link))
 			}
 			l, ok := f.nw.LinkBetween(a, b)
 			if !ok {
-				return fmt.Errorf("fault at %v: no link between %s and %s", ft.At, ft.Link[0], ft.Link[1])
+				return placed(f.sc, path, ft.Pos, fmt.Errorf("fault at %v: no link between %s and %s", ft.At, ft.Link[0], ft.Link[1]))
 			}
 			li = l
 		}

@@ -52,21 +52,25 @@ topology:
     bottleneck: {rate: %s, delay: 3us}
 switch: {latency: %s}
 traffic:
-  - flow: {src: l1, dst: r1, size: %s, transport: rocev2, rate: %s}
+  - flow: {src: l1, dst: r1, size: %s, transport: rocev2%s}
 `
 
 func TestIdealFCTShortcutMatchesRecurrenceAndAloneRun(t *testing.T) {
 	cases := []struct{ host, bottleneck, latency, size, rate string }{
-		{"100Gbps", "40Gbps", "0", "3MB", "0"},
-		{"40Gbps", "100Gbps", "500ns", "1000001B", "0"},
-		{"100Gbps", "100Gbps", "0", "1KiB", "0"},
-		{"100Gbps", "100Gbps", "0", "1500B", "0"},
+		{"100Gbps", "40Gbps", "0", "3MB", ""}, // no rate: line rate
+		{"40Gbps", "100Gbps", "500ns", "1000001B", ""},
+		{"100Gbps", "100Gbps", "0", "1KiB", ""},
+		{"100Gbps", "100Gbps", "0", "1500B", ""},
 		{"25Gbps", "400Gbps", "300ns", "2MB", "10Gbps"},
 		{"100Gbps", "56Gbps", "0", "777777B", "60Gbps"},
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s-%s-%s-%s-%s", c.host, c.bottleneck, c.latency, c.size, c.rate), func(t *testing.T) {
-			text := fmt.Sprintf(dumbbell, c.host, c.bottleneck, c.latency, c.size, c.rate)
+			rate := ""
+			if c.rate != "" {
+				rate = ", rate: " + c.rate
+			}
+			text := fmt.Sprintf(dumbbell, c.host, c.bottleneck, c.latency, c.size, rate)
 			f := build0(t, text)
 			fl := f.reg.Flows[0]
 			require.Equal(t, bruteIdealFCT(f, fl, 1024), f.ideal[0])

@@ -8,7 +8,9 @@ import (
 
 // writeSummary writes summary.md: a heading, the scenario's description, the comparison
 // (and slowdown-by-size) tables in Markdown with their notes, the definition of every
-// column, and links to the plots, with those not drawn and why.
+// column, and links to the plots, with those not drawn and why. What the user wrote (the
+// description, variant names in rows, notes, titles and reasons) is escaped (MarkdownText):
+// it shows as written, never as markup or HTML.
 func writeSummary(w io.Writer, d *Document, figs []*Figure, omitted []Omitted) error {
 	var b strings.Builder
 	title := d.Scenario
@@ -21,7 +23,7 @@ func writeSummary(w io.Writer, d *Document, figs []*Figure, omitted []Omitted) e
 	}
 	fmt.Fprintf(&b, "# %s\n\nseed %d%s\n\n", title, d.Seed, version)
 	for _, p := range paragraphs(describe(d.ResolvedScenario)) {
-		b.WriteString(strings.Join(strings.Fields(p), " ") + "\n\n")
+		b.WriteString(markdownLine(strings.Join(strings.Fields(p), " ")) + "\n\n")
 	}
 	if err := flush(w, &b); err != nil {
 		return err
@@ -46,12 +48,12 @@ func writeSummary(w io.Writer, d *Document, figs []*Figure, omitted []Omitted) e
 	}
 	b.WriteString("## Plots\n\nAll of them, with captions, are in [report.html](report.html).\n\n")
 	for _, f := range figs {
-		fmt.Fprintf(&b, "- [%s](%s.png) ([SVG](%s.svg))\n", f.Title, f.Name, f.Name)
+		fmt.Fprintf(&b, "- [%s](%s.png) ([SVG](%s.svg))\n", MarkdownText(f.Title), f.Name, f.Name)
 	}
 	if len(omitted) > 0 {
 		b.WriteString("\nNot plotted:\n\n")
 		for _, o := range omitted {
-			fmt.Fprintf(&b, "- `%s`: %s\n", o.Name, o.Reason)
+			fmt.Fprintf(&b, "- `%s`: %s\n", o.Name, MarkdownText(o.Reason))
 		}
 	}
 	return flush(w, &b)

@@ -289,7 +289,7 @@ func writeNotes(w io.Writer, format string, notes []string) error {
 	for _, n := range notes {
 		if format == FormatMarkdown {
 			b.WriteString("- ")
-			n = strings.ReplaceAll(n, "\n", " ")
+			n = MarkdownText(n)
 		}
 		b.WriteString(n)
 		b.WriteString("\n")
@@ -305,10 +305,10 @@ func renderTable(w io.Writer, format string, header []string, align []tw.Align, 
 	switch format {
 	case FormatMarkdown:
 		r = renderer.NewMarkdown()
-		header = escapeMarkdown(header)
+		header = escapeMarkdown(header, markdownCell.Replace)
 		esc := make([][]string, len(rows))
 		for i, row := range rows {
-			esc[i] = escapeMarkdown(row)
+			esc[i] = escapeMarkdown(row, MarkdownText) // the variant's name is the user's
 		}
 		rows = esc
 	default:
@@ -335,13 +335,14 @@ func renderTable(w io.Writer, format string, header []string, align []tw.Align, 
 }
 
 // markdownCell escapes what would break a Markdown table row: the cell separator and line
-// breaks (tablewriter's Markdown renderer escapes neither).
+// breaks (tablewriter's Markdown renderer escapes neither); enough for the headers, which
+// are ours. Rows hold what the user wrote and take MarkdownText.
 var markdownCell = strings.NewReplacer("|", `\|`, "\r\n", " ", "\n", " ", "\r", " ")
 
-func escapeMarkdown(cells []string) []string {
+func escapeMarkdown(cells []string, escape func(string) string) []string {
 	out := make([]string, len(cells))
 	for i, c := range cells {
-		out[i] = markdownCell.Replace(c)
+		out[i] = escape(c)
 	}
 	return out
 }

@@ -21,8 +21,14 @@
 // the file, the line and column of the offending value, the field path
 // ("traffic.1.flow.dst") and what is allowed. Problems found in several variants are
 // reported once. Problems caused by a --set flag name OverrideFile ("--set") instead of a
-// position. Warnings (a flow that starts after stop, a fault that never happens) do not make
-// a file invalid. Load never panics, whatever its input.
+// position; a problem only building the fabric finds (experiment.BuildError) is placed the
+// same way, at its route, fault or node, or at topology. Warnings (a flow that starts after
+// stop, a fault that never happens) do not make
+// a file invalid. Load never panics, whatever its input. A file that is no scenario at all
+// (not a mapping, or a mapping none of whose top-level keys is a scenario field or near one,
+// as a password file is) is one problem that quotes none of its text: a path given by mistake
+// must not have its content printed. The command line reads only regular files (a fifo,
+// device or directory is refused at once, without a blocking open).
 //
 // # Units
 //
@@ -261,7 +267,8 @@
 //	                              auto keeps 512 to 1,024 even samples from the first flow's
 //	                              start to the run's end
 //	link delay, loss              0, 0
-//	flow start, rate              0, 0 (0 = unpaced)
+//	flow start, rate              0, none: unpaced, at line rate (rate, when given, is a pace
+//	                              > 0; rate: 0 is refused: omit rate for line rate)
 //	flow priority                 the sending host's hosts.priority (incast, permutation: the
 //	                              global hosts.priority)
 //	fault at                      0
@@ -282,11 +289,12 @@
 // different known nodes; parallel links between the same pair are allowed. A link's rate is
 // at least MinLinkRate, 30 b/s (the least at which the longest PAUSE, 65535 quanta of 512
 // bit times, lasts at most sim.MaxDuration), its delay >= 0, its loss in [0,1]. A route sits on a layer-3 switch and points to a
-// neighbour. Traffic runs between existing, different hosts, with size > 0, priority 0..7.
+// neighbouring switch (a host does not forward). Traffic runs between existing, different hosts, with size > 0, priority 0..7.
 // A fault sets exactly one of state, loss, drop_every (each on an existing link), pfc_storm
 // (a host's NIC floods PAUSE on a class from at until until, which must be after at) and
 // pause (one PFC frame from node's port, quanta 0..65535, required); a PFC fault on a class
-// that is not lossless is a warning, since switches ignore PFC frames for it.
+// that is not lossless is a warning, since switches ignore PFC frames for it; the warning
+// says whether PFC is off (switch.pfc.enabled: false) or the class is not in its priorities.
 // The settings' own limits are in the settings table; across fields: switch.scheduler dwrr
 // needs 8 weights and strict takes none, xon <= xoff, xon (other than auto) and alpha,
 // xon_offset only with the xoff they go with (alpha and xon_offset with xoff: dynamic, xon
@@ -305,23 +313,31 @@
 // (switches x nodes), routing steps (hosts x (nodes + 4 x links): at most a search from
 // every destination host; the hosts of one switch share one, and one table entry, so both
 // figures are upper bounds), flows (counted, not made; a Poisson item without count by its
-// offered load and the workload's mean size), events in flight, time-series rows (at most:
-// every flow in every sample, plus two queues per switch port) and memory. A run over any of
-// these limits is refused with the estimate and how to shrink it (for a preset, the largest
-// size of its shape that fits):
+// offered load and the workload's mean size), events in flight (two per frame on the wires,
+// the frame and what it draws back: the frames a wire holds, rate x delay, but no more than
+// the traffic's own data frames, every message at 256 bytes a frame, the least RoCE path MTU,
+// in 8 copies, the original and retry_limit 7 retransmissions, or for iWARP 1 + the RTO's
+// doublings + stop / max_rto, so a 100 KB flow over a 1 s link is 3,133 frames, not the
+// link's 12.5 GB), time-series rows (only for a run that keeps the time series, run -o:
+// at most every flow in every sample, plus two queues per switch port) and memory. A run
+// over any of these limits is refused with the estimate and how to shrink it, naming the
+// cause (the flows, -o's time series, the links' frames in flight, or the topology; for a
+// preset, the largest size of its shape that fits):
 //
 //	file size                     8 MB (MaxFileBytes; checked before parsing)
 //	nodes                         131,072 (MaxNodes)
 //	route-table entries           1,000,000,000 (MaxRouteEntries, the builder's own bound)
 //	routing steps                 1,000,000,000 (MaxRouteWork, a few seconds of routing)
 //	flows                         1,000,000 (MaxFlows, all traffic items together)
-//	time-series rows              2,000,000 (MaxSeriesRows: rates.csv and queues.csv together)
+//	time-series rows              2,000,000 (MaxSeriesRows: rates.csv and queues.csv together; -o only)
 //	memory                        4 GB (MaxMemory, estimated per variant)
 //
 // Routing binds first: the largest star is 14,142 hosts, the largest fat-tree k = 32
-// (8,192 hosts). Without a sample_interval the automatic sampler keeps fewer samples (down
-// to 16) to keep the time series under MaxSeriesRows; a sample_interval given that would
-// exceed it is refused with the least that fits.
+// (8,192 hosts). With -o, without a sample_interval the automatic sampler keeps fewer
+// samples (down to 16) to keep the time series under MaxSeriesRows; a sample_interval given
+// that would exceed it is refused with the least that fits. Without -o nothing is sampled
+// and the series is not checked; validate checks as run without -o does, and warns when -o
+// would be refused.
 //
 // # Seeds
 //
@@ -340,7 +356,10 @@
 // values from a to b, geometrically or evenly spaced, a and b plain numbers or sizes, rates
 // or durations with units (logspace(1KB,1MB,4) = 1KB, 10KB, 100KB, 1MB; the values between
 // the ends are rounded to 3 significant digits for logspace). --grid PATH=VALUES takes the
-// same syntax (ParseGrid). A value listed twice is an error.
+// same syntax (ParseGrid); run ignores the block, validate checks each of its values on its
+// own as sweep does; a --grid PATH replaces the block's axis of that PATH, and a PATH
+// given in two --grid flags is an error (give its values in one). A value listed twice is an
+// error.
 //
 //	sweep:
 //	  switch.ecn.kmax: [50KB, 100KB, 200KB]
@@ -354,7 +373,8 @@
 // from the seed); all_to_all {hosts, size, ...} (every host to every other); poisson {hosts,
 // load, workload, start, stop | count, dst, ...}: each sender starts flows at Poisson times at
 // load (0, 1] of its link rate, sizes drawn from workload (websearch, hadoop, alistorage,
-// googlerpc, or a file of "size_bytes cumulative_percent" lines, checked with file:line),
+// googlerpc, or a regular file of "size_bytes cumulative_percent" lines, checked with
+// file:line; a fifo, device or directory is refused without being opened for a blocking read),
 // destinations uniform over the other hosts of dst (default hosts), until stop (default the
 // scenario's) or until count flows in all. Every random draw comes from the scenario seed and
 // the item's index, so a run is the same whatever the number of workers.

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"strings"
 
 	"github.com/fabricsim/fabricsim/sim"
@@ -55,6 +56,18 @@ const (
 	queuesPerPortEst = 2 // queue series per switch port: the classes that carry traffic
 )
 
+// The traffic's bound on the frames in flight: a wire holds rate x delay, but no more than
+// the traffic has frames to put on it.
+const (
+	// minFramePayload is the least payload of a full data frame: 256 bytes, the smallest
+	// InfiniBand path MTU a RoCE transport takes (transports.rocev2.mtu; iWARP's least MSS is
+	// 576 - 40 = 536), so a message of n bytes is at most n/256 + 1 frames.
+	minFramePayload = 256
+	// roceCopies is the most copies of one RoCE data frame on the wires at once: the original
+	// and at most retry_limit = 7 retransmissions (InfiniBand's 3-bit retry count).
+	roceCopies = 1 + 7
+)
+
 // Estimate is the size of one variant's run, worked out from the resolved scenario alone:
 // counts from the topology's shape and the traffic's items (a Poisson item without count
 // by its offered load and the workload's mean size), never by building anything.
@@ -64,16 +77,24 @@ type Estimate struct {
 	RouteWork                     int64 // hosts x (nodes + 4 x links)
 	Flows                         int64
 	EventsInFlight                int64 // pending events: flow starts, frames on the wires, timers
-	SeriesRows                    int64 // at most: every flow in every sample, plus the queues'
-	MemoryBytes                   int64
+	// FramesInFlight bounds the frames on all wires at once, one direction: what the wires
+	// hold (rate x delay), or, when less, every data frame of the traffic in its most copies.
+	FramesInFlight int64
+	SeriesRows     int64 // at most: every flow in every sample, plus the queues'; 0 without Series
+	MemoryBytes    int64
+	Series         bool // the run keeps the time series (LoadOptions.Series)
 }
 
 // String is the estimate in one line, as the refusal prints it.
 func (e Estimate) String() string {
-	return fmt.Sprintf("%s (%s, %s), %s, %s, %s, %s, about %s in flight, at most %s, about %s of memory",
+	series := "no time series kept (run -o keeps one)"
+	if e.Series {
+		series = "at most " + counted(e.SeriesRows, "time-series row")
+	}
+	return fmt.Sprintf("%s (%s, %s), %s, %s, %s, %s, about %s in flight, %s, about %s of memory",
 		counted(e.Nodes, "node"), counted(e.Switches, "switch"), counted(e.Hosts, "host"), counted(e.Links, "link"),
 		counted(e.RouteEntries, "route-table entry"), counted(e.RouteWork, "routing step"), counted(e.Flows, "flow"),
-		counted(e.EventsInFlight, "event"), counted(e.SeriesRows, "time-series row"), bytesOf(e.MemoryBytes))
+		counted(e.EventsInFlight, "event"), series, bytesOf(e.MemoryBytes))
 }
 
 // Estimate returns the estimate of variant i's run (see Estimate), or the zero Estimate when
@@ -83,7 +104,7 @@ func (f *File) Estimate(i int) Estimate {
 	if sc == nil {
 		return Estimate{}
 	}
-	return estimate(sc)
+	return estimate(sc, f.series)
 }
 
 // shape counts the nodes and links of a topology (saturating: a preset's counts are each at
@@ -132,16 +153,21 @@ func addSat(a, b int64) int64 {
 	return a + b
 }
 
-// estimate computes the Estimate of a resolved scenario.
-func estimate(sc *Scenario) Estimate {
-	var e Estimate
+// estimate computes the Estimate of a resolved scenario, for a run that keeps the time
+// series when series is set.
+func estimate(sc *Scenario, series bool) Estimate {
+	e := Estimate{Series: series}
 	e.Hosts, e.Switches, e.Links = shape(&sc.Topology)
 	e.Nodes = addSat(e.Hosts, e.Switches)
 	e.RouteEntries = mulSat(e.Switches, e.Nodes)
 	e.RouteWork = mulSat(e.Hosts, addSat(e.Nodes, mulSat(4, e.Links)))
 	e.Flows = flowCount(sc, e.Hosts)
-	e.EventsInFlight = addSat(addSat(e.Flows, mulSat(4, e.Links)), mulSat(2, wireFrames(&sc.Topology)))
-	e.SeriesRows = seriesRows(sc, e, sc.SampleInterval)
+	e.FramesInFlight = min(wireFrames(&sc.Topology), trafficFrames(sc, e.Hosts))
+	// Each frame in flight, and the acknowledgement or notification it may draw, is an event.
+	e.EventsInFlight = addSat(addSat(e.Flows, mulSat(4, e.Links)), mulSat(2, e.FramesInFlight))
+	if series {
+		e.SeriesRows = seriesRows(sc, e, sc.SampleInterval)
+	}
 	e.MemoryBytes = baseBytes
 	for _, term := range [][2]int64{{nodeBytes, e.Nodes}, {linkBytes, e.Links}, {routeEntryBytes, e.RouteEntries},
 		{flowBytes, e.Flows}, {seriesRowBytes, e.SeriesRows}, {eventBytes, e.EventsInFlight}} {
@@ -180,6 +206,71 @@ func wireFrames(t *Topology) int64 {
 		n = addSat(n, frames(LinkSpec{Rate: l.Rate, Delay: l.Delay}))
 	}
 	return n
+}
+
+// trafficFrames bounds the data frames the traffic can have on the wires at once: every
+// message at minFramePayload bytes a frame, each frame in its most copies (copies), in
+// floating point, saturating.
+func trafficFrames(sc *Scenario, hosts int64) int64 {
+	var frames float64
+	add := func(messages int64, size float64) {
+		frames += float64(messages) * (size/minFramePayload + 1)
+	}
+	set := func(names []string) int64 {
+		if names == nil {
+			return hosts
+		}
+		return int64(len(names))
+	}
+	for _, t := range sc.Traffic {
+		switch {
+		case t.Flow != nil:
+			add(1, float64(t.Flow.Size))
+		case t.Incast != nil:
+			add(mulSat(int64(len(t.Incast.Senders)), int64(max(t.Incast.Count, 1))), float64(t.Incast.Size))
+		case t.Permutation != nil:
+			add(set(t.Permutation.Hosts), float64(t.Permutation.Size))
+		case t.AllToAll != nil:
+			h := set(t.AllToAll.Hosts)
+			add(mulSat(h, max(h-1, 0)), float64(t.AllToAll.Size))
+		case t.Poisson != nil && t.Poisson.Workload != nil:
+			// Every flow at the workload's largest size.
+			p := t.Poisson.Workload.Points
+			add(poissonCount(sc, t.Poisson, set(t.Poisson.Hosts)), p[len(p)-1].Size)
+		}
+	}
+	return int64(min(frames*float64(copies(sc)), 1e18))
+}
+
+// copies bounds the copies of one data frame on the wires at once, the original and its
+// retransmissions while it is still in flight (a timeout shorter than the path's delay): for
+// RoCE roceCopies; for iWARP's TCP, whose RTO doubles from min_rto to max_rto (RFC 6298 5.5)
+// and then repeats every max_rto, 1 + the doublings + stop / max_rto.
+func copies(sc *Scenario) int64 {
+	c := int64(roceCopies)
+	if w := sc.Transports.IWARP; usesIWARP(sc) && w.MinRTO > 0 && w.MaxRTO >= w.MinRTO {
+		doublings := int64(bits.Len64(uint64(w.MaxRTO / w.MinRTO)))
+		c = max(c, 1+doublings+int64(sc.Stop/w.MaxRTO))
+	}
+	return c
+}
+
+// usesIWARP reports whether some traffic item, or the variant, sends over iWARP.
+func usesIWARP(sc *Scenario) bool {
+	if sc.Transport == "iwarp" {
+		return true
+	}
+	for _, t := range sc.Traffic {
+		switch {
+		case t.Flow != nil && t.Flow.Transport == "iwarp",
+			t.Incast != nil && t.Incast.Transport == "iwarp",
+			t.Permutation != nil && t.Permutation.Transport == "iwarp",
+			t.AllToAll != nil && t.AllToAll.Transport == "iwarp",
+			t.Poisson != nil && t.Poisson.Transport == "iwarp":
+			return true
+		}
+	}
+	return false
 }
 
 // flowCount counts the flows of the traffic without making them; a Poisson item without

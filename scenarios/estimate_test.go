@@ -105,7 +105,8 @@ topology: {preset: star, params: {hosts: 16, link: {rate: 100Gbps}}}
 traffic:
   - poisson: {hosts: all, load: 0.5, workload: websearch, count: 100000, transport: rocev2}
 `
-	f, errs, _ := Load("many.yaml", []byte(base), nil)
+	series := LoadOptions{Series: true}
+	f, errs, _ := LoadWith("many.yaml", []byte(base), nil, series)
 	require.Empty(t, errs)
 	sc := f.Scenario(0)
 	require.Zero(t, sc.SampleInterval, "automatic")
@@ -114,14 +115,18 @@ traffic:
 	// most 18 (an even number), plus the one at the end.
 	require.Equal(t, 18, sc.SeriesSamples)
 
-	_, errs, _ = Load("many.yaml", []byte(base+"sample_interval: 100us\n"), nil)
+	_, errs, _ = LoadWith("many.yaml", []byte(base+"sample_interval: 100us\n"), nil, series)
 	require.Len(t, errs, 1)
 	require.Equal(t, "sample_interval", errs[0].Path)
 	require.Contains(t, errs[0].Msg, "10,003,200 time-series rows, more than 2,000,000")
-	require.Contains(t, errs[0].Msg, "To shrink it: a sample_interval of at least 527us (or none: the automatic sampler keeps fewer samples to fit)")
+	require.Contains(t, errs[0].Msg, "To shrink it: a sample_interval of at least 527us (or none: the automatic sampler keeps fewer samples to fit), or run without -o")
+	// A run that keeps no time series (no -o) is not refused for it.
+	f, errs, _ = Load("many.yaml", []byte(base+"sample_interval: 100us\n"), nil)
+	require.Empty(t, errs)
+	require.Zero(t, f.Estimate(0).SeriesRows)
 
 	// Small runs keep the automatic sampler's full 1,024.
-	f, errs, _ = Load("s.yaml", presetFile("{preset: star, params: {hosts: 4, link: {rate: 100Gbps}}}"), nil)
+	f, errs, _ = LoadWith("s.yaml", presetFile("{preset: star, params: {hosts: 4, link: {rate: 100Gbps}}}"), nil, series)
 	require.Empty(t, errs)
 	require.Equal(t, MaxAutoSamples-1, f.Scenario(0).SeriesSamples)
 }
@@ -143,4 +148,61 @@ traffic:
 	all := strings.Join(msgs, "\n")
 	require.Contains(t, all, "traffic: the run is too large: 7,996,000 flows, more than 1,000,000")
 	require.Contains(t, all, "To shrink it: fewer flows")
+}
+
+// TestSeriesLimitOnlyWithSeries: 120,000 flows on a 4-host star make 17 x 120,000 = 2,040,000
+// flow rows even at the automatic sampler's least 17 samples, more than MaxSeriesRows: a
+// run with the time series (-o) is refused, and told that the series is the cause and that
+// without -o it runs; a run without it loads.
+func TestSeriesLimitOnlyWithSeries(t *testing.T) {
+	data := []byte(`version: 1
+name: many
+stop: 10ms
+topology: {preset: star, params: {hosts: 4, link: {rate: 100Gbps, delay: 1us}}}
+traffic:
+  - incast: {senders: [h1, h2, h3], receiver: h4, size: 1KB, transport: rocev2, repeat: {every: 1us, count: 40000}}
+`)
+	f, errs, _ := Load("many.yaml", data, nil)
+	require.Empty(t, errs)
+	require.Equal(t, int64(120_000), f.Estimate(0).Flows)
+	require.Contains(t, f.Estimate(0).String(), "no time series kept (run -o keeps one)")
+	_, errs, _ = LoadWith("many.yaml", data, nil, LoadOptions{Series: true})
+	require.Len(t, errs, 1)
+	require.Equal(t, "traffic", errs[0].Path)
+	require.Contains(t, errs[0].Msg, fmt.Sprintf("%s time-series rows, more than 2,000,000", count(17*120_000+17*2*4)))
+	require.Contains(t, errs[0].Msg, "To shrink it: the time series that -o writes would hold")
+	require.Contains(t, errs[0].Msg, "run without -o")
+	require.NotContains(t, errs[0].Msg, "a smaller topology")
+}
+
+// TestFramesInFlightBoundByTheTraffic: one 100 KB RoCE flow over 1 s links cannot have the
+// links' 100 Gb/s x 1 s = 12.5 GB in flight: at most its 100,000 / 256 + 1 frames, each in
+// at most 8 copies (the original and retry_limit 7), so it loads (it was refused as "about
+// 12.0 GB"); the same links under traffic that could fill them are refused naming the links'
+// frames in flight as the cause, not the flows.
+func TestFramesInFlightBoundByTheTraffic(t *testing.T) {
+	const slow = `version: 1
+name: slow
+stop: 3s
+topology: {preset: star, params: {hosts: 4, link: {rate: 100Gbps, delay: 1s}}}
+traffic:
+  - %s
+`
+	f, errs, _ := Load("slow.yaml", fmt.Appendf(nil, slow, "flow: {src: h1, dst: h2, size: 100KB, transport: rocev2}"), nil)
+	require.Empty(t, errs)
+	e := f.Estimate(0)
+	wire := int64(4 * (100e9*1/8/wireFrameBytes + 1))
+	traffic := int64((100_000.0/256 + 1) * 8)
+	require.Less(t, traffic, wire)
+	require.Equal(t, traffic, e.FramesInFlight)
+	require.Equal(t, 1+4*4+2*traffic, e.EventsInFlight)
+	require.Less(t, e.MemoryBytes, int64(MaxMemory/100))
+
+	// 100 flows of 1 GB (each 3.9 M frames) could fill the wires' 50 M frames: refused for them.
+	_, errs, _ = Load("slow.yaml", fmt.Appendf(nil, slow, "incast: {senders: [h1, h2, h3], receiver: h4, size: 1GB, transport: rocev2, repeat: {every: 1ms, count: 33}}"), nil)
+	require.Len(t, errs, 1)
+	require.Equal(t, "topology", errs[0].Path)
+	// 4 x (12.5 GB / 1000 B + 1) = 50,000,004 frames, less float64's rounding of 1e23 ps-bits.
+	require.Contains(t, errs[0].Msg, "To shrink it: the links hold about 50,000,00")
+	require.Contains(t, errs[0].Msg, "frames in flight (rate x delay, or the traffic's own frames when fewer): shorter link delays, slower links or less traffic")
 }

@@ -105,8 +105,11 @@ func (r *resolver) pfcClass(path, node string, prio *int) int {
 			r.errf(path, "priority is a traffic class from 0 to 7; got %d", c)
 		}
 	}
-	if p := &r.sc.Switch.PFC; !p.Enabled || !slices.Contains(p.Priorities, c) {
-		r.warnf(path, "class %d is not lossless (switch.pfc.enabled with priorities %v): switches ignore PFC frames for it", c, p.Priorities)
+	switch p := &r.sc.Switch.PFC; {
+	case !p.Enabled:
+		r.warnf(path, "class %d is not lossless: PFC is off (switch.pfc.enabled: false), so switches ignore PFC frames for every class", c)
+	case !slices.Contains(p.Priorities, c):
+		r.warnf(path, "class %d is not lossless (switch.pfc.priorities %v do not hold it): switches ignore PFC frames for it", c, p.Priorities)
 	}
 	return c
 }

@@ -50,16 +50,17 @@ func exceeded(e Estimate) []string {
 }
 
 // checkSize estimates the run of the resolved, error-free scenario and refuses it when it
-// is over a limit, with the estimate and how to shrink it. Without a sample_interval the
-// sampler keeps at most SeriesSamples+1 samples, lowered (to 16 at least) so that the time
-// series fits.
+// is over a limit, with the estimate and how to shrink it. Only a run that keeps the time
+// series (LoadOptions.Series) has its series bounded: without a sample_interval the sampler
+// keeps at most SeriesSamples+1 samples, lowered (to 16 at least) so that the series fits.
 func (r *resolver) checkSize(sampleGiven bool) {
 	sc := r.sc
-	e := estimate(sc)
+	series := r.l.series
+	e := estimate(sc, series)
 	if perSample := e.SeriesRows / int64(sc.SeriesSamples+1); !sampleGiven && e.SeriesRows > MaxSeriesRows && perSample > 0 {
 		// Fewer samples, down to 16, so that the series fits.
 		sc.SeriesSamples = max(int(MaxSeriesRows/perSample-1)&^1, 16)
-		e = estimate(sc)
+		e = estimate(sc, series)
 	}
 	over := exceeded(e)
 	if len(over) == 0 {
@@ -69,23 +70,34 @@ func (r *resolver) checkSize(sampleGiven bool) {
 	r.errf(path, "the run is too large: %s. Estimate: %s. To shrink it: %s", strings.Join(over, "; "), e, how)
 }
 
-// shrink says where the run is too large and how to make it fit: for a preset topology the
-// largest size of the same shape that fits.
+// shrink says where the run is too large and how to make it fit, naming the cause: the
+// flows, the time series (of -o), the frames the links hold, or the topology (for a preset,
+// the largest size of the same shape that fits).
 func (r *resolver) shrink(e Estimate, sampleGiven bool) (path, how string) {
 	sc := r.sc
 	fits := func(t Topology) bool {
 		c := *sc
 		c.Topology = t
-		return len(exceeded(estimate(&c))) == 0
+		return len(exceeded(estimate(&c, e.Series))) == 0
 	}
 	topoOver := e.Nodes > MaxNodes || e.RouteEntries > MaxRouteEntries || e.RouteWork > MaxRouteWork
+	// The memory's largest terms: what to shrink when memory alone is over.
+	flowMem, seriesMem, eventMem := mulSat(flowBytes, e.Flows), mulSat(seriesRowBytes, e.SeriesRows), mulSat(eventBytes, e.EventsInFlight)
 	switch {
 	case e.Flows > MaxFlows:
 		return "traffic", "fewer flows: lower a count, a load, a repeat.count or stop, or list fewer hosts"
 	case sampleGiven && e.SeriesRows > MaxSeriesRows && !topoOver:
 		samples := max(MaxSeriesRows/max(e.SeriesRows/max(int64(sc.Stop/sc.SampleInterval), 1), 1), 1)
 		least := roundUp((sc.Stop + sim.Time(samples) - 1) / sim.Time(samples))
-		return "sample_interval", fmt.Sprintf("a sample_interval of at least %v (or none: the automatic sampler keeps fewer samples to fit)", least)
+		return "sample_interval", fmt.Sprintf("a sample_interval of at least %v (or none: the automatic sampler keeps fewer samples to fit), or run without -o (no time series is kept then)", least)
+	case e.SeriesRows > MaxSeriesRows && !topoOver:
+		// Even 17 samples of every flow are too many rows.
+		return "traffic", fmt.Sprintf("the time series that -o writes would hold %s rows even at 17 samples (every flow in each): run without -o (no time series is kept then), or with fewer flows (at most about %s)",
+			count(e.SeriesRows), count(MaxSeriesRows/17))
+	case !topoOver && e.MemoryBytes > MaxMemory && eventMem >= flowMem && eventMem >= seriesMem:
+		return "topology", fmt.Sprintf("the links hold about %s frames in flight (rate x delay, or the traffic's own frames when fewer): shorter link delays, slower links or less traffic", count(e.FramesInFlight))
+	case !topoOver && e.MemoryBytes > MaxMemory && seriesMem > flowMem:
+		return "traffic", "a smaller time series: run without -o (no time series is kept then), or give a longer sample_interval"
 	case !topoOver && e.MemoryBytes > MaxMemory:
 		return "traffic", "fewer flows or a shorter stop"
 	}

@@ -19,6 +19,7 @@ type File struct {
 	variants          []VariantInfo
 	scenarios         []*Scenario
 	resolved          string
+	series            bool // loaded for a run that writes the time series (LoadOptions.Series)
 }
 
 // Seeds are the seeds the file asks to replicate its variants under (seeds: [..]), or nil
@@ -87,7 +88,20 @@ func (f *File) Scenario(i int) *Scenario {
 // order before the variants' sets. It returns the file, or nil with every error found; warnings
 // (which do not make the file invalid) are returned in both cases. Load never panics.
 func Load(path string, data []byte, overrides []Override) (*File, Problems, Problems) {
-	l := &loader{file: path, overrides: overrides}
+	return LoadWith(path, data, overrides, LoadOptions{})
+}
+
+// LoadOptions say what the run will do beyond the file, where a check depends on it.
+type LoadOptions struct {
+	// Series says the run keeps and writes the time series (run -o): only then is the series
+	// bounded by MaxSeriesRows and counted in the memory estimate; without it nothing is
+	// sampled, so however many flows and samples there would be, nothing is refused for them.
+	Series bool
+}
+
+// LoadWith is Load for a run that does what opt says.
+func LoadWith(path string, data []byte, overrides []Override, opt LoadOptions) (*File, Problems, Problems) {
+	l := &loader{file: path, overrides: overrides, series: opt.Series}
 	f := l.load(data)
 	errs, warns := l.errs.normalize(), l.warns.normalize()
 	if len(errs) > 0 {
@@ -103,6 +117,7 @@ func Load(path string, data []byte, overrides []Override) (*File, Problems, Prob
 type loader struct {
 	file      string
 	overrides []Override
+	series    bool // LoadOptions.Series
 	errs      Problems
 	warns     Problems
 }
@@ -167,12 +182,25 @@ func (l *loader) load(data []byte) *File {
 		if isNull(root) {
 			l.errAt(root, "", "the file holds no fields; a scenario needs at least version, name, topology and traffic")
 		} else {
-			l.errAt(root, "", fmt.Sprintf("a scenario is a mapping of fields (version, name, topology, traffic, ...), not %s", kindName(root)))
+			// Not quoted: a file that is no mapping is no scenario, and its text is not ours to print.
+			what := kindName(root)
+			if root.Kind == yaml.ScalarNode {
+				what = "a single value or a text"
+			}
+			l.errAt(root, "", fmt.Sprintf("a scenario is a mapping of fields (version, name, topology, traffic, ...), not %s", what))
 		}
 		return nil
 	}
 	checkPlain(root, 0, func(n *yaml.Node, msg string) { l.errAt(n, "", msg) })
 	if len(l.errs) > 0 {
+		return nil
+	}
+	if !looksLikeScenario(root) {
+		keys := fmt.Sprintf("none of its %d top-level keys is a", len(root.Content)/2)
+		if len(root.Content) == 2 {
+			keys = "its one top-level key is no"
+		}
+		l.errAt(root, "", fmt.Sprintf("not a scenario file: %s scenario field or near one (a scenario starts with version: 1, name, topology and traffic)", keys))
 		return nil
 	}
 	dropDuplicateKeys(root, "", 0, func(k *yaml.Node, path, msg string) { l.errAt(k, path, msg) })
@@ -189,7 +217,7 @@ func (l *loader) load(data []byte) *File {
 	if len(variants) == 0 {
 		variants = []variantSpec{{name: "default", index: -1}}
 	}
-	f := &File{resolved: resolved}
+	f := &File{resolved: resolved, series: l.series}
 	for _, v := range variants {
 		tree := copyTree(root)
 		for _, s := range v.sets {
@@ -205,6 +233,24 @@ func (l *loader) load(data []byte) *File {
 		f.name, f.description, f.seed = sc.Name, sc.Description, sc.Seed
 	}
 	return f
+}
+
+// looksLikeScenario reports whether some top-level key of root is a scenario field, or near
+// one (a misspelling "did you mean" answers). A mapping with none is some other file (a
+// password file parses as YAML keys): it is refused in one problem that quotes none of it,
+// not with an "unknown field" per line that would print the file.
+func looksLikeScenario(root *yaml.Node) bool {
+	fields := fieldNames(reflect.TypeOf(rawFile{}))
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k := root.Content[i]
+		if k.Kind != yaml.ScalarNode {
+			continue
+		}
+		if slices.Contains(fields, k.Value) || didYouMean(k.Value, fields) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // applyOverride applies --set flag i to the tree.

@@ -116,7 +116,7 @@ func TestDefaults(t *testing.T) {
 		DCQCN: ecn.PaperParams(), DCQCNMode: "paper", HPCC: HPCCConfig{Eta: 0.95, MaxStage: 5}}, sc.Transports.RoCEv2)
 	require.Zero(t, sc.SampleInterval, "auto: the sampler follows the active period")
 	require.Equal(t, Topology{Preset: "star", Params: PresetParams{Hosts: 4,
-		Link: LinkSpec{Rate: 100 * sim.Gbps, Delay: sim.Microsecond}}}, sc.Topology)
+		Link: LinkSpec{Rate: 100 * sim.Gbps, Delay: sim.Microsecond}}, Pos: Pos{4, 3}}, sc.Topology)
 	require.Len(t, sc.Traffic, 1)
 	require.Equal(t, Traffic{Kind: "flow", Pos: Pos{9, 5}, Flow: &Flow{Src: "h1", Dst: "h2", Size: 1_000_000,
 		Transport: "rocev2", Priority: 3, Pos: Pos{9, 11}}}, sc.Traffic[0])
@@ -740,4 +740,28 @@ func TestMinLinkRateIsThePauseBound(t *testing.T) {
 	_, errs, _ = loadYAML(t, strings.Replace(starScenario, "rate: 100Gbps", "rate: 1bps", 1))
 	require.Len(t, errs, 1)
 	require.Contains(t, errs[0].Error(), "test.yaml:8:18: topology.params.link.rate: a link rate must be at least 30bps")
+}
+
+// TestAFileThatIsNoScenarioIsNotQuoted: a path to some other file that parses as YAML (a
+// password file is a mapping of keys with colons, a line of text a plain value) is refused
+// in one problem at 1:1 that quotes none of its text; a misspelt scenario still gets its
+// per-field problems.
+func TestAFileThatIsNoScenarioIsNotQuoted(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"root:$6$secrethash:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n", "not a scenario file: none of its 2 top-level keys is a scenario field or near one"},
+		{`{"secretkey": "secretvalue"}`, "not a scenario file: its one top-level key is no scenario field or near one"},
+		{"secret words in a text\n", "a scenario is a mapping of fields (version, name, topology, traffic, ...), not a single value or a text"},
+	} {
+		_, errs, _ := Load("x", []byte(c.text), nil)
+		require.Len(t, errs, 1, c.text)
+		require.Equal(t, "x:1:1: "+c.want+func() string {
+			if strings.HasPrefix(c.want, "not a scenario") {
+				return " (a scenario starts with version: 1, name, topology and traffic)"
+			}
+			return ""
+		}(), errs[0].Error())
+		require.NotContains(t, errs[0].Error(), "secret")
+	}
+	_, errs, _ := Load("x", []byte("verison: 1\nname: x\n"), nil)
+	require.Contains(t, errs.Error(), `unknown field "verison" at the top level (did you mean "version"?)`)
 }

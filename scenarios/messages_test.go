@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -64,6 +65,10 @@ traffic:
 			`f.yaml:6:24: topology.nodes.1.type: unknown node type "hots" (did you mean "host"?) (allowed: host, switch)`,
 			`f.yaml:12:26: traffic.0.flow.dst: unknown host "h9" (did you mean "h1"? hosts: h1)`,
 		}},
+		{"rate 0 is no line rate", strings.Replace(twoHosts, "transport: rocev2}", "transport: rocev2, rate: 0}", 1),
+			[]string{"f.yaml:6:78: traffic.0.flow.rate: rate must be > 0: omit rate for line rate, or give a pace such as rate: 8Gbps"}},
+		{"a route via a host", strings.Replace(routedTwo, "via: r2", "via: h1", 1),
+			[]string{`f.yaml:13:44: topology.routes.0.via: "h1" is a host, and hosts do not forward: via is a neighbouring switch`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, errs, warns := Load("f.yaml", []byte(c.file), nil)
@@ -73,5 +78,48 @@ traffic:
 				require.True(t, strings.HasPrefix(errs[i].Error(), w), "got %s\nwant %s", errs[i].Error(), w)
 			}
 		})
+	}
+}
+
+// routedTwo is two routers in a line with a static route.
+const routedTwo = `version: 1
+name: routed
+topology:
+  nodes:
+    - {name: h1, type: host, subnet: 10.0.1.0/24}
+    - {name: h2, type: host, subnet: 10.0.2.0/24}
+    - {name: r1, type: switch, layer: 3}
+    - {name: r2, type: switch, layer: 3}
+  links:
+    - {between: [h1, r1], rate: 100Gbps}
+    - {between: [r1, r2], rate: 100Gbps}
+    - {between: [h2, r2], rate: 100Gbps}
+  routes: [{at: r1, dst: 10.0.2.0/24, via: r2}]
+traffic:
+  - flow: {src: h1, dst: h2, size: 1MB, transport: rocev2}
+`
+
+// TestPauseOnALossyClassSaysWhy: a PFC fault on a class that is not lossless warns, and says
+// which: PFC off altogether, or on for other priorities.
+func TestPauseOnALossyClassSaysWhy(t *testing.T) {
+	const pause = "faults:\n  - {at: 0, pause: {node: sw, port: 1, priority: 3, quanta: 100}}\n"
+	for _, c := range []struct {
+		sets []string
+		want string
+	}{
+		{[]string{"switch.pfc.enabled=false"}, "class 3 is not lossless: PFC is off (switch.pfc.enabled: false), so switches ignore PFC frames for every class"},
+		{[]string{"switch.pfc.enabled=true", "switch.pfc.priorities=[4]"}, "class 3 is not lossless (switch.pfc.priorities [4] do not hold it): switches ignore PFC frames for it"},
+	} {
+		var ovs []Override
+		for _, set := range c.sets {
+			o, err := ParseOverride(set)
+			require.NoError(t, err)
+			ovs = append(ovs, o)
+		}
+		_, errs, warns := Load("f.yaml", []byte(twoHosts+pause), ovs)
+		require.Empty(t, errs)
+		require.Len(t, warns, 1)
+		col := strings.Index(pause, "priority: 3") - strings.Index(pause, "  - ") + len("priority: ") + 1
+		require.Equal(t, fmt.Sprintf("f.yaml:8:%d: faults.0.pause.priority: %s", col, c.want), warns[0].Error())
 	}
 }

@@ -20,6 +20,7 @@ func (r *resolver) topology(raw *rawTopology) {
 		return
 	}
 	t := &r.sc.Topology
+	t.Pos = r.pos("topology")
 	explicit := r.ix.has("topology.nodes") || r.ix.has("topology.links")
 	switch {
 	case raw.Preset != nil && explicit:
@@ -361,10 +362,12 @@ func (r *resolver) routes(raw []rawRoute) {
 		}
 		if rr.Via == "" {
 			r.errf(path+".via", "a route needs via: the neighbour packets are sent to")
-		} else if _, _, ok := r.topo.lookup(rr.Via); !ok {
+		} else if typ, _, ok := r.topo.lookup(rr.Via); !ok {
 			r.errf(path+".via", "unknown node %q (%s)", rr.Via, r.topo.nodesHint(rr.Via))
 		} else if rr.At != "" && !r.topo.linked(rr.At, rr.Via) {
 			r.errf(path+".via", "%q is not a neighbour of %q (no link joins them)", rr.Via, rr.At)
+		} else if typ == "host" {
+			r.errf(path+".via", "%q is a host, and hosts do not forward: via is a neighbouring switch", rr.Via)
 		}
 		t.Routes = append(t.Routes, rt)
 	}

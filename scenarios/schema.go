@@ -53,6 +53,7 @@ type Topology struct {
 	Nodes  []Node       // explicit topologies only, in file order
 	Links  []Link       // explicit topologies only, in file order; parallel links are allowed
 	Routes []Route      // static routes on layer-3 switches, for either kind
+	Pos    Pos          // where topology: starts in the file
 }
 
 // PresetParams are the params of every preset (topology.params); only those of

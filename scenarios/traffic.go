@@ -2,13 +2,13 @@ package scenarios
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v4"
 
+	"github.com/fabricsim/fabricsim/internal/infile"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/workload"
 )
@@ -102,6 +102,10 @@ func (r *resolver) sending(path string, start *Duration, transport string, prior
 	}
 	if rate != nil {
 		c.rate = sim.Rate(*rate)
+		if c.rate <= 0 {
+			// Internally 0 is line rate; written in the file it reads as "send nothing".
+			r.errf(path+".rate", "rate must be > 0: omit rate for line rate, or give a pace such as rate: 8Gbps")
+		}
 	}
 	return c
 }
@@ -291,14 +295,8 @@ func (r *resolver) workload(path, name string) (*workload.CDF, string) {
 	if !filepath.IsAbs(file) {
 		file = filepath.Join(filepath.Dir(r.l.file), file)
 	}
-	fi, err := os.Stat(file)
-	if err == nil && (!fi.Mode().IsRegular() || fi.Size() > maxWorkloadFile) {
-		err = fmt.Errorf("not a regular file of at most %d bytes", maxWorkloadFile)
-	}
-	var data []byte
-	if err == nil {
-		data, err = os.ReadFile(file)
-	}
+	// Only a regular file, refused at once otherwise: a fifo's open would block (infile.Read).
+	data, err := infile.Read(file, maxWorkloadFile)
 	if err != nil {
 		r.errf(path, "workload %q is not bundled (%s) and cannot be read as a file: %v", name, listOf(workload.Names), err)
 		return nil, ""

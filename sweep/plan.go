@@ -22,6 +22,46 @@ func (e *InputError) Error() string { return e.Msg }
 
 func inputf(format string, args ...any) error { return &InputError{fmt.Sprintf(format, args...)} }
 
+// pointExtra is what every point adds after its axes: the file's replication and sweep
+// emptied.
+func pointExtra(base *scenarios.File) []scenarios.Override {
+	var extra []scenarios.Override
+	if base.Seeds() != nil {
+		extra = append(extra, scenarios.Override{Path: "seeds", Value: "null"})
+	}
+	if base.Sweep() != nil {
+		extra = append(extra, scenarios.Override{Path: "sweep", Value: "null"})
+	}
+	return extra
+}
+
+// checkValues loads the scenario with each value of each axis on its own, so that a value
+// the field does not take is reported naming the path, the value and what is allowed.
+// label names a value in the problems: "--grid PATH=VALUE" for NewPlan.
+func checkValues(file string, data []byte, sets []scenarios.Override, axes []scenarios.Axis, extra []scenarios.Override,
+	label func(path, value string) string) error {
+	for _, a := range axes {
+		for _, v := range a.Values {
+			ovs := append(slices.Clone(sets), scenarios.Override{Path: a.Path, Value: v})
+			if _, problems, _ := scenarios.Load(file, data, append(ovs, extra...)); len(problems) > 0 {
+				return &InputError{gridProblems(label(a.Path, v), problems)}
+			}
+		}
+	}
+	return nil
+}
+
+func gridLabel(path, value string) string { return fmt.Sprintf("--grid %s=%s", path, value) }
+
+// CheckBlock checks each value of the sweep: block of base (the file loaded from data with
+// sets) on its own, as NewPlan does before it makes the points: validate reports a value the
+// field does not take (a bad unit, say) as sweep would, though run ignores the block.
+func CheckBlock(file string, data []byte, sets []scenarios.Override, base *scenarios.File) error {
+	return checkValues(file, data, sets, base.Sweep(), pointExtra(base), func(path, value string) string {
+		return fmt.Sprintf("%s: sweep.%s: value %s", file, path, value)
+	})
+}
+
 // Plan is a sweep ready to run: its base scenario, its axes and its points in order (the
 // cartesian product of the axes, the last axis varying fastest).
 type Plan struct {
@@ -55,6 +95,14 @@ type Point struct {
 // and what is allowed. The plan's ID hashes the version, the resolved base scenario, the
 // sets and the axes: two shards of one sweep have the same.
 func NewPlan(file string, data []byte, sets []scenarios.Override, grid []scenarios.Axis) (*Plan, error) {
+	for i, g := range grid {
+		// A path given twice would keep its last values only: which the user meant is theirs to say.
+		if j := slices.IndexFunc(grid[:i], func(a scenarios.Axis) bool { return a.Path == g.Path }); j >= 0 {
+			return nil, inputf("--grid %s is given twice (%s, then %s): give all its values in one --grid, e.g. --grid %s=%s",
+				g.Path, strings.Join(grid[j].Values, ","), strings.Join(g.Values, ","), g.Path,
+				strings.Join(append(slices.Clone(grid[j].Values), g.Values...), ","))
+		}
+	}
 	base, problems, _ := scenarios.Load(file, data, sets)
 	if len(problems) > 0 {
 		return nil, &InputError{problems.Error()}
@@ -85,26 +133,14 @@ func NewPlan(file string, data []byte, sets []scenarios.Override, grid []scenari
 			return nil, inputf("the sweep has more than %d points; sweep fewer values", scenarios.MaxSweepPoints)
 		}
 	}
-	// What every point adds after its axes: the file's replication and sweep emptied.
-	var extra []scenarios.Override
-	if seeds != nil {
-		extra = append(extra, scenarios.Override{Path: "seeds", Value: "null"})
-	}
-	if base.Sweep() != nil {
-		extra = append(extra, scenarios.Override{Path: "sweep", Value: "null"})
-	}
+	extra := pointExtra(base)
 	p := &Plan{Scenario: base.Name(), Version: experiment.Version, Axes: axes}
 	for _, s := range sets {
 		p.Sets = append(p.Sets, s.String())
 	}
 	// Each value on its own first: its problems are the value's, not the combination's.
-	for _, a := range axes {
-		for _, v := range a.Values {
-			ovs := append(slices.Clone(sets), scenarios.Override{Path: a.Path, Value: v})
-			if _, problems, _ := scenarios.Load(file, data, append(ovs, extra...)); len(problems) > 0 {
-				return nil, &InputError{gridProblems(fmt.Sprintf("--grid %s=%s", a.Path, v), problems)}
-			}
-		}
+	if err := checkValues(file, data, sets, axes, extra, gridLabel); err != nil {
+		return nil, err
 	}
 	idx := make([]int, len(axes))
 	for k := range total {

@@ -97,6 +97,8 @@ func TestPlanRefusesBadValuesNamingThePath(t *testing.T) {
 		{[]string{"switch.ecn.kmin=5KB,40KB", "switch.ecn.kmax=30KB,100KB"}, "point 2_kmin-40kb_kmax-30kb: switch.ecn.kmin: kmin (40000 bytes) must not exceed kmax (30000 bytes)"},
 		{nil, "nothing to sweep"},
 		{[]string{"seed=1..1000", "switch.ecn.pmax=linspace(0.1,1,11)"}, "more than 10000 points"},
+		// A path given twice is refused, not run with its last values alone.
+		{[]string{"switch.buffer=1MB", "seed=1,2", "switch.buffer=2MB"}, "--grid switch.buffer is given twice (1MB, then 2MB): give all its values in one --grid, e.g. --grid switch.buffer=1MB,2MB"},
 	} {
 		_, err := NewPlan("tiny.yaml", []byte(tiny), nil, grid(t, c.grid...))
 		var ie *InputError

@@ -47,9 +47,16 @@ func Bundled(name string) (*CDF, error) {
 // Parse reads a distribution from data: one "size_bytes cumulative_percent" pair a line,
 // blank lines and lines starting with # ignored. Sizes are non-negative and non-decreasing,
 // percents non-decreasing from 0 to 100, the last exactly 100; only a first point may have
-// size 0. An error names file:line and what is allowed.
+// size 0. An error names file:line and what is allowed. It never quotes a line that is not
+// two numbers: a path to some other file (a password file, /proc/self/environ) must not have
+// its content printed, so the form of every line is checked first, and only a file of number
+// pairs has its numbers named in the errors of the rules above.
 func Parse(file string, data []byte) (*CDF, error) {
-	c := &CDF{Name: file}
+	type numbered struct {
+		line      int
+		size, pct float64
+	}
+	var pts []numbered
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	line := 0
 	for sc.Scan() {
@@ -60,35 +67,44 @@ func Parse(file string, data []byte) (*CDF, error) {
 		}
 		fields := strings.Fields(text)
 		if len(fields) != 2 {
-			return nil, fmt.Errorf("%s:%d: want two numbers, a size in bytes and a cumulative percent, got %q", file, line, text)
+			return nil, fmt.Errorf("%s:%d: want two numbers, a size in bytes and a cumulative percent (e.g. 10000 35), found %d fields", file, line, len(fields))
 		}
 		size, err1 := strconv.ParseFloat(fields[0], 64)
 		pct, err2 := strconv.ParseFloat(fields[1], 64)
-		if err1 != nil || err2 != nil || math.IsNaN(size) || math.IsNaN(pct) || math.IsInf(size, 0) {
-			return nil, fmt.Errorf("%s:%d: want two numbers, a size in bytes and a cumulative percent, got %q", file, line, text)
+		switch {
+		case err1 != nil || math.IsNaN(size) || math.IsInf(size, 0):
+			return nil, fmt.Errorf("%s:%d: want two numbers, a size in bytes and a cumulative percent (e.g. 10000 35); the first field is no finite number", file, line)
+		case err2 != nil || math.IsNaN(pct):
+			return nil, fmt.Errorf("%s:%d: want two numbers, a size in bytes and a cumulative percent (e.g. 10000 35); the second field is no number", file, line)
 		}
+		pts = append(pts, numbered{line, size, pct})
+	}
+	if err := sc.Err(); err != nil {
+		// The scanner's errors (a line over its 64 KiB buffer) carry no content.
+		return nil, fmt.Errorf("%s:%d: %v: want lines of two numbers, a size in bytes and a cumulative percent", file, line+1, err)
+	}
+	if len(pts) == 0 {
+		return nil, fmt.Errorf("%s:%d: no points: want lines of a size in bytes and a cumulative percent", file, line)
+	}
+	c := &CDF{Name: file}
+	for _, p := range pts {
+		size, pct := p.size, p.pct
 		if pct < 0 || pct > 100 {
-			return nil, fmt.Errorf("%s:%d: cumulative percent %v is outside 0..100", file, line, pct)
+			return nil, fmt.Errorf("%s:%d: cumulative percent %v is outside 0..100", file, p.line, pct)
 		}
 		if size < 0 || (size == 0 && len(c.Points) > 0) {
-			return nil, fmt.Errorf("%s:%d: size %v: sizes are positive (only a first point may be 0)", file, line, size)
+			return nil, fmt.Errorf("%s:%d: size %v: sizes are positive (only a first point may be 0)", file, p.line, size)
 		}
 		if n := len(c.Points); n > 0 {
 			prev := c.Points[n-1]
 			if size < prev.Size {
-				return nil, fmt.Errorf("%s:%d: size %v is below the previous line's %v: sizes must not decrease", file, line, size, prev.Size)
+				return nil, fmt.Errorf("%s:%d: size %v is below the previous line's %v: sizes must not decrease", file, p.line, size, prev.Size)
 			}
 			if pct/100 < prev.Cum {
-				return nil, fmt.Errorf("%s:%d: cumulative percent %v is below the previous line's %v: a CDF must not decrease", file, line, pct, prev.Cum*100)
+				return nil, fmt.Errorf("%s:%d: cumulative percent %v is below the previous line's %v: a CDF must not decrease", file, p.line, pct, prev.Cum*100)
 			}
 		}
 		c.Points = append(c.Points, Point{Size: size, Cum: pct / 100})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %v", file, err)
-	}
-	if len(c.Points) == 0 {
-		return nil, fmt.Errorf("%s:%d: no points: want lines of a size in bytes and a cumulative percent", file, line)
 	}
 	if last := c.Points[len(c.Points)-1]; last.Cum != 1 {
 		return nil, fmt.Errorf("%s:%d: the last cumulative percent is %v: a CDF ends at 100", file, line, last.Cum*100)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -91,12 +92,14 @@ func TestParseErrorsNameFileLineAndRule(t *testing.T) {
 		{"0 0\n10 50\n5 100\n", "w.txt:3: size 5 is below the previous line's 10"},
 		{"0 0\n10 50\n20 40\n30 100\n", "w.txt:3: cumulative percent 40 is below the previous line's 50"},
 		{"0 0\n10 50\n20 90\n", "w.txt:3: the last cumulative percent is 90: a CDF ends at 100"},
-		{"0 0\n10 abc\n", `w.txt:2: want two numbers, a size in bytes and a cumulative percent, got "10 abc"`},
+		{"0 0\n10 abc\n", "w.txt:2: want two numbers, a size in bytes and a cumulative percent (e.g. 10000 35); the second field is no number"},
+		{"0 0\nNaN 100\n", "w.txt:2: want two numbers, a size in bytes and a cumulative percent (e.g. 10000 35); the first field is no finite number"},
 		{"0 0\n-3 100\n", "w.txt:2: size -3: sizes are positive"},
 		{"5 10\n0 100\n", "w.txt:2: size 0: sizes are positive (only a first point may be 0)"},
 		{"10 120\n", "w.txt:1: cumulative percent 120 is outside 0..100"},
 		{"# only a comment\n\n", "w.txt:2: no points"},
-		{"1 2 3\n", "w.txt:1: want two numbers"},
+		{"1 2 3\n", "w.txt:1: want two numbers, a size in bytes and a cumulative percent (e.g. 10000 35), found 3 fields"},
+		{"0 0\n" + strings.Repeat("9", 70000) + " 100\n", "w.txt:2: bufio.Scanner: token too long"},
 	} {
 		_, err := Parse("w.txt", []byte(tc.text))
 		require.Error(t, err, tc.text)
@@ -107,4 +110,25 @@ func TestParseErrorsNameFileLineAndRule(t *testing.T) {
 	c, err := Parse("ok.txt", []byte("# sizes\n1000 30\n\n2000 100\n"))
 	require.NoError(t, err)
 	require.Len(t, c.Points, 2)
+}
+
+// TestParseErrorsNeverQuoteTheFile: a path to some other file (a password file, the
+// process's environment) is refused naming file:line and what was expected, with nothing of
+// the file's text in the message; even a line of two fields whose first is a number is not
+// quoted, nor a later line's numbers when an earlier line is not two numbers.
+func TestParseErrorsNeverQuoteTheFile(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"root:$6$secrethash:19000:0:99999:7:::\n", "f:1: want two numbers, a size in bytes and a cumulative percent (e.g. 10000 35), found 1 fields"},
+		{"HOME=/root\x00TOKEN=secrettoken\x00\n", "f:1: want two numbers"},
+		{"# a comment\n1000 secretword\n", "f:2: want two numbers, a size in bytes and a cumulative percent (e.g. 10000 35); the second field is no number"},
+		{"secretword 50\n", "f:1: want two numbers, a size in bytes and a cumulative percent (e.g. 10000 35); the first field is no finite number"},
+		{"7777 50\n5555 40\nsecret word\n", "f:3: want two numbers"},
+	} {
+		_, err := Parse("f", []byte(tc.text))
+		require.Error(t, err, tc.text)
+		require.Contains(t, err.Error(), tc.want)
+		for _, secret := range []string{"secret", "root", "HOME", "7777", "5555"} {
+			require.NotContains(t, err.Error(), secret, tc.text)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -61,8 +62,8 @@ across machines and loads.`,
 			if stop != "" {
 				sets = append(sets, "stop="+stop)
 			}
-			if calib < 0 {
-				return usagef("--calib %v: the calibration figure in M ops/s, above 0", calib)
+			if cmd.Flags().Changed("calib") && !(calib > 0 && !math.IsInf(calib, 0)) {
+				return usagef("--calib %v: the calibration figure in M ops/s, a finite number above 0", calib)
 			}
 			if workers < 1 {
 				workers = runtime.GOMAXPROCS(0)

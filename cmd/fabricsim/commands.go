@@ -5,13 +5,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
 	"github.com/fabricsim/fabricsim/experiment"
+	"github.com/fabricsim/fabricsim/internal/infile"
 	"github.com/fabricsim/fabricsim/scenarios"
+	"github.com/fabricsim/fabricsim/sweep"
 )
 
 // defaultScenario is what `fabricsim` with no arguments runs.
@@ -63,6 +67,8 @@ With no arguments it runs the bundled scenario "tradeoff".`,
 			return runCmd.RunE(runCmd, nil)
 		},
 	}
+	// A FABRICSIM_* variable that is no setting (a misspelling) would be ignored unseen.
+	root.PersistentPreRun = func(*cobra.Command, []string) { warnUnknownEnv(stderr, os.Environ(), knownEnv(runCmd)) }
 	// `fabricsim [flags]` is `fabricsim run tradeoff [flags]`.
 	root.Flags().AddFlagSet(runCmd.Flags())
 	root.SetOut(stdout)
@@ -74,26 +80,90 @@ With no arguments it runs the bundled scenario "tradeoff".`,
 	return root
 }
 
-// readScenario finds SCENARIO as a file path, or else as the name of a bundled scenario.
+// knownEnv are the FABRICSIM_* variables fabricsim reads, sorted: one per run setting (each
+// flag of run that has one, see envSetting; sweep's workers and quiet among them).
+func knownEnv(runCmd *cobra.Command) []string {
+	var names []string
+	runCmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if envSetting(f.Name) {
+			names = append(names, envName(f.Name))
+		}
+	})
+	slices.Sort(names)
+	return names
+}
+
+// envName is the environment variable of the setting name: FABRICSIM_ and the name in
+// upper case, '-' as '_'.
+func envName(name string) string {
+	return "FABRICSIM_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+}
+
+// envSetting reports whether run's flag name may also come from the environment (not the
+// repeatable --set, --variant and --pcap).
+func envSetting(name string) bool { return name != "set" && name != "variant" && name != "pcap" }
+
+// warnUnknownEnv warns of each FABRICSIM_* variable of environ that is not one of known,
+// naming the known ones.
+func warnUnknownEnv(w io.Writer, environ, known []string) {
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "FABRICSIM_") && !slices.Contains(known, name) {
+			fmt.Fprintf(w, "warning: %s is set but is no fabricsim setting, and is ignored; the known ones: %s\n", name, strings.Join(known, ", "))
+		}
+	}
+}
+
+// readScenario finds SCENARIO as a file path, or else as the name of a bundled scenario. A
+// path that is there but no regular file is refused at once (a fifo would block the read),
+// except a directory that shadows a bundled name.
 func readScenario(arg string) (name string, data []byte, err error) {
-	if data, err := readFile(arg); err == nil {
+	data, err = readFile(arg)
+	var nr *infile.NotRegularError
+	switch {
+	case err == nil:
 		return arg, data, nil
-	} else if isUsage(err) {
+	case isUsage(err):
 		return "", nil, err
-	} else if fi, serr := os.Stat(arg); serr == nil && fi.IsDir() {
+	case errors.As(err, &nr) && nr.Kind == "a directory":
 		// A directory is no scenario: a bundled name it shadows (an -o directory called
 		// irn, say) still runs; otherwise say what the path is.
 		if data, ok := scenarios.BundledYAML(arg); ok {
 			return arg + ".yaml", data, nil
 		}
 		return "", nil, unknownScenario(arg, "a directory, not a scenario file, and no bundled scenario of that name")
-	} else if !errors.Is(err, os.ErrNotExist) {
+	case nr != nil:
+		return "", nil, usagef("%s: %s, not a regular file: a scenario is a YAML file, or the name of a bundled scenario", arg, nr.Kind)
+	case !errors.Is(err, os.ErrNotExist):
 		return "", nil, usagef("%s: %v", arg, err)
 	}
 	if data, ok := scenarios.BundledYAML(arg); ok {
 		return arg + ".yaml", data, nil
 	}
 	return "", nil, unknownScenario(arg, "no such file, and no bundled scenario of that name")
+}
+
+// checkSweepBlock checks each value of f's sweep: block on its own (sweep.CheckBlock).
+func checkSweepBlock(arg string, sets []string, f *scenarios.File) error {
+	ovs, err := parseEach(sets, scenarios.ParseOverride)
+	if err != nil {
+		return err
+	}
+	name, data, err := readScenario(arg)
+	if err != nil {
+		return err
+	}
+	return sweepError(sweep.CheckBlock(name, data, ovs, f))
+}
+
+// checkError is the usage error of a fabric that cannot be built: at its file:line:col when
+// the builder placed it (experiment.BuildError), else after the scenario's name.
+func checkError(scenario string, err error) error {
+	var be *experiment.BuildError
+	if errors.As(err, &be) {
+		return usagef("%v", be)
+	}
+	return usagef("%s: %v", scenario, err)
 }
 
 func unknownScenario(name, what string) error {
@@ -104,9 +174,14 @@ func unknownScenario(name, what string) error {
 	return usagef("%s: %s (bundled: %s)", name, what, strings.Join(names, ", "))
 }
 
-// loadScenario reads and checks a scenario, printing warnings; problems are a usage error
-// listing every one.
+// loadScenario reads and checks a scenario for a run that keeps no time series, printing
+// warnings; problems are a usage error listing every one.
 func loadScenario(arg string, sets []string, stderr io.Writer, quiet bool) (*scenarios.File, error) {
+	return loadScenarioWith(arg, sets, stderr, quiet, scenarios.LoadOptions{})
+}
+
+// loadScenarioWith is loadScenario for a run that does what opt says (-o: the time series).
+func loadScenarioWith(arg string, sets []string, stderr io.Writer, quiet bool, opt scenarios.LoadOptions) (*scenarios.File, error) {
 	var ovs []scenarios.Override
 	for _, s := range sets {
 		o, err := scenarios.ParseOverride(s)
@@ -121,7 +196,7 @@ func loadScenario(arg string, sets []string, stderr io.Writer, quiet bool) (*sce
 		done()
 		return nil, err
 	}
-	f, problems, warnings := scenarios.Load(name, data, ovs)
+	f, problems, warnings := scenarios.LoadWith(name, data, ovs, opt)
 	done()
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "warning: %v\n", w)
@@ -177,11 +252,21 @@ func newValidateCommand(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// The sweep: block's values, which run ignores, checked as sweep checks them.
+			if f.Sweep() != nil {
+				if err := checkSweepBlock(args[0], sets, f); err != nil {
+					return err
+				}
+			}
+			// Checked as run checks it without -o; what -o's time series would add, a warning.
+			if _, err := loadScenarioWith(args[0], sets, io.Discard, true, scenarios.LoadOptions{Series: true}); err != nil {
+				fmt.Fprintf(stderr, "warning: run -o DIR, which keeps the time series, would refuse it:\n%v\n", err)
+			}
 			done := slowNotice(stderr, "building "+args[0], false)
 			warnings, err := experiment.Check(f)
 			done()
 			if err != nil {
-				return usagef("%s: %v", args[0], err)
+				return checkError(args[0], err)
 			}
 			for _, w := range warnings {
 				fmt.Fprintf(stderr, "warning: %s\n", w)

@@ -1,15 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/fabricsim/fabricsim/internal/infile"
 	"github.com/fabricsim/fabricsim/scenarios"
 )
 
@@ -21,24 +22,15 @@ const maxShown = 100
 var slowEvery = 5 * time.Second
 
 // readFile reads a scenario file of at most scenarios.MaxFileBytes; a larger one is refused
-// by its size, without reading it.
+// by its size, without reading it, and a path that is no regular file (a fifo, a device, a
+// directory) at once, without an open that could block (infile.Read).
 func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	data, err := infile.Read(path, scenarios.MaxFileBytes)
+	var big *infile.TooLargeError
+	if errors.As(err, &big) {
+		return nil, usagef("%s: %s", path, scenarios.FileTooLarge(big.Size))
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > scenarios.MaxFileBytes {
-		return nil, usagef("%s: %s", path, scenarios.FileTooLarge(fi.Size()))
-	}
-	data, err := io.ReadAll(io.LimitReader(f, scenarios.MaxFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > scenarios.MaxFileBytes {
-		return nil, usagef("%s: %s", path, scenarios.FileTooLarge(int64(len(data))))
-	}
-	return data, nil
+	return data, err
 }
 
 // problemList formats a scenario's problems one per line, at most maxShown of them, then

@@ -143,7 +143,7 @@ func setting(cmd *cobra.Command, v *viper.Viper, name string) (value, source str
 	if f != nil && f.Changed {
 		return f.Value.String(), "--" + name, true
 	}
-	env := "FABRICSIM_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+	env := envName(name)
 	if val, ok := os.LookupEnv(env); ok {
 		return val, env, true
 	}
@@ -236,7 +236,7 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 			if s.seed != nil {
 				sets = append([]string{fmt.Sprintf("seed=%d", *s.seed)}, sets...)
 			}
-			f, err := loadScenario(scenario, sets, stderr, s.quiet)
+			f, err := loadScenarioWith(scenario, sets, stderr, s.quiet, scenarios.LoadOptions{Series: s.out != ""})
 			if err != nil {
 				return err
 			}
@@ -250,7 +250,7 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 			_, err = experiment.Check(f)
 			done()
 			if err != nil {
-				return usagef("%s: %v", scenario, err)
+				return checkError(scenario, err)
 			}
 			capture := experiment.Capture{Links: pcaps, Dir: s.out}
 			if len(pcaps) > 0 {
@@ -350,7 +350,7 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 	fl.Int("workers", 0, "variants run at once (default: the number of CPUs)")
 	// Run settings come from the flags, or from FABRICSIM_* environment variables.
 	fl.VisitAll(func(f *pflag.Flag) {
-		if f.Name != "set" && f.Name != "variant" && f.Name != "pcap" {
+		if envSetting(f.Name) {
 			_ = settings.BindPFlag(f.Name, f)
 		}
 	})
@@ -398,14 +398,13 @@ func writeReadable(w io.Writer, f *scenarios.File, scenario string, doc *results
 	if len(reading) == 0 {
 		return nil
 	}
-	prefix := ""
-	if format == "markdown" {
-		prefix = "- "
-	}
 	var b strings.Builder
 	b.WriteString("\n")
 	for _, l := range reading {
-		b.WriteString(prefix + l + "\n")
+		if format == "markdown" {
+			l = "- " + results.MarkdownText(l) // the lines name variants: the user's text
+		}
+		b.WriteString(l + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -38,7 +38,9 @@ A rerun into DIR skips the points whose results are there (same resolved scenari
 version). DIR must be new, empty or this sweep's: a run's directory, one holding other
 files, and (without --force) one holding another sweep are refused. --shard I/N runs only the points whose index is I modulo N (I from 0), for cluster
 array jobs; 'fabricsim merge' then combines the shards' directories. Values: a list
-(50KB,100KB), an integer range (1..10), logspace(1KB,1MB,4) or linspace(0.1,0.9,5).`,
+(50KB,100KB), an integer range (1..10), logspace(1KB,1MB,4) or linspace(0.1,0.9,5);
+a --grid PATH replaces the sweep: block's values of PATH, and one PATH in two --grid flags
+is refused (give its values in one).`,
 		Example: `  fabricsim sweep incast-pfc --grid 'switch.ecn.kmax=50KB,100KB,200KB' --grid 'seed=1..10' -o out/
   fabricsim sweep my.yaml --grid 'switch.buffer=logspace(1MB,32MB,6)' --shard 0/4 -o shard0/`,
 		Args: usageArgs(cobra.ExactArgs(1)),

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// hostileStar is a small valid scenario the hostile cases start from: one 100 KB flow on a
+// 4-host star.
+const hostileStar = `version: 1
+name: hostile
+stop: 10ms
+topology:
+  preset: star
+  params: {hosts: 4, link: {rate: 100Gbps, delay: 1us}}
+traffic:
+  - flow: {src: h1, dst: h2, size: 100KB, transport: rocev2}
+`
+
+// hostileMany is 120,000 flows on a 4-host star: 17 samples of each (the automatic sampler's
+// least) are more than the 2,000,000 time-series rows -o may keep.
+var hostileMany = strings.Replace(hostileStar, "- flow: {src: h1, dst: h2, size: 100KB, transport: rocev2}",
+	"- incast: {senders: [h1, h2, h3], receiver: h4, size: 1KB, transport: rocev2, repeat: {every: 1us, count: 40000}}", 1)
+
+// hostileRouted is two routers in a line, h1's router routing h2's subnet via h1.
+const hostileRouted = `version: 1
+name: routed
+topology:
+  nodes:
+    - {name: h1, type: host, subnet: 10.0.1.0/24}
+    - {name: h2, type: host, subnet: 10.0.2.0/24}
+    - {name: r1, type: switch, layer: 3}
+    - {name: r2, type: switch, layer: 3}
+  links:
+    - {between: [h1, r1], rate: 100Gbps}
+    - {between: [r1, r2], rate: 100Gbps}
+    - {between: [h2, r2], rate: 100Gbps}
+  routes: [{at: r1, dst: 10.0.2.0/24, via: h1}]
+traffic:
+  - flow: {src: h1, dst: h2, size: 1MB, transport: rocev2}
+`
+
+// hostileShadow is a password file's form, with a secret in it.
+const hostileShadow = "root:$6$secrethash:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n"
+
+// hostileCase is one hostile input: the files it needs in a fresh directory (name to text;
+// the text "fifo" makes a named pipe), the environment, the command line ({dir} is the
+// directory), the exit status and a fragment the output (standard output and error) must
+// hold, and fragments it must not (a secret from a file, a raw tag).
+type hostileCase struct {
+	name   string
+	files  map[string]string
+	env    map[string]string
+	args   []string
+	status int
+	want   string
+	absent []string
+}
+
+// hostileInputCases are the input side of issue 23 (points 7 to 11, 13 and 14), one row per
+// case.
+var hostileInputCases = []hostileCase{
+	{name: "7 grid path twice", files: map[string]string{"s.yaml": hostileStar},
+		args:   []string{"sweep", "{dir}/s.yaml", "--grid", "switch.buffer=1MB", "--grid", "switch.buffer=2MB", "-o", "{dir}/out", "-q"},
+		status: 2, want: "--grid switch.buffer is given twice (1MB, then 2MB)"},
+
+	// 8: the time-series limit only with -o; frames in flight bounded by the traffic.
+	{name: "8 many flows without -o", files: map[string]string{"s.yaml": hostileMany},
+		args: []string{"run", "{dir}/s.yaml", "-q", "--format", "csv"}, status: 0, want: "default,rocev2,"},
+	{name: "8 many flows validate", files: map[string]string{"s.yaml": hostileMany},
+		args: []string{"validate", "{dir}/s.yaml"}, status: 0, want: "warning: run -o DIR, which keeps the time series, would refuse it"},
+	{name: "8 many flows with -o", files: map[string]string{"s.yaml": hostileMany},
+		args: []string{"run", "{dir}/s.yaml", "-q", "-o", "{dir}/out"}, status: 2,
+		want: "To shrink it: the time series that -o writes would hold 2,040,136 rows even at 17 samples (every flow in each): run without -o", absent: []string{"a smaller topology"}},
+	{name: "8 one flow over a 1 s link", files: map[string]string{"s.yaml": strings.ReplaceAll(strings.Replace(hostileStar, "delay: 1us", "delay: 1s", 1), "stop: 10ms", "stop: 3s")},
+		args: []string{"validate", "{dir}/s.yaml"}, status: 0, want: "ok"},
+
+	// 11: what the user wrote shows as text in Markdown (and HTML: report.html's template
+	// escapes; results' tests check summary.md).
+	{name: "11 script variant name in markdown", files: map[string]string{"s.yaml": hostileStar +
+		"variants:\n  - {name: \"<script>alert(1)</script>\", transport: rocev2}\n  - {name: \"*em* [l](javascript:x)\", transport: rocev2}\n"},
+		args: []string{"run", "{dir}/s.yaml", "-q", "--format", "markdown"}, status: 0, want: "| &lt;script>alert(1)&lt;/script> ",
+		absent: []string{"<script>", "*em*", "[l]("}},
+
+	// 9: a file that does not parse as what was expected is named, never quoted.
+	{name: "9 workload password file", files: map[string]string{"s.yaml": poissonOf("pw"), "pw": hostileShadow},
+		args: []string{"validate", "{dir}/s.yaml"}, status: 2, want: "{dir}/pw:1: want two numbers, a size in bytes and a cumulative percent (e.g. 10000 35), found 1 fields",
+		absent: []string{"secrethash", "root"}},
+	{name: "9 workload /proc/self/environ", files: map[string]string{"s.yaml": poissonOf("/proc/self/environ")},
+		args: []string{"validate", "{dir}/s.yaml"}, status: 2, want: "/proc/self/environ:1: want two numbers", absent: []string{"PATH="}},
+	{name: "9 scenario password file", files: map[string]string{"pw": hostileShadow},
+		args: []string{"validate", "{dir}/pw"}, status: 2, want: "{dir}/pw:1:1: not a scenario file: none of its 2 top-level keys is a scenario field",
+		absent: []string{"secrethash", "root"}},
+	{name: "9 scenario text", files: map[string]string{"t": "secret words\n"},
+		args: []string{"run", "{dir}/t", "-q"}, status: 2, want: "not a single value or a text", absent: []string{"secret"}},
+	{name: "9 scenario /proc/self/environ", args: []string{"validate", "/proc/self/environ"}, status: 2,
+		want: "control character 0x00: a scenario file is text", absent: []string{"PATH="}},
+
+	// 13: numbers, environment, sweep blocks and the builder's problems.
+	{name: "13 calib NaN", args: []string{"bench", "--calib", "NaN"}, status: 2, want: "--calib NaN: the calibration figure in M ops/s, a finite number above 0"},
+	{name: "13 calib Inf", args: []string{"bench", "--calib", "Inf"}, status: 2, want: "--calib +Inf: the calibration figure in M ops/s, a finite number above 0"},
+	{name: "13 calib negative", args: []string{"bench", "--calib=-1"}, status: 2, want: "--calib -1: the calibration figure"},
+	{name: "13 flow rate 0", files: map[string]string{"s.yaml": strings.Replace(hostileStar, "transport: rocev2}", "transport: rocev2, rate: 0}", 1)},
+		args: []string{"validate", "{dir}/s.yaml"}, status: 2, want: "traffic.0.flow.rate: rate must be > 0: omit rate for line rate"},
+	{name: "13 misspelt environment variable", files: map[string]string{"s.yaml": hostileStar}, env: map[string]string{"FABRICSIM_OTU": "x"},
+		args: []string{"validate", "{dir}/s.yaml"}, status: 0,
+		want: "warning: FABRICSIM_OTU is set but is no fabricsim setting, and is ignored; the known ones: FABRICSIM_FORCE, FABRICSIM_FORMAT, FABRICSIM_JSON, FABRICSIM_MAX_EVENTS, FABRICSIM_MAX_WALL, FABRICSIM_OUT, FABRICSIM_QUIET, FABRICSIM_SEED, FABRICSIM_SEEDS, FABRICSIM_SIZE_BINS, FABRICSIM_WORKERS"},
+	{name: "13 bad unit in a sweep block", files: map[string]string{"s.yaml": hostileStar + "sweep:\n  switch.buffer: [1MB, 2XB]\n"},
+		args: []string{"validate", "{dir}/s.yaml"}, status: 2, want: `{dir}/s.yaml: sweep.switch.buffer: value 2XB: switch.buffer: size "2XB": unknown unit "XB"`},
+	{name: "13 a route via a host has file:line:col", files: map[string]string{"s.yaml": hostileRouted},
+		args: []string{"validate", "{dir}/s.yaml"}, status: 2, want: `{dir}/s.yaml:13:44: topology.routes.0.via: "h1" is a host, and hosts do not forward`},
+
+	// 14: a pause on a class of a fabric without PFC says that PFC is off.
+	{name: "14 pause with PFC off", files: map[string]string{"s.yaml": hostileStar + "switch: {pfc: {enabled: false}}\nfaults:\n  - {at: 0, pause: {node: sw, port: 1, priority: 3, quanta: 100}}\n"},
+		args: []string{"validate", "{dir}/s.yaml"}, status: 0, want: "class 3 is not lossless: PFC is off (switch.pfc.enabled: false)", absent: []string{"priorities [3]"}},
+
+	// 10: what is no regular file is refused at once (a fifo blocked validate forever).
+	{name: "10 scenario fifo validate", files: map[string]string{"f.yaml": "fifo"},
+		args: []string{"validate", "{dir}/f.yaml"}, status: 2, want: "{dir}/f.yaml: a named pipe (fifo), not a regular file"},
+	{name: "10 scenario fifo run", files: map[string]string{"f.yaml": "fifo"},
+		args: []string{"run", "{dir}/f.yaml", "-q"}, status: 2, want: "{dir}/f.yaml: a named pipe (fifo), not a regular file"},
+	{name: "10 scenario fifo sweep", files: map[string]string{"f.yaml": "fifo"},
+		args: []string{"sweep", "{dir}/f.yaml", "--grid", "seed=1,2", "-o", "{dir}/out", "-q"}, status: 2, want: "{dir}/f.yaml: a named pipe (fifo), not a regular file"},
+	{name: "10 scenario device", args: []string{"validate", "/dev/null"}, status: 2, want: "/dev/null: a device, not a regular file"},
+	{name: "10 workload fifo", files: map[string]string{"s.yaml": poissonOf("cdf"), "cdf": "fifo"},
+		args: []string{"validate", "{dir}/s.yaml"}, status: 2, want: "{dir}/cdf is a named pipe (fifo), not a regular file"},
+	{name: "10 workload directory", files: map[string]string{"s.yaml": poissonOf("sub"), "sub/x": ""},
+		args: []string{"validate", "{dir}/s.yaml"}, status: 2, want: "{dir}/sub is a directory, not a regular file"},
+}
+
+// poissonOf is hostileStar with its traffic a Poisson item of that workload.
+func poissonOf(workload string) string {
+	return strings.Replace(hostileStar, "- flow: {src: h1, dst: h2, size: 100KB, transport: rocev2}",
+		"- poisson: {hosts: all, load: 0.5, workload: "+workload+", count: 10, transport: rocev2}", 1)
+}
+
+func TestHostileInput(t *testing.T) {
+	for _, c := range hostileInputCases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, text := range c.files {
+				path := filepath.Join(dir, name)
+				require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+				if text == "fifo" {
+					require.NoError(t, syscall.Mkfifo(path, 0o644))
+					continue
+				}
+				require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+			}
+			for k, v := range c.env {
+				t.Setenv(k, v)
+			}
+			args := make([]string, len(c.args))
+			for i, a := range c.args {
+				args[i] = strings.ReplaceAll(a, "{dir}", dir)
+			}
+			type outcome struct {
+				status int
+				out    string
+			}
+			done := make(chan outcome, 1)
+			go func() {
+				var out bytes.Buffer
+				status := run(args, &out, &out)
+				done <- outcome{status, out.String()}
+			}()
+			var o outcome
+			select {
+			case o = <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("fabricsim %s: still running after 30 s (blocked?)", strings.Join(args, " "))
+			}
+			require.Equal(t, c.status, o.status, o.out)
+			require.Contains(t, o.out, strings.ReplaceAll(c.want, "{dir}", dir))
+			for _, a := range c.absent {
+				require.NotContains(t, o.out, a)
+			}
+		})
+	}
+}
