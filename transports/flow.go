@@ -1,9 +1,13 @@
 // Package transports holds the host NICs and the transport endpoints that run on them: the
 // RoCE requester and responder of reliable-connected RDMA WRITE messages, over IPv4/UDP (RoCE
 // v2, with DCQCN) or straight over Ethernet with a GRH (RoCE v1), with PSNs, coalesced ACKs,
-// NAK on a sequence gap, go-back-N, go-back-0 or IRN's selective repeat (irn.go), a retransmit
-// timeout and a retry limit; and iWARP, RDMAP/DDP/MPA over a TCP with SACK recovery, an RFC
-// 6298 timer and optional ECN.
+// NAK on a sequence gap, a retransmit timeout and a retry limit; and iWARP, RDMAP/DDP/MPA
+// over a TCP with SACK recovery, an RFC 6298 timer and optional ECN.
+//
+// The RoCE requester (roce.go) holds its congestion control behind one interface (roce_cc.go:
+// none in cc_none.go, DCQCN's reaction point in dcqcn_cc.go, HPCC in hpcc.go) and its loss
+// recovery behind another (roce_recovery.go: go-back-N in gbn_recovery.go, go-back-0 in
+// gb0_recovery.go, IRN's selective repeat in irn.go), each a state machine in its own file.
 //
 // Endpoints are state machines driven by the NIC: it asks a requester for its next frame
 // when its link is free, and hands each arriving frame to the endpoint it belongs to.
@@ -207,8 +211,10 @@ func (r *Registry) RateOf(i int32) sim.Rate {
 // DCQCNRate is flow i's DCQCN current rate R_C, which RateOf caps by the flow's own rate
 // limit; 0 when the flow has no DCQCN reaction point.
 func (r *Registry) DCQCNRate(i int32) sim.Rate {
-	if s, ok := r.senders[i].(*RoCESender); ok && s.cc != nil {
-		return s.cc.Rate()
+	if s, ok := r.senders[i].(*RoCESender); ok {
+		if c, ok := s.cc.(*dcqcnCC); ok {
+			return c.rp.Rate()
+		}
 	}
 	return 0
 }

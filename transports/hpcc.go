@@ -225,40 +225,62 @@ func (h *HPCC) computeWind(u float64, updateWc bool) float64 {
 	return w
 }
 
-// The requester's and responder's HPCC hooks (roce.go calls them).
-
-// hpccInflight is the wire bytes of the packets in flight, each counted as a full packet.
-func (s *RoCESender) hpccInflight() float64 {
-	return float64(s.sndNxt-s.una) * float64(s.fullWire)
+// hpccCC is cc hpcc on the requester: the HPCC reaction point, the window it keeps over
+// the packets in flight, and the telemetry header each data packet carries.
+type hpccCC struct {
+	h        *HPCC
+	pool     *topology.Pool
+	fullWire int64 // the wire bytes of a full packet, with its INT header
 }
 
-// windowOpen reports whether the window lets the requester send another packet: while less
-// than W is in flight (so up to one packet over, as the authors' sender), and always when
-// nothing is.
-func (s *RoCESender) windowOpen() bool {
-	return s.hp == nil || s.sndNxt == s.una || s.hpccInflight() < s.hp.w
+// newHPCCCC returns the reaction point of a flow of cfg from a NIC of line rate line.
+func newHPCCCC(reg *Registry, cfg *RoCEConfig, line sim.Rate) *hpccCC {
+	return &hpccCC{h: NewHPCC(*cfg.HPCC, line, cfg.HPCC.BaseRTT), pool: reg.pool,
+		fullWire: RoCEWireBytes(cfg.Version, int64(cfg.MTU), false) + topology.INTHeader}
 }
 
-// hpccSent gives a data packet its INT header, and asks for an ACK at once (the BTH AckReq
-// bit) when it fills the window, so that coalesced ACKs cannot leave the window shut.
-func (s *RoCESender) hpccSent(p *topology.Packet) {
-	p.INT = s.reg.pool.GetINT()
-	if s.hpccInflight()+float64(s.fullWire) >= s.hp.w {
+// start checks, as the flow starts, that it has a base RTT.
+func (c *hpccCC) start() string {
+	if c.h.T > 0 {
+		return ""
+	}
+	return "HPCC needs the flow's base RTT: set transports.rocev2.hpcc.base_rtt, or the path must be known"
+}
+
+// rate is the pacing rate W/T while it is below the line rate.
+func (c *hpccCC) rate() (sim.Rate, bool) {
+	r := c.h.Rate()
+	return r, r < c.h.Line
+}
+
+// inflight is the wire bytes of n packets in flight, each counted as a full packet.
+func (c *hpccCC) inflight(n uint32) float64 { return float64(n) * float64(c.fullWire) }
+
+// windowOpen lets a packet go while less than W is in flight (so up to one packet over, as
+// the authors' sender).
+func (c *hpccCC) windowOpen(inFlight uint32) bool { return c.inflight(inFlight) < c.h.w }
+
+// sent gives a data packet its INT header (sealing it again: the header lengthens the
+// frame), and asks for an ACK at once (the BTH AckReq bit) when it fills the window, so that
+// coalesced ACKs cannot leave the window shut.
+func (c *hpccCC) sent(p *topology.Packet, inFlight uint32) {
+	p.INT = c.pool.GetINT()
+	p.Seal()
+	if c.inflight(inFlight)+float64(c.fullWire) >= c.h.w {
 		p.AckReq = true
 	}
 }
 
-// hpccAck feeds an ACK's echoed telemetry to the reaction point, and puts the requester back on
-// its NIC's schedule if the window has opened.
-func (s *RoCESender) hpccAck(now sim.Time, p *topology.Packet) {
-	if s.over || p.INT == nil {
-		return
+// acked feeds an ACK's echoed telemetry to the reaction point.
+func (c *hpccCC) acked(_ sim.Time, p *topology.Packet, una, sndNxt uint32) bool {
+	if p.INT == nil {
+		return false
 	}
-	s.hp.OnAck(s.una, s.sndNxt, p.INT)
-	if s.hasData() {
-		s.nic.activate(now, s)
-	}
+	c.h.OnAck(una, sndNxt, p.INT)
+	return true
 }
+
+func (c *hpccCC) cnp(sim.Time) {}
 
 // hpccKeep takes a data packet's INT for the next ACK to echo (the newest wins). Once the
 // flow has completed nothing is echoed (its last ACK took the last record), so a late
@@ -278,29 +300,19 @@ func (r *RoCEReceiver) hpccKeep(p *topology.Packet) {
 
 // SetBaseRTT sets flow i's HPCC base RTT T; it does nothing for a flow without HPCC.
 func (r *Registry) SetBaseRTT(i int32, t sim.Time) {
-	if s, ok := r.senders[i].(*RoCESender); ok && s.hp != nil {
-		s.hp.SetBaseRTT(t)
+	if s, ok := r.senders[i].(*RoCESender); ok {
+		if c, ok := s.cc.(*hpccCC); ok {
+			c.h.SetBaseRTT(t)
+		}
 	}
 }
 
 // HPCCOf is flow i's HPCC reaction point, nil for a flow without HPCC.
 func (r *Registry) HPCCOf(i int32) *HPCC {
 	if s, ok := r.senders[i].(*RoCESender); ok {
-		return s.hp
+		if c, ok := s.cc.(*hpccCC); ok {
+			return c.h
+		}
 	}
 	return nil
-}
-
-// hpccStart checks, as the flow starts, that it has a base RTT; without one it fails.
-func (s *RoCESender) hpccStart() bool {
-	if s.hp.T > 0 {
-		return true
-	}
-	s.over = true
-	if f := s.flow; f.Status == Pending {
-		f.Status = Failed
-		f.Reason = "HPCC needs the flow's base RTT: set transports.rocev2.hpcc.base_rtt, or the path must be known"
-		s.reg.ended()
-	}
-	return false
 }

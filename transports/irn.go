@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/topology"
 )
 
 // IRNParams configures IRN, the improved RoCE NIC of Mittal et al., "Revisiting Network
@@ -31,11 +32,14 @@ type IRNParams struct {
 // reports false for a flow that is not an IRN flow.
 func (r *Registry) SetBDPCap(i int32, packets int) bool {
 	s, ok := r.senders[i].(*RoCESender)
-	if !ok || s.irn == nil || packets < 0 {
+	if !ok || packets < 0 {
 		return false
 	}
-	s.irn.p.BDPCap = packets
-	return true
+	ir, ok := s.rec.(*irnSender)
+	if ok {
+		ir.p.BDPCap = packets
+	}
+	return ok
 }
 
 // validate reports a value IRN cannot run with.
@@ -72,12 +76,70 @@ func (p *IRNParams) validate() error {
 // whole (an incast's) regained one packet per timeout. A lost retransmission is found by
 // the timeout: the SACKs above it were counted when its hole was revealed.
 type irnSender struct {
-	p          IRNParams
-	sacked     psnSet // PSNs at or above una the responder holds
-	lostBelow  uint32 // in recovery, an unacknowledged PSN below this one is lost
-	retxNext   uint32 // the next PSN recovery looks at
-	recoverSeq uint32
-	recovery   bool
+	p           IRNParams
+	ackInterval int    // the responder's (RoCEConfig.AckInterval)
+	sacked      psnSet // PSNs at or above una the responder holds
+	lostBelow   uint32 // in recovery, an unacknowledged PSN below this one is lost
+	retxNext    uint32 // the next PSN recovery looks at
+	recoverSeq  uint32
+	recovery    bool
+}
+
+// next is the next lost packet, else a new one within the BDP cap.
+func (ir *irnSender) next(q *roceSeq) (uint32, int) {
+	if lost, ok := ir.nextLost(q.una); ok {
+		return lost, sendResend
+	}
+	if q.sndNxt < q.total && ir.mayAdmit(q.sndNxt-q.una) {
+		return q.sndNxt, sendNew
+	}
+	return 0, sendNone
+}
+
+// sending moves recovery past a resent packet; a new packet that fills a BDP cap below the
+// ACK interval asks for an ACK (see fills).
+func (ir *irnSender) sending(q *roceSeq, psn uint32, kind int) bool {
+	if kind == sendResend {
+		ir.retxNext = psn + 1
+		return false
+	}
+	return ir.fills(psn+1-q.una, ir.ackInterval)
+}
+
+// onAck takes an ACK or NAK: the cumulative acknowledgement moves una (and may end
+// recovery); a NAK's selectively acknowledged PSN marks those below it lost and starts
+// recovery. Progress restarts the timer, which is then RTO_low or RTO_high.
+func (ir *irnSender) onAck(q *roceSeq, p *topology.Packet) ackActions {
+	var a ackActions
+	acked := ackedThrough(p)
+	progress := acked > q.una
+	if progress {
+		q.una = acked
+		a |= ackProgress
+		ir.acked(acked)
+	}
+	if p.Syndrome == topology.SyndromeNAKSequence && p.SACKBlocks > 0 {
+		ir.nak(q.una, q.sndNxt, p.SACK[0][0])
+	}
+	switch {
+	case q.una >= q.total:
+		return a | ackStop // all acknowledged
+	case q.una == q.maxSent:
+		a |= ackStop // nothing outstanding: the next packet sent arms the timer
+	case progress:
+		a |= ackRestart
+	}
+	return a | ackSendIfData
+}
+
+// timedOut resends what the responder does not hold; new packets keep their PSNs.
+func (ir *irnSender) timedOut(q *roceSeq) { ir.timedOutAt(q.una, q.sndNxt) }
+
+// rto is RTO_low or RTO_high by the packets in flight.
+func (ir *irnSender) rto(q *roceSeq) sim.Time { return ir.rtoFor(q.maxSent - q.una) }
+
+func (ir *irnSender) timeouts() string {
+	return fmt.Sprintf("%v (RTO_low) or %v (RTO_high)", ir.p.RTOLow, ir.p.RTOHigh)
 }
 
 // nak takes a NAK whose selectively acknowledged PSN is psn, with una and sndNxt as they
@@ -92,10 +154,10 @@ func (ir *irnSender) nak(una, sndNxt, psn uint32) {
 	ir.lostBelow = max(ir.lostBelow, psn)
 }
 
-// timedOut takes a retransmit timeout with una and sndNxt: every outstanding PSN not
+// timedOutAt takes a retransmit timeout with una and sndNxt: every outstanding PSN not
 // selectively acknowledged is lost, and recovery starts (again) at una, for what was sent
 // before now.
-func (ir *irnSender) timedOut(una, sndNxt uint32) {
+func (ir *irnSender) timedOutAt(una, sndNxt uint32) {
 	ir.recovery, ir.recoverSeq, ir.retxNext = true, sndNxt-1, una
 	ir.lostBelow = max(ir.lostBelow, sndNxt)
 }
@@ -122,8 +184,8 @@ func (ir *irnSender) acked(una uint32) {
 	}
 }
 
-// rto is the retransmit timeout for inFlight packets outstanding.
-func (ir *irnSender) rto(inFlight uint32) sim.Time {
+// rtoFor is the retransmit timeout for inFlight packets outstanding.
+func (ir *irnSender) rtoFor(inFlight uint32) sim.Time {
 	if inFlight < uint32(ir.p.RTOLowPackets) {
 		return ir.p.RTOLow
 	}

@@ -127,29 +127,20 @@ type qp struct {
 	cfg            RoCEConfig
 }
 
-// RoCESender is the requester side of a queue pair: it segments the message into packets,
-// tracks PSNs and recovers losses by go-back-N, go-back-0 or IRN's selective repeat.
+// RoCESender is the requester side of a queue pair: it segments the message into packets and
+// tracks PSNs; its loss recovery (roce_recovery.go: go-back-N, go-back-0 or IRN's selective
+// repeat) picks what goes next, and its congestion control (roce_cc.go: none, DCQCN or HPCC)
+// paces it and holds its window.
 type RoCESender struct {
 	qp
+	roceSeq
 	nic      *NIC
-	irn      *irnSender // IRN's recovery state, nil under go-back-N or go-back-0
-	sndNxt   uint32     // next PSN to send (PSNs count from 0 within the flow; IRN: the next new one)
-	una      uint32     // oldest PSN not acknowledged
-	maxSent  uint32     // one past the highest PSN ever sent
-	sched    schedSlot  // its place on the NIC's schedule
-	timer    alarm      // the retransmit timer
-	timeouts int        // consecutive timeouts without progress
+	rec      roceRecovery
+	cc       roceCC
+	sched    schedSlot // its place on the NIC's schedule
+	timer    alarm     // the retransmit timer
+	timeouts int       // consecutive timeouts without progress
 	over     bool
-
-	// DCQCN reaction point, nil without congestion control, with its timers: the rate
-	// increase timer (lazy, like the retransmit timer) and a deferred rate cut.
-	cc      *ecn.ReactionPoint
-	ccTimer alarm
-	cutAt   sim.Time
-
-	// HPCC reaction point (hpcc.go), nil without it, and the wire bytes of a full packet.
-	hp       *HPCC
-	fullWire int64
 }
 
 // RoCEReceiver is the responder side: it accepts packets in PSN order, acknowledges them in
@@ -171,8 +162,6 @@ type RoCEReceiver struct {
 const (
 	opStart = iota
 	opTimer
-	opCCTimer // DCQCN rate-increase timer
-	opCCCut   // DCQCN deferred rate cut
 )
 
 // StartRoCE creates the queue pair of flow i between NICs src and dst and schedules its start;
@@ -205,26 +194,18 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 		q.dataHash = topology.FlowHash(src.IP, dst.IP, topology.IPProtoUDP, q.sport, topology.UDPPortRoCEv2)
 		q.ackHash = topology.FlowHash(dst.IP, src.IP, topology.IPProtoUDP, q.sport, topology.UDPPortRoCEv2)
 	}
-	s := &RoCESender{qp: q, nic: src, cutAt: sim.Never}
+	s := &RoCESender{qp: q, roceSeq: roceSeq{total: npkts}, nic: src}
 	s.timer = newAlarm(r.eng, s, opTimer)
-	s.ccTimer = newAlarm(r.eng, s, opCCTimer)
+	s.rec = newRoCERecovery(&cfg)
+	s.cc = newRoCECC(r, &cfg, src.Wire.Params.Rate, f.Start)
 	rcv := &RoCEReceiver{qp: q, nic: dst}
-	if cfg.IRN != nil {
-		s.irn = &irnSender{p: *cfg.IRN}
-	}
 	if cfg.DCQCN != nil {
-		s.cc = ecn.NewReactionPoint(*cfg.DCQCN, src.Wire.Params.Rate)
-		s.cc.Start(f.Start) // alpha decays from the flow's start, not from time 0
 		if cfg.DCQCN.PortPacing {
 			rcv.pacer = dst.portPacer(cfg.DCQCN)
 		} else {
 			rcv.pacer = newCNPPacer(r, cfg.DCQCN)
 		}
 		rcv.np = &ecn.NotificationPoint{Pacer: &rcv.pacer.Pacer, Flow: i}
-	}
-	if cfg.HPCC != nil {
-		s.hp = NewHPCC(*cfg.HPCC, src.Wire.Params.Rate, cfg.HPCC.BaseRTT)
-		s.fullWire = RoCEWireBytes(cfg.Version, int64(cfg.MTU), false) + topology.INTHeader
 	}
 	r.senders[i] = s
 	r.receivers[i] = rcv
@@ -236,7 +217,8 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 func (s *RoCESender) Handle(now sim.Time, op int, _ any) {
 	switch op {
 	case opStart:
-		if s.hp != nil && !s.hpccStart() {
+		if reason := s.cc.start(); reason != "" {
+			s.fail(reason)
 			return
 		}
 		s.nic.activate(now, s)
@@ -244,73 +226,46 @@ func (s *RoCESender) Handle(now sim.Time, op int, _ any) {
 		if s.timer.expired(now) && !s.over {
 			s.timeout(now)
 		}
-	case opCCTimer:
-		if s.ccTimer.expired(now) && s.cc.RateTimer(now) {
-			s.ccTimer.set(now + s.cc.P.RateTimer)
-		}
-	case opCCCut:
-		if now == s.cutAt {
-			s.cutAt = sim.Never
-			s.cc.Cut(now)
-		}
 	}
 }
 
-// onCNP is the reaction point's congestion notification: cut the rate (now, or at the end of
-// the decrease period) and restart the rate-increase timer.
-func (s *RoCESender) onCNP(now sim.Time) {
-	if s.cc == nil || s.over {
-		return
+// fail ends the flow as failed, for reason.
+func (s *RoCESender) fail(reason string) {
+	s.over = true
+	if f := s.flow; f.Status == Pending {
+		f.Status, f.Reason = Failed, reason
+		s.reg.ended()
 	}
-	if at := s.cc.CNP(now); at > 0 && at != s.cutAt {
-		s.cutAt = at
-		s.reg.eng.At(at, s, opCCCut, nil)
-	}
-	s.ccTimer.set(now + s.cc.P.RateTimer)
 }
 
-// Rate is the flow's sending rate limit now: DCQCN's current rate, its own pacing rate, or
-// 0 for line rate.
+// Rate is the flow's sending rate limit now: its congestion control's rate, its own pacing
+// rate (the lower of the two), or 0 for line rate.
 func (s *RoCESender) Rate() sim.Rate {
 	r := s.flow.Rate
-	if s.cc != nil && s.cc.Rate() < sim.Rate(s.cc.Line) && (r == 0 || s.cc.Rate() < r) {
-		r = s.cc.Rate()
-	}
-	if s.hp != nil {
-		if hr := s.hp.Rate(); hr < s.hp.Line && (r == 0 || hr < r) {
-			r = hr
-		}
+	if c, ok := s.cc.rate(); ok && (r == 0 || c < r) {
+		r = c
 	}
 	return r
 }
 
+// hasData reports whether the loss recovery has a packet to send, and for a new one whether
+// the congestion control's window lets it go (it always does with nothing outstanding).
 func (s *RoCESender) hasData() bool {
-	if ir := s.irn; ir != nil && !s.over {
-		if _, ok := ir.nextLost(s.una); ok {
-			return true
-		}
-		return s.sndNxt < s.npkts && ir.mayAdmit(s.sndNxt-s.una) && s.windowOpen()
+	if s.over {
+		return false
 	}
-	return !s.over && s.sndNxt < s.npkts && s.windowOpen()
-}
-
-// rto is the retransmit timeout now: the local ACK timeout, or under IRN RTO_low or RTO_high
-// by the packets in flight.
-func (s *RoCESender) rto() sim.Time {
-	if s.irn != nil {
-		return s.irn.rto(s.maxSent - s.una)
+	switch _, kind := s.rec.next(&s.roceSeq); kind {
+	case sendResend:
+		return true
+	case sendNew:
+		return s.sndNxt == s.una || s.cc.windowOpen(s.sndNxt-s.una)
 	}
-	return s.cfg.RetransmitTimeout
+	return false
 }
 
 // emit builds the next data packet. Precondition: hasData.
 func (s *RoCESender) emit(now sim.Time) *topology.Packet {
-	psn := s.sndNxt
-	if s.irn != nil {
-		if lost, ok := s.irn.nextLost(s.una); ok {
-			psn, s.irn.retxNext = lost, lost+1
-		}
-	}
+	psn, kind := s.rec.next(&s.roceSeq)
 	p := s.reg.pool.Get(topology.KindData)
 	s.frame(p, false)
 	p.PSN = psn
@@ -332,15 +287,13 @@ func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 	if p.HasRETH {
 		p.DMALen = uint32(min(s.flow.Size, 1<<32-1))
 	}
-	p.AckReq = last || (s.irn != nil && psn == s.sndNxt && s.irn.fills(psn+1-s.una, s.cfg.AckInterval))
-	if s.hp != nil {
-		s.hpccSent(p)
-	}
+	p.AckReq = s.rec.sending(&s.roceSeq, psn, kind) || last
 	if s.cfg.Version != 1 {
 		p.ECN = topology.ECNECT0 // RoCE v2 data is ECN-capable (DCQCN's marks ride on it)
 	}
 	p.SentAt = now
 	p.Seal()
+	s.cc.sent(p, s.sndNxt-s.una)
 	if psn < s.maxSent {
 		s.flow.Retransmitted++
 	}
@@ -348,122 +301,54 @@ func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 		s.sndNxt++
 	}
 	s.maxSent = max(s.maxSent, psn+1)
-	if s.cc != nil {
-		s.cc.Sent(int64(p.Frame))
-	}
 	if r := s.Rate(); r > 0 {
 		s.sched.readyAt = now + r.TxTime(p.WireBytes())
 	}
 	if !s.timer.running() {
-		s.timer.set(now + s.rto())
+		s.timer.set(now + s.rec.rto(&s.roceSeq))
 	}
 	return p
 }
 
+// onAck takes an ACK or NAK: the loss recovery moves the sequence state and says what
+// follows (ackActions), then the congestion control sees it.
 func (s *RoCESender) onAck(now sim.Time, p *topology.Packet) {
 	if s.over {
 		return
 	}
-	if s.irn != nil {
-		s.onAckIRN(now, p)
-		return
-	}
-	if p.Syndrome == topology.SyndromeNAKSequence && s.cfg.GoBack0 {
-		// Go-back-0: the responder threw the message away; send it all again.
-		s.una, s.sndNxt = 0, 0
-		s.timer.set(now + s.cfg.RetransmitTimeout)
-		s.nic.activate(now, s)
-		return
-	}
-	// An ACK acknowledges every PSN up to p.PSN; a sequence NAK every PSN before it.
-	acked := p.PSN + 1
-	if p.Syndrome == topology.SyndromeNAKSequence {
-		acked = p.PSN
-	}
-	if acked > s.una {
-		s.una = acked
+	a := s.rec.onAck(&s.roceSeq, p)
+	if a&ackProgress != 0 {
 		s.timeouts = 0
-		s.timer.set(now + s.cfg.RetransmitTimeout)
 	}
-	if s.sndNxt < s.una {
-		s.sndNxt = s.una
+	if a&ackRestart != 0 {
+		s.timer.set(now + s.rec.rto(&s.roceSeq))
 	}
-	if s.una >= s.npkts {
-		s.timer.stop() // all acknowledged
-		return
+	if a&ackStop != 0 {
+		s.timer.stop()
 	}
-	if s.una == s.sndNxt {
-		s.timer.stop() // nothing outstanding: the next packet sent arms the timer
+	if a&ackSend != 0 || a&ackSendIfData != 0 && s.hasData() {
+		s.nic.activate(now, s)
 	}
-	if p.Syndrome == topology.SyndromeNAKSequence && p.PSN < s.sndNxt && p.PSN >= s.una {
-		s.sndNxt = p.PSN // go back N
+	if s.cc.acked(now, p, s.una, s.sndNxt) && s.hasData() {
 		s.nic.activate(now, s)
 	}
 }
 
+// timeout is the retransmit timer's expiry: one more retry, or, past the retry limit, the
+// flow fails.
 func (s *RoCESender) timeout(now sim.Time) {
-	if s.una >= s.npkts {
+	if s.una >= s.total {
 		return
 	}
 	s.timeouts++
 	s.flow.Timeouts++
 	if s.timeouts > s.cfg.RetryLimit {
-		s.over = true
-		f := s.flow
-		if f.Status == Pending {
-			f.Status = Failed
-			timeout := s.cfg.RetransmitTimeout.String()
-			if s.irn != nil {
-				timeout = fmt.Sprintf("%v (RTO_low) or %v (RTO_high)", s.irn.p.RTOLow, s.irn.p.RTOHigh)
-			}
-			f.Reason = fmt.Sprintf("retry limit exhausted: %d retransmit timeouts of %s in a row without progress (retry_limit %d)",
-				s.timeouts, timeout, s.cfg.RetryLimit)
-			s.reg.ended()
-		}
+		s.fail(fmt.Sprintf("retry limit exhausted: %d retransmit timeouts of %s in a row without progress (retry_limit %d)",
+			s.timeouts, s.rec.timeouts(), s.cfg.RetryLimit))
 		return
 	}
-	switch {
-	case s.irn != nil:
-		s.irn.timedOut(s.una, s.sndNxt) // resend what the responder does not hold; new packets keep their PSNs
-		s.nic.activate(now, s)
-		return
-	case s.cfg.GoBack0:
-		s.una = 0 // the whole message again
-	}
-	s.sndNxt = s.una // the resend arms the timer when it leaves: a retry waiting for the link is no retry yet
+	s.rec.timedOut(&s.roceSeq)
 	s.nic.activate(now, s)
-}
-
-// onAckIRN is IRN's requester taking an ACK or NAK: the cumulative acknowledgement moves una
-// (and may end recovery); a NAK's selectively acknowledged PSN marks those below it lost and
-// starts recovery. Progress restarts the timer, which is then RTO_low or RTO_high.
-func (s *RoCESender) onAckIRN(now sim.Time, p *topology.Packet) {
-	nak := p.Syndrome == topology.SyndromeNAKSequence
-	acked := p.PSN + 1
-	if nak {
-		acked = p.PSN
-	}
-	progress := acked > s.una
-	if progress {
-		s.una = acked
-		s.timeouts = 0
-		s.irn.acked(acked)
-	}
-	if nak && p.SACKBlocks > 0 {
-		s.irn.nak(s.una, s.sndNxt, p.SACK[0][0])
-	}
-	switch {
-	case s.una >= s.npkts:
-		s.timer.stop() // all acknowledged
-		return
-	case s.una == s.maxSent:
-		s.timer.stop() // nothing outstanding: the next packet sent arms the timer
-	case progress:
-		s.timer.set(now + s.rto())
-	}
-	if s.hasData() {
-		s.nic.activate(now, s)
-	}
 }
 
 func (r *RoCEReceiver) onData(now sim.Time, p *topology.Packet) {
@@ -634,11 +519,10 @@ func (s *RoCESender) rate() sim.Rate   { return s.Rate() }
 // onControl takes the responder's ACKs, NAKs and CNPs.
 func (s *RoCESender) onControl(now sim.Time, p *topology.Packet) {
 	if p.Kind == topology.KindCNP {
-		s.onCNP(now)
+		if !s.over {
+			s.cc.cnp(now)
+		}
 		return
 	}
 	s.onAck(now, p)
-	if s.hp != nil {
-		s.hpccAck(now, p)
-	}
 }

@@ -1,0 +1,72 @@
+package transports
+
+import (
+	"github.com/fabricsim/fabricsim/ecn"
+	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/topology"
+)
+
+// dcqcnCC is cc dcqcn on the requester: DCQCN's reaction point (ecn.ReactionPoint, the state
+// machine) on the engine, with its two timers: the rate-increase timer (lazy, an alarm) and
+// a deferred rate cut (at the end of the decrease period). The responder is the notification
+// point (cnp.go).
+type dcqcnCC struct {
+	rp    *ecn.ReactionPoint
+	eng   *sim.Engine
+	timer alarm
+	cutAt sim.Time
+}
+
+const (
+	opCCTimer = iota // DCQCN rate-increase timer
+	opCCCut          // DCQCN deferred rate cut
+)
+
+// newDCQCNCC returns the reaction point of a flow starting at start: alpha decays from the
+// flow's start, not from time 0.
+func newDCQCNCC(eng *sim.Engine, p ecn.Params, line sim.Rate, start sim.Time) *dcqcnCC {
+	c := &dcqcnCC{rp: ecn.NewReactionPoint(p, line), eng: eng, cutAt: sim.Never}
+	c.timer = newAlarm(eng, c, opCCTimer)
+	c.rp.Start(start)
+	return c
+}
+
+func (c *dcqcnCC) start() string { return "" }
+
+// rate is the reaction point's current rate R_C while it is below the line rate.
+func (c *dcqcnCC) rate() (sim.Rate, bool) {
+	r := c.rp.Rate()
+	return r, r < sim.Rate(c.rp.Line)
+}
+
+func (c *dcqcnCC) windowOpen(uint32) bool { return true }
+
+// sent counts the frame's bytes for the byte counter.
+func (c *dcqcnCC) sent(p *topology.Packet, _ uint32) { c.rp.Sent(int64(p.Frame)) }
+
+func (c *dcqcnCC) acked(sim.Time, *topology.Packet, uint32, uint32) bool { return false }
+
+// cnp cuts the rate (now, or at the end of the decrease period) and restarts the
+// rate-increase timer.
+func (c *dcqcnCC) cnp(now sim.Time) {
+	if at := c.rp.CNP(now); at > 0 && at != c.cutAt {
+		c.cutAt = at
+		c.eng.At(at, c, opCCCut, nil)
+	}
+	c.timer.set(now + c.rp.P.RateTimer)
+}
+
+// Handle implements sim.Handler: the rate-increase timer and the deferred cut.
+func (c *dcqcnCC) Handle(now sim.Time, op int, _ any) {
+	switch op {
+	case opCCTimer:
+		if c.timer.expired(now) && c.rp.RateTimer(now) {
+			c.timer.set(now + c.rp.P.RateTimer)
+		}
+	case opCCCut:
+		if now == c.cutAt {
+			c.cutAt = sim.Never
+			c.rp.Cut(now)
+		}
+	}
+}
