@@ -118,6 +118,15 @@ func (f *fabric) describe(b *strings.Builder) {
 		if cc == "dcqcn" {
 			cc = "DCQCN (" + r.DCQCNMode + " parameters; " + npRule(r.DCQCN) + ")"
 		}
+		if cc == "timely" {
+			tm := r.TIMELY
+			delta := "10Mbps per 10Gbps of line rate"
+			if tm.Delta > 0 {
+				delta = tm.Delta.String()
+			}
+			cc = fmt.Sprintf("TIMELY (RTT of one packet per round trip: below T_low %v add delta %s, above T_high %v cut by beta %v x (1 - T_high/RTT), between follow the RTT gradient over minRTT %v with EWMA alpha %v; %d x delta after %d falling RTTs; floor %v)",
+				tm.TLow, delta, tm.THigh, tm.Beta, tm.MinRTT, tm.Alpha, tm.N, tm.HAIThreshold, tm.MinRate)
+		}
 		recovery := fmt.Sprintf("%s recovery, retransmit timeout %v", r.Recovery, r.RetransmitTimeout)
 		if r.Recovery == "irn" {
 			bdp := "the path's round trip"

@@ -34,6 +34,11 @@ func (f *fabric) roceConfig(transport string) transports.RoCEConfig {
 		_ = copySettings(&p, cfg.HPCC) // cannot fail: build checks settingsReachModels first
 		rc.HPCC = &p
 	}
+	if cfg.CC == "timely" {
+		var p transports.TIMELYParams
+		_ = copySettings(&p, cfg.TIMELY) // cannot fail: build checks settingsReachModels first
+		rc.TIMELY = &p
+	}
 	return rc
 }
 

@@ -26,7 +26,7 @@ type sampler struct {
 	ticks    uint64   // events of the sampler, left out of the variant's count
 	last     sim.Time // the last sample's time
 	series   results.Series
-	rateCC   []bool // per flow: its sender runs a rate-based congestion control (DCQCN, or HPCC's W/T pacing)
+	rateCC   []bool // per flow: its sender runs a rate-based congestion control (DCQCN, TIMELY, or HPCC's W/T pacing)
 	iwarp    []bool // per flow: an iWARP (TCP) sender
 	refs     []pfcRef
 	// The columns' places in the series, -1 until a column appears. A sample visits every
@@ -57,7 +57,7 @@ func (f *fabric) startSampler() {
 		s.interval = firstInterval
 	}
 	f.sampler = s
-	rateCC := func(t string) bool { c := f.roceConfig(t); return c.DCQCN != nil || c.HPCC != nil }
+	rateCC := func(t string) bool { c := f.roceConfig(t); return c.RateBased() }
 	byTransport := map[string]bool{"rocev1": rateCC("rocev1"), "rocev2": rateCC("rocev2")}
 	start := sim.Never
 	for i, fl := range f.reg.Flows {

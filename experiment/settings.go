@@ -52,6 +52,7 @@ func settingsReachModels() error {
 		{&transports.IRNParams{}, scenarios.IRNConfig{}},
 		{&transports.IWARPConfig{}, scenarios.IWARPConfig{}},
 		{&transports.HPCCParams{}, scenarios.HPCCConfig{}},
+		{&transports.TIMELYParams{}, scenarios.TIMELYConfig{}},
 	} {
 		if err := copySettings(c.dst, c.src); err != nil {
 			return err

@@ -121,8 +121,9 @@
 //	                              lock-step phase effects of identical senders at drop-tail
 //	                              queues (Floyd and Jacobson, 1992)
 //	transports.rocev2.mtu         1024 (256, 512, 1024, 2048, 4096): the path MTU
-//	transports.rocev2.cc          none (none | dcqcn | hpcc): congestion control (dcqcn, hpcc:
-//	                              RoCE v2 only)
+//	transports.rocev2.cc          none (none | dcqcn | hpcc | timely): congestion control
+//	                              (dcqcn, hpcc: RoCE v2 only; timely: RTT-based, Mittal et al.,
+//	                              SIGCOMM'15, see timely)
 //	transports.rocev2.recovery    go-back-n (go-back-n | go-back-0 | irn): go-back-0 sends the
 //	                              whole message again, as old NICs did; irn resends only what
 //	                              was lost, with packets in flight capped at the path's BDP
@@ -217,8 +218,37 @@
 //	                              data packet and an ACK, with their INT headers,
 //	                              store-and-forward over every hop, plus propagation and switch
 //	                              latency)
-//	transports.rocev1             as rocev2, with the same defaults; cc none only (RoCE v1
-//	                              frames carry no IP header, so no ECN)
+//	transports.rocev2.timely.alpha 0.875 ((0,1]): the EWMA weight of a new RTT difference in the
+//	                              smoothed one (the HPCC authors' ns-3, which updates once per
+//	                              round trip as here; the first author's published code snippet
+//	                              recommends 0.02 for an update per completion, which lets the
+//	                              queue swing past t_high here: docs/model.md)
+//	transports.rocev2.timely.beta 0.8 ((0,1]): the multiplicative decrease factor beta (the
+//	                              snippet's decreaseFactor and the HPCC authors' ns-3: 0.8)
+//	transports.rocev2.timely.t_low 0s (>= 0): T_low: below it the rate only grows by delta (the
+//	                              snippet: 0 with per-packet pacing, as this NIC paces, 50us
+//	                              with 64 KB segments; the HPCC authors' ns-3: 50us, which at
+//	                              100 Gb/s drains the queue at every cut: docs/model.md)
+//	transports.rocev2.timely.t_high 500us (> 0): T_high: above it the rate is cut by beta x (1 -
+//	                              t_high/RTT) (the HPCC authors' ns-3; the snippet recommends
+//	                              1ms); above t_low
+//	transports.rocev2.timely.min_rtt 20us (> 0): minRTT: the gradient is the smoothed RTT
+//	                              difference over it, and each step is scaled by the time since
+//	                              the previous update over it, at most 1 (the HPCC authors' ns-3
+//	                              TimelyMinRtt)
+//	transports.rocev2.timely.delta 10Mbps per 10Gbps of the sender's line rate (> 0): the
+//	                              additive increment delta (the authors' snippet: 10 Mb/s for a
+//	                              10 Gb/s line rate; the HPCC authors' run.py scales it with the
+//	                              line rate)
+//	transports.rocev2.timely.hai_threshold 5 (1..1000): hyperactive increase: after this many
+//	                              falling RTTs in a row the gradient rule adds n x delta (the
+//	                              authors' snippet: HAI_Thresh 5)
+//	transports.rocev2.timely.n    5 (1..1000): the hyperactive increase's multiple of delta (the
+//	                              HPCC authors' run.py: hai = 5 x ai)
+//	transports.rocev2.timely.min_rate 100Mbps (> 0): the floor of the rate (the HPCC authors'
+//	                              ns-3 MinRate)
+//	transports.rocev1             as rocev2, with the same defaults; cc none or timely only
+//	                              (RoCE v1 frames carry no IP header, so no ECN and no INT)
 //	transports.iwarp.mtu          1500 (576..9216): the IPv4 MTU (RFC 791's 576 to the largest
 //	                              jumbo frame datacenter switches carry); MSS = mtu - 40, - 12
 //	                              more with timestamps; one FPDU per segment

@@ -12,14 +12,14 @@ import (
 // Transports holds the settings of each transport: the transports block.
 type Transports struct {
 	RoCEv2 RoCEConfig  `yaml:"rocev2"`
-	RoCEv1 RoCEConfig  `yaml:"rocev1" doc:"as rocev2, with the same defaults; cc none only (RoCE v1 frames carry no IP header, so no ECN)"`
+	RoCEv1 RoCEConfig  `yaml:"rocev1" doc:"as rocev2, with the same defaults; cc none or timely only (RoCE v1 frames carry no IP header, so no ECN and no INT)"`
 	IWARP  IWARPConfig `yaml:"iwarp"`
 }
 
 // RoCEConfig configures a RoCE (v1 or v2) reliable-connection endpoint.
 type RoCEConfig struct {
 	MTU               int      `yaml:"mtu" default:"1024" model:"MTU" oneof:"256,512,1024,2048,4096" means:"the InfiniBand path MTUs" doc:"the path MTU"`
-	CC                string   `yaml:"cc" default:"none" oneof:"none,dcqcn,hpcc" what:"congestion control" doc:"congestion control (dcqcn, hpcc: RoCE v2 only)"`
+	CC                string   `yaml:"cc" default:"none" oneof:"none,dcqcn,hpcc,timely" what:"congestion control" doc:"congestion control (dcqcn, hpcc: RoCE v2 only; timely: RTT-based, Mittal et al., SIGCOMM'15, see timely)"`
 	Recovery          string   `yaml:"recovery" default:"go-back-n" oneof:"go-back-n,go-back-0,irn" what:"recovery" doc:"go-back-0 sends the whole message again, as old NICs did; irn resends only what was lost, with packets in flight capped at the path's BDP (Mittal et al., SIGCOMM'18; see irn)"`
 	RetransmitTimeout sim.Time `yaml:"retransmit_timeout" default:"1.048576ms" model:"RetransmitTimeout" gt:"0" eg:"1ms" doc:"4.096us x 2^8: the InfiniBand local ACK timeout (4.096us x 2^timeout) with QP timeout attribute 8"`
 	RetryLimit        int      `yaml:"retry_limit" default:"7" model:"RetryLimit" min:"0" max:"7" means:"the InfiniBand retry count has 3 bits" doc:"retransmissions of one packet before the flow fails (IB retry_cnt has 3 bits)"`
@@ -33,6 +33,24 @@ type RoCEConfig struct {
 	DCQCNMode string
 	// HPCC holds HPCC's parameters, when CC is hpcc.
 	HPCC HPCCConfig `yaml:"hpcc"`
+	// TIMELY holds TIMELY's parameters, when CC is timely.
+	TIMELY TIMELYConfig `yaml:"timely"`
+}
+
+// TIMELYConfig declares transports.rocev2.timely, whose values go to transports.TIMELYParams
+// (TIMELY, Mittal et al., SIGCOMM 2015, Algorithm 1 as its first author's published code
+// snippet gives it; the defaults are the HPCC authors' ns-3's but for t_low, the snippet's
+// value for per-packet pacing; docs/model.md).
+type TIMELYConfig struct {
+	Alpha        float64  `yaml:"alpha" default:"0.875" gt:"0" max:"1" model:"Alpha" means:"the EWMA weight of a new RTT difference" doc:"the EWMA weight of a new RTT difference in the smoothed one (the HPCC authors' ns-3, which updates once per round trip as here; the first author's published code snippet recommends 0.02 for an update per completion, which lets the queue swing past t_high here: docs/model.md)"`
+	Beta         float64  `yaml:"beta" default:"0.8" gt:"0" max:"1" model:"Beta" means:"the decrease factor" doc:"the multiplicative decrease factor beta (the snippet's decreaseFactor and the HPCC authors' ns-3: 0.8)"`
+	TLow         sim.Time `yaml:"t_low" default:"0s" min:"0" eg:"50us" model:"TLow" doc:"T_low: below it the rate only grows by delta (the snippet: 0 with per-packet pacing, as this NIC paces, 50us with 64 KB segments; the HPCC authors' ns-3: 50us, which at 100 Gb/s drains the queue at every cut: docs/model.md)"`
+	THigh        sim.Time `yaml:"t_high" default:"500us" gt:"0" eg:"500us" model:"THigh" doc:"T_high: above it the rate is cut by beta x (1 - t_high/RTT) (the HPCC authors' ns-3; the snippet recommends 1ms); above t_low"`
+	MinRTT       sim.Time `yaml:"min_rtt" default:"20us" gt:"0" eg:"20us" model:"MinRTT" doc:"minRTT: the gradient is the smoothed RTT difference over it, and each step is scaled by the time since the previous update over it, at most 1 (the HPCC authors' ns-3 TimelyMinRtt)"`
+	Delta        sim.Rate `yaml:"delta" derived:"10Mbps per 10Gbps of the sender's line rate" gt:"0" eg:"100Mbps" model:"Delta" doc:"the additive increment delta (the authors' snippet: 10 Mb/s for a 10 Gb/s line rate; the HPCC authors' run.py scales it with the line rate)"`
+	HAIThreshold int      `yaml:"hai_threshold" default:"5" min:"1" max:"1000" means:"falling RTTs in a row" model:"HAIThreshold" doc:"hyperactive increase: after this many falling RTTs in a row the gradient rule adds n x delta (the authors' snippet: HAI_Thresh 5)"`
+	N            int      `yaml:"n" default:"5" min:"1" max:"1000" means:"the multiple of delta" model:"N" doc:"the hyperactive increase's multiple of delta (the HPCC authors' run.py: hai = 5 x ai)"`
+	MinRate      sim.Rate `yaml:"min_rate" default:"100Mbps" gt:"0" eg:"100Mbps" model:"MinRate" doc:"the floor of the rate (the HPCC authors' ns-3 MinRate)"`
 }
 
 // HPCCConfig declares transports.rocev2.hpcc, whose values go to transports.HPCCParams
@@ -108,6 +126,7 @@ const maxRcvWindow = 1 << 30
 var _ = hooksFor(nil, nil, transportsAfter)
 var _ = hooksFor(roceInit, roceBefore, roceAfter)
 var _ = hooksFor(nil, nil, irnAfter)
+var _ = hooksFor(nil, nil, timelyAfter)
 var _ = hooksFor(iwarpInit, nil, iwarpAfter)
 
 // transportsAfter rejects DCQCN and HPCC over RoCE v1.
@@ -148,6 +167,13 @@ func roceBefore(r *resolver, n *yaml.Node, _ string, c *RoCEConfig) {
 func irnAfter(r *resolver, path string, c *IRNConfig, _ map[string]bool) {
 	if c.RTOHigh < c.RTOLow {
 		r.errf(path+".rto_high", "rto_high (%v) must not be below rto_low (%v)", c.RTOHigh, c.RTOLow)
+	}
+}
+
+// timelyAfter checks t_high against t_low.
+func timelyAfter(r *resolver, path string, c *TIMELYConfig, _ map[string]bool) {
+	if c.THigh <= c.TLow {
+		r.errf(path+".t_high", "t_high (%v) must be above t_low (%v)", c.THigh, c.TLow)
 	}
 }
 

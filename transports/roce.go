@@ -31,17 +31,13 @@ type RoCEConfig struct {
 	// AckInterval is how many in-order packets the responder takes per coalesced ACK; the last
 	// packet of a message is always acknowledged at once.
 	AckInterval int
-	// DCQCN, when not nil, runs DCQCN congestion control with these parameters: the
-	// responder is its notification point, the requester its reaction point.
-	DCQCN *ecn.Params
+	// RoCECC is the congestion control (roce_cc.go): DCQCN, HPCC, TIMELY or none.
+	RoCECC
 	// CNPPriority is the traffic class of the CNPs the responder sends.
 	CNPPriority uint8
 	// IRN, when not nil, replaces go-back-N by IRN's selective repeat with BDP-FC and its
 	// two timeouts (irn.go); RetransmitTimeout is then unused.
 	IRN *IRNParams
-	// HPCC, when not nil, runs HPCC congestion control (hpcc.go) with these parameters:
-	// RoCE v2 only, and not with DCQCN.
-	HPCC *HPCCParams
 	// SourcePort is how a RoCE v2 queue pair's UDP source port is chosen (0:
 	// SourcePortRandom); RoCE v1 has no UDP header.
 	SourcePort SourcePort
@@ -74,29 +70,7 @@ func (c *RoCEConfig) Validate() error {
 			return err
 		}
 	}
-	if p := c.DCQCN; p != nil {
-		switch {
-		case p.G < 0 || p.G > 1:
-			return fmt.Errorf("DCQCN gain g %v: it is in [0, 1]", p.G)
-		case p.RateTimer <= 0 || p.AlphaPeriod <= 0:
-			return fmt.Errorf("DCQCN rate timer %v and alpha period %v: both must be positive", p.RateTimer, p.AlphaPeriod)
-		case p.MinRate <= 0:
-			return errors.New("DCQCN minimum rate: it must be positive, or a cut rate could reach zero and the flow never send again")
-		case p.CNPInterval < 0 || p.DecreasePeriod < 0 || p.ByteCounter < 0:
-			return fmt.Errorf("DCQCN CNP interval %v, decrease period %v and byte counter %d: none may be negative",
-				p.CNPInterval, p.DecreasePeriod, p.ByteCounter)
-		}
-	}
-	if p := c.HPCC; p != nil {
-		switch {
-		case c.Version == 1:
-			return errors.New("HPCC over RoCE v1: its telemetry rides in RoCE v2 packets only")
-		case c.DCQCN != nil:
-			return errors.New("HPCC and DCQCN together: a flow runs one congestion control")
-		}
-		return p.validate()
-	}
-	return nil
+	return c.RoCECC.validate(c.Version)
 }
 
 // qpBase is the first queue-pair number handed out; QPNs 0 and 1 are special in IBA.

@@ -1,9 +1,65 @@
 package transports
 
 import (
+	"errors"
+	"fmt"
+
+	"github.com/fabricsim/fabricsim/ecn"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
 )
+
+// RoCECC is a RoCE queue pair's congestion control, part of RoCEConfig: the parameters of
+// at most one scheme; none set is cc none.
+type RoCECC struct {
+	// DCQCN, when not nil, runs DCQCN congestion control with these parameters: the
+	// responder is its notification point, the requester its reaction point (dcqcn_cc.go).
+	DCQCN *ecn.Params
+	// HPCC, when not nil, runs HPCC congestion control (hpcc.go) with these parameters:
+	// RoCE v2 only.
+	HPCC *HPCCParams
+	// TIMELY, when not nil, runs TIMELY congestion control (timely.go) with these
+	// parameters.
+	TIMELY *TIMELYParams
+}
+
+// RateBased reports whether the congestion control paces the flow at a rate of its own.
+func (c *RoCECC) RateBased() bool { return c.DCQCN != nil || c.HPCC != nil || c.TIMELY != nil }
+
+// validate reports the first value of c that a queue pair of RoCE version cannot run with.
+func (c *RoCECC) validate(version int) error {
+	if p := c.DCQCN; p != nil {
+		switch {
+		case p.G < 0 || p.G > 1:
+			return fmt.Errorf("DCQCN gain g %v: it is in [0, 1]", p.G)
+		case p.RateTimer <= 0 || p.AlphaPeriod <= 0:
+			return fmt.Errorf("DCQCN rate timer %v and alpha period %v: both must be positive", p.RateTimer, p.AlphaPeriod)
+		case p.MinRate <= 0:
+			return errors.New("DCQCN minimum rate: it must be positive, or a cut rate could reach zero and the flow never send again")
+		case p.CNPInterval < 0 || p.DecreasePeriod < 0 || p.ByteCounter < 0:
+			return fmt.Errorf("DCQCN CNP interval %v, decrease period %v and byte counter %d: none may be negative",
+				p.CNPInterval, p.DecreasePeriod, p.ByteCounter)
+		}
+	}
+	if p := c.TIMELY; p != nil {
+		if c.DCQCN != nil || c.HPCC != nil {
+			return errors.New("TIMELY with DCQCN or HPCC: a flow runs one congestion control")
+		}
+		if err := p.validate(); err != nil {
+			return err
+		}
+	}
+	if p := c.HPCC; p != nil {
+		switch {
+		case version == 1:
+			return errors.New("HPCC over RoCE v1: its telemetry rides in RoCE v2 packets only")
+		case c.DCQCN != nil:
+			return errors.New("HPCC and DCQCN together: a flow runs one congestion control")
+		}
+		return p.validate()
+	}
+	return nil
+}
 
 // roceCC is a RoCE requester's congestion control, as congestionControl is a TCP sender's:
 // the requester asks it for its pacing rate and whether its window lets a new packet go, and
@@ -12,7 +68,7 @@ import (
 // decides what it does to the rate and the window. None of its methods allocates.
 //
 // The implementations: none (cc_none.go), DCQCN's reaction point (dcqcn_cc.go, on
-// ecn.ReactionPoint), HPCC (hpcc.go). A new one is a type in its own file and a case in
+// ecn.ReactionPoint), HPCC (hpcc.go), TIMELY (timely.go). A new one is a type in its own file and a case in
 // newRoCECC (docs/architecture.md).
 type roceCC interface {
 	// start is the flow's start: "" when it may send, else why it cannot run.
@@ -41,6 +97,8 @@ func newRoCECC(reg *Registry, cfg *RoCEConfig, line sim.Rate, start sim.Time) ro
 		return newDCQCNCC(reg.eng, *cfg.DCQCN, line, start)
 	case cfg.HPCC != nil:
 		return newHPCCCC(reg, cfg, line)
+	case cfg.TIMELY != nil:
+		return newTIMELYCC(*cfg.TIMELY, line, start)
 	}
 	return noCC{}
 }

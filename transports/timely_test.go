@@ -1,0 +1,103 @@
+package transports
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fabricsim/fabricsim/internal/transcript"
+	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/topology"
+)
+
+// TestTIMELYTranscripts runs testdata/timely.txt: TIMELY's rate computation stepped by RTT
+// samples, and the requester's timing of one packet per round trip, with no engine.
+//
+//	timely line=… [alpha=… tlow=… thigh=…]
+//	                               a new flow at line rate (line in Gb/s), started at 0, with
+//	                               the default parameters, or these alpha, T_low and T_high
+//	sample at=… rtt=…              an RTT sample taken at at: prints the branch Algorithm 1
+//	                               took, the normalised gradient, the falling RTTs in a row,
+//	                               and the rate in Mb/s
+//	send psn=… at=…                the requester sends a 1250-byte (wire) packet: whether it
+//	                               is timed (and so asks for an ACK at once)
+//	ack una=… at=…                 an ACK moving the cumulative acknowledgement to una: the
+//	                               sample it gives, if any
+func TestTIMELYTranscripts(t *testing.T) {
+	var c *timelyCC
+	branch := func(before TIMELYStats) string {
+		s := c.t.Stats
+		switch {
+		case s.Low > before.Low:
+			return "low"
+		case s.High > before.High:
+			return "high"
+		case s.HAI > before.HAI:
+			return "hai"
+		case s.Up > before.Up:
+			return "up"
+		}
+		return "down"
+	}
+	sample := func(before TIMELYStats) string {
+		return fmt.Sprintf("%s gradient=%.4f neg=%d rate=%.3fMb/s", branch(before), c.t.Gradient(), c.t.negCount, c.t.rate/1e6)
+	}
+	transcript.Run(t, "testdata/timely.txt", func(cmd *transcript.Command) string {
+		switch cmd.Name {
+		case "timely":
+			p := DefaultTIMELYParams()
+			if cmd.Has("alpha") {
+				p.Alpha, p.TLow, p.THigh = cmd.Float("alpha"), cmd.Time("tlow"), cmd.Time("thigh")
+			}
+			c = newTIMELYCC(p, sim.Rate(cmd.Int("line"))*sim.Gbps, 0)
+			return fmt.Sprintf("rate=%.3fMb/s delta=%v", c.t.rate/1e6, c.t.P.Delta)
+		case "sample":
+			before := c.t.Stats
+			c.t.Sample(cmd.Time("at"), cmd.Time("rtt"))
+			return sample(before)
+		case "send":
+			p := &topology.Packet{PSN: uint32(cmd.Int("psn")), SentAt: cmd.Time("at"), Frame: 1250 - topology.WireOverhead}
+			c.sent(p, 0)
+			if p.AckReq {
+				return fmt.Sprintf("timed psn=%d ackreq", p.PSN)
+			}
+			if c.timed {
+				return fmt.Sprintf("timing psn=%d", c.timedPSN)
+			}
+			return "timing none"
+		case "ack":
+			before := c.t.Stats
+			c.acked(cmd.Time("at"), &topology.Packet{}, uint32(cmd.Int("una")), 0)
+			if c.t.Stats.Samples == before.Samples {
+				return "no sample"
+			}
+			return fmt.Sprintf("rtt=%v ", c.t.prevRTT) + sample(before)
+		}
+		t.Fatalf("%s: unknown command %s", cmd.Pos, cmd.Name)
+		return ""
+	})
+}
+
+// TestTIMELYParamsValidate: each bad parameter is refused with its name.
+func TestTIMELYParamsValidate(t *testing.T) {
+	for _, c := range []struct {
+		set  func(p *TIMELYParams)
+		want string
+	}{
+		{func(p *TIMELYParams) { p.Alpha = 0 }, "alpha"},
+		{func(p *TIMELYParams) { p.Beta = 1.5 }, "beta"},
+		{func(p *TIMELYParams) { p.THigh = p.TLow }, "t_high"},
+		{func(p *TIMELYParams) { p.MinRTT = 0 }, "min_rtt"},
+		{func(p *TIMELYParams) { p.MinRate = 0 }, "min_rate"},
+		{func(p *TIMELYParams) { p.N = 0 }, "n 0"},
+	} {
+		p := DefaultTIMELYParams()
+		c.set(&p)
+		require.ErrorContains(t, p.validate(), c.want)
+	}
+	p := DefaultTIMELYParams()
+	require.NoError(t, p.validate())
+	cfg := RoCEConfig{MTU: 1024, RetransmitTimeout: sim.Millisecond, AckInterval: 1, RoCECC: RoCECC{TIMELY: &p, HPCC: &HPCCParams{Eta: 0.95}}}
+	require.ErrorContains(t, cfg.Validate(), "one congestion control")
+}
