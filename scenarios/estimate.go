@@ -216,12 +216,7 @@ func trafficFrames(sc *Scenario, hosts int64) int64 {
 	add := func(messages int64, size float64) {
 		frames += float64(messages) * (size/minFramePayload + 1)
 	}
-	set := func(names []string) int64 {
-		if names == nil {
-			return hosts
-		}
-		return int64(len(names))
-	}
+	set := func(names []string) int64 { return hostsNamed(names, hosts) }
 	for _, t := range sc.Traffic {
 		switch {
 		case t.Flow != nil:
@@ -277,12 +272,7 @@ func usesIWARP(sc *Scenario) bool {
 // count by its expected number of arrivals.
 func flowCount(sc *Scenario, hosts int64) int64 {
 	var n int64
-	set := func(names []string) int64 {
-		if names == nil {
-			return hosts
-		}
-		return int64(len(names))
-	}
+	set := func(names []string) int64 { return hostsNamed(names, hosts) }
 	for _, t := range sc.Traffic {
 		switch {
 		case t.Flow != nil:
@@ -378,4 +368,13 @@ func bytesOf(n int64) string {
 		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
 	}
 	return fmt.Sprintf("%d MB", (n+1<<20-1)>>20)
+}
+
+// hostsNamed is how many hosts a traffic item's host list names: all of them (hosts) when it
+// names none.
+func hostsNamed(names []string, hosts int64) int64 {
+	if names == nil {
+		return hosts
+	}
+	return int64(len(names))
 }
