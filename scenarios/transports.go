@@ -24,7 +24,7 @@ type RoCEConfig struct {
 	RetransmitTimeout sim.Time `yaml:"retransmit_timeout" default:"1.048576ms" model:"RetransmitTimeout" gt:"0" eg:"1ms" doc:"4.096us x 2^8: the InfiniBand local ACK timeout (4.096us x 2^timeout) with QP timeout attribute 8"`
 	RetryLimit        int      `yaml:"retry_limit" default:"7" model:"RetryLimit" min:"0" max:"7" means:"the InfiniBand retry count has 3 bits" doc:"retransmissions of one packet before the flow fails (IB retry_cnt has 3 bits)"`
 	AckInterval       int      `yaml:"ack_interval" default:"16" model:"AckInterval" min:"1" max:"65536" means:"packets per ACK" doc:"packets per coalesced ACK; a message's last packet is always ACKed; with cc hpcc the default is 1 (the HPCC authors' L2_ACK_INTERVAL: every packet's telemetry goes back)"`
-	UDPSport          string   `yaml:"udp_sport" default:"random" oneof:"random,qpn" what:"UDP source port rule" doc:"the UDP source port, the entropy ECMP hashes (IBA annex A17 leaves it to the NIC, per queue pair): random draws it per queue pair from the seed, so replications under other seeds sample other ECMP paths; qpn hashes the queue pair number alone (Linux's rdma_get_udp_sport hashes the two QPNs when the GRH carries no flow label): the same paths under every seed. In 0xC000-0xFFFF. RoCE v1 has no UDP header: its switches hash the MAC addresses"`
+	UDPSport          string   `yaml:"udp_sport" default:"random" oneof:"random,qpn,per_packet" what:"UDP source port rule" doc:"the UDP source port, the entropy ECMP hashes (IBA annex A17 leaves it to the NIC, per queue pair): random draws it per queue pair from the seed, so replications under other seeds sample other ECMP paths; qpn hashes the queue pair number alone (Linux's rdma_get_udp_sport hashes the two QPNs when the GRH carries no flow label): the same paths under every seed; per_packet gives each data packet sent (resends too) a port of its own, from the queue pair's random one: the host sprays, and hashing switches spread the queue pair over every path (ACKs and CNPs keep the queue pair's port). In 0xC000-0xFFFF. RoCE v1 has no UDP header: its switches hash the MAC addresses"`
 	// IRN holds IRN's timeouts and BDP cap, when Recovery is irn.
 	IRN IRNConfig `yaml:"irn"`
 	// DCQCN holds the DCQCN reaction and notification points, when CC is dcqcn.
@@ -129,13 +129,16 @@ var _ = hooksFor(nil, nil, irnAfter)
 var _ = hooksFor(nil, nil, timelyAfter)
 var _ = hooksFor(iwarpInit, nil, iwarpAfter)
 
-// transportsAfter rejects DCQCN and HPCC over RoCE v1.
+// transportsAfter rejects DCQCN, HPCC and per-packet source ports over RoCE v1.
 func transportsAfter(r *resolver, _ string, t *Transports, given map[string]bool) {
 	if given["rocev1"] && t.RoCEv1.CC == "dcqcn" {
 		r.errf("transports.rocev1.cc", "RoCE v1 frames carry no IP header, so no ECN field: DCQCN cannot run over them; use cc: none")
 	}
 	if given["rocev1"] && t.RoCEv1.CC == "hpcc" {
 		r.errf("transports.rocev1.cc", "HPCC's in-band telemetry rides in RoCE v2 (IP/UDP) packets only: it cannot run over RoCE v1; use cc: none")
+	}
+	if given["rocev1"] && t.RoCEv1.UDPSport == "per_packet" {
+		r.errf("transports.rocev1.udp_sport", "RoCE v1 frames have no UDP header, so no source port to spray by: per_packet needs rocev2 (switch.load_balancing: spray sprays any transport)")
 	}
 }
 

@@ -115,6 +115,7 @@ type RoCESender struct {
 	timer    alarm     // the retransmit timer
 	timeouts int       // consecutive timeouts without progress
 	over     bool
+	sprayed  uint32 // SourcePortPerPacket: the data packets sent, each one's entropy
 }
 
 // RoCEReceiver is the responder side: it accepts packets in PSN order, acknowledges them in
@@ -243,6 +244,10 @@ func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 	p := s.reg.pool.Get(topology.KindData)
 	s.frame(p, false)
 	p.PSN = psn
+	if s.cfg.SourcePort == SourcePortPerPacket && s.cfg.Version != 1 {
+		s.spray(p, s.sprayed)
+		s.sprayed++
+	}
 	p.Payload = s.mtu
 	last := psn == s.npkts-1
 	if last {
