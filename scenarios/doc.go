@@ -170,6 +170,14 @@
 //	                              rto_low
 //	transports.rocev2.irn.rto_low_packets 3 (0..65536): IRN's N: rto_low applies below this many
 //	                              packets in flight; 0: never
+//	transports.rocev2.irn.reorder_threshold 1 (1..65536): a packet counts as lost once a packet
+//	                              this many PSNs beyond it is selectively acknowledged: 1 is
+//	                              IRN's rule (any later packet's NAK reveals a loss), which
+//	                              under packet spraying (switch.load_balancing: spray or
+//	                              adaptive, udp_sport: per_packet) resends every packet another
+//	                              overtook; a larger value tolerates that much reordering, as
+//	                              TCP's DupThresh does (RFC 6675: 3), and leaves a real loss to
+//	                              the later packets' NAKs or the timeout
 //	transports.rocev2.irn.bdp_cap auto (> 0): BDP-FC: a flow keeps at most this many bytes of
 //	                              packets outstanding, counted in whole packets on the wire;
 //	                              auto: the packets that fill the bottleneck of the flow's own

@@ -112,7 +112,7 @@ func TestDefaults(t *testing.T) {
 	require.Equal(t, HostConfig{Priority: 3, TTL: 64, CNPPriority: 6}, sc.Hosts)
 	require.Equal(t, RoCEConfig{MTU: 1024, CC: "none", Recovery: "go-back-n",
 		RetransmitTimeout: 1_048_576 * sim.Nanosecond, RetryLimit: 7, AckInterval: 16, UDPSport: "random",
-		IRN:   IRNConfig{RTOLow: 100 * sim.Microsecond, RTOHigh: 320 * sim.Microsecond, RTOLowPackets: 3, BDPCap: SizeOrAuto{Auto: true}},
+		IRN:   IRNConfig{RTOLow: 100 * sim.Microsecond, RTOHigh: 320 * sim.Microsecond, RTOLowPackets: 3, ReorderThreshold: 1, BDPCap: SizeOrAuto{Auto: true}},
 		DCQCN: ecn.PaperParams(), DCQCNMode: "paper", HPCC: HPCCConfig{Eta: 0.95, MaxStage: 5},
 		TIMELY: TIMELYConfig{Alpha: 0.875, Beta: 0.8, TLow: 0, THigh: 500 * sim.Microsecond,
 			MinRTT: 20 * sim.Microsecond, HAIThreshold: 5, N: 5, MinRate: 100 * sim.Mbps}}, sc.Transports.RoCEv2)

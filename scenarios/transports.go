@@ -66,10 +66,11 @@ type HPCCConfig struct {
 // The defaults are the IRN paper's (Mittal et al., "Revisiting Network Support for RDMA",
 // SIGCOMM 2018, section 4: 40 Gb/s links, RTO_high 320 us, RTO_low 100 us, N = 3).
 type IRNConfig struct {
-	RTOLow        sim.Time   `yaml:"rto_low" default:"100us" gt:"0" eg:"100us" model:"RTOLow" doc:"IRN's RTO_low: the retransmit timeout while fewer than rto_low_packets packets are in flight, too few for a later one to reveal a loss by a NAK"`
-	RTOHigh       sim.Time   `yaml:"rto_high" default:"320us" gt:"0" eg:"320us" model:"RTOHigh" doc:"IRN's RTO_high: the retransmit timeout otherwise, an estimate of the largest round trip; at least rto_low"`
-	RTOLowPackets int        `yaml:"rto_low_packets" default:"3" min:"0" max:"65536" means:"packets in flight" model:"RTOLowPackets" doc:"IRN's N: rto_low applies below this many packets in flight; 0: never"`
-	BDPCap        SizeOrAuto `yaml:"bdp_cap" default:"auto" gt:"0" doc:"BDP-FC: a flow keeps at most this many bytes of packets outstanding, counted in whole packets on the wire; auto: the packets that fill the bottleneck of the flow's own path for one round trip (a full packet out, an ACK back, on the empty fabric), plus ack_interval - 1 for the coalesced ACK"`
+	RTOLow           sim.Time   `yaml:"rto_low" default:"100us" gt:"0" eg:"100us" model:"RTOLow" doc:"IRN's RTO_low: the retransmit timeout while fewer than rto_low_packets packets are in flight, too few for a later one to reveal a loss by a NAK"`
+	RTOHigh          sim.Time   `yaml:"rto_high" default:"320us" gt:"0" eg:"320us" model:"RTOHigh" doc:"IRN's RTO_high: the retransmit timeout otherwise, an estimate of the largest round trip; at least rto_low"`
+	RTOLowPackets    int        `yaml:"rto_low_packets" default:"3" min:"0" max:"65536" means:"packets in flight" model:"RTOLowPackets" doc:"IRN's N: rto_low applies below this many packets in flight; 0: never"`
+	ReorderThreshold int        `yaml:"reorder_threshold" default:"1" min:"1" max:"65536" means:"packets" model:"ReorderThreshold" doc:"a packet counts as lost once a packet this many PSNs beyond it is selectively acknowledged: 1 is IRN's rule (any later packet's NAK reveals a loss), which under packet spraying (switch.load_balancing: spray or adaptive, udp_sport: per_packet) resends every packet another overtook; a larger value tolerates that much reordering, as TCP's DupThresh does (RFC 6675: 3), and leaves a real loss to the later packets' NAKs or the timeout"`
+	BDPCap           SizeOrAuto `yaml:"bdp_cap" default:"auto" gt:"0" doc:"BDP-FC: a flow keeps at most this many bytes of packets outstanding, counted in whole packets on the wire; auto: the packets that fill the bottleneck of the flow's own path for one round trip (a full packet out, an ACK back, on the empty fabric), plus ack_interval - 1 for the coalesced ACK"`
 }
 
 // dcqcnSettings declares transports.rocev2.dcqcn, whose values go to ecn.Params, field by

@@ -60,8 +60,8 @@ func (c *RoCEConfig) Validate() error {
 		return fmt.Errorf("RoCE ACK interval %d: an ACK covers at least one packet", c.AckInterval)
 	case int(c.CNPPriority) >= topology.NumPriorities:
 		return fmt.Errorf("CNP priority %d: there are %d priorities", c.CNPPriority, topology.NumPriorities)
-	case c.SourcePort > SourcePortQPN:
-		return fmt.Errorf("source port rule %d: it is random or qpn", c.SourcePort)
+	case c.SourcePort > SourcePortPerPacket:
+		return fmt.Errorf("source port rule %d: it is random, qpn or per-packet", c.SourcePort)
 	case c.IRN != nil && c.GoBack0:
 		return errors.New("IRN and go-back-0 are two loss recoveries: choose one")
 	}
