@@ -101,6 +101,8 @@ func switchConfig(c *scenarios.SwitchConfig) (switchmodel.Config, error) {
 	if c.ECN.Enabled {
 		cfg.ECN = &ecn.Marker{Kmin: c.ECN.Kmin, Kmax: c.ECN.Kmax, Pmax: c.ECN.Pmax}
 	}
+	cfg.LoadBalancing = map[string]switchmodel.LoadBalancing{"ecmp": switchmodel.ECMP, "spray": switchmodel.Spray,
+		"flowlet": switchmodel.Flowlet, "adaptive": switchmodel.Adaptive}[c.LoadBalancing]
 	return cfg, nil
 }
 
@@ -157,6 +159,7 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 			}
 			cfg.PFC = f.pfcConfig(n, c)
 			cfg.Rand = sim.Stream(sc.Seed, "switch:"+n.Name)
+			cfg.BalanceRand = sim.Stream(sc.Seed, "balance:"+n.Name)
 			sw, err := switchmodel.New(f.eng, f.pool, nw, routes, n.ID, cfg)
 			if err != nil {
 				return nil, f.nodeErr(n.Name, err)

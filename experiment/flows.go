@@ -17,8 +17,11 @@ func (f *fabric) roceConfig(transport string) transports.RoCEConfig {
 	}
 	rc := transports.RoCEConfig{Version: version, GoBack0: cfg.Recovery == "go-back-0",
 		CNPPriority: uint8(f.sc.Hosts.CNPPriority)}
-	if cfg.UDPSport == "qpn" {
+	switch cfg.UDPSport {
+	case "qpn":
 		rc.SourcePort = transports.SourcePortQPN
+	case "per_packet":
+		rc.SourcePort = transports.SourcePortPerPacket
 	}
 	_ = copySettings(&rc, cfg) // cannot fail: build checks settingsReachModels first
 	if cfg.Recovery == "irn" {

@@ -65,6 +65,20 @@
 //	switch.weights                none: the 8 DWRR weights, one per priority, each >= 1;
 //	                              required with dwrr, rejected with strict
 //	switch.latency                0: the forwarding latency added to each packet
+//	switch.load_balancing         ecmp (ecmp | spray | flowlet | adaptive): how a switch chooses
+//	                              among equal-cost ports: ecmp hashes the 5-tuple (one path per
+//	                              flow); spray draws a port per packet uniformly at random;
+//	                              flowlet (LetFlow, NSDI 2017) keeps a flow on its port while
+//	                              its packets are less than flowlet_gap apart and draws a new
+//	                              one after a longer gap; adaptive sends each packet to the port
+//	                              that will have sent what it holds soonest (per-packet adaptive
+//	                              routing). spray and adaptive reorder a flow's packets: RoCE v2
+//	                              with recovery irn takes them out of order, go-back-N answers
+//	                              each gap with a NAK and a resend, TCP counts duplicate ACKs
+//	switch.flowlet_gap            0: with load_balancing: flowlet, the idle gap after which a
+//	                              flow may move (FLARE, CCR 2007: longer than the largest delay
+//	                              difference between the paths, or the flowlet's packets arrive
+//	                              out of order); required with flowlet, rejected with the others
 //	switch.pfc.enabled            false: makes the priorities lossless
 //	switch.pfc.priorities         [3]: the lossless classes, 0..7 (the default is the class of
 //	                              hosts.priority)
@@ -136,14 +150,18 @@
 //	                              packet is always ACKed; with cc hpcc the default is 1 (the
 //	                              HPCC authors' L2_ACK_INTERVAL: every packet's telemetry goes
 //	                              back)
-//	transports.rocev2.udp_sport   random (random | qpn): the UDP source port, the entropy ECMP
-//	                              hashes (IBA annex A17 leaves it to the NIC, per queue pair):
-//	                              random draws it per queue pair from the seed, so replications
-//	                              under other seeds sample other ECMP paths; qpn hashes the
-//	                              queue pair number alone (Linux's rdma_get_udp_sport hashes the
-//	                              two QPNs when the GRH carries no flow label): the same paths
-//	                              under every seed. In 0xC000-0xFFFF. RoCE v1 has no UDP header:
-//	                              its switches hash the MAC addresses
+//	transports.rocev2.udp_sport   random (random | qpn | per_packet): the UDP source port, the
+//	                              entropy ECMP hashes (IBA annex A17 leaves it to the NIC, per
+//	                              queue pair): random draws it per queue pair from the seed, so
+//	                              replications under other seeds sample other ECMP paths; qpn
+//	                              hashes the queue pair number alone (Linux's rdma_get_udp_sport
+//	                              hashes the two QPNs when the GRH carries no flow label): the
+//	                              same paths under every seed; per_packet gives each data packet
+//	                              sent (resends too) a port of its own, from the queue pair's
+//	                              random one: the host sprays, and hashing switches spread the
+//	                              queue pair over every path (ACKs and CNPs keep the queue
+//	                              pair's port). In 0xC000-0xFFFF. RoCE v1 has no UDP header: its
+//	                              switches hash the MAC addresses
 //	transports.rocev2.irn.rto_low 100us (> 0): IRN's RTO_low: the retransmit timeout while fewer
 //	                              than rto_low_packets packets are in flight, too few for a
 //	                              later one to reveal a loss by a NAK
@@ -152,6 +170,14 @@
 //	                              rto_low
 //	transports.rocev2.irn.rto_low_packets 3 (0..65536): IRN's N: rto_low applies below this many
 //	                              packets in flight; 0: never
+//	transports.rocev2.irn.reorder_threshold 1 (1..65536): a packet counts as lost once a packet
+//	                              this many PSNs beyond it is selectively acknowledged: 1 is
+//	                              IRN's rule (any later packet's NAK reveals a loss), which
+//	                              under packet spraying (switch.load_balancing: spray or
+//	                              adaptive, udp_sport: per_packet) resends every packet another
+//	                              overtook; a larger value tolerates that much reordering, as
+//	                              TCP's DupThresh does (RFC 6675: 3), and leaves a real loss to
+//	                              the later packets' NAKs or the timeout
 //	transports.rocev2.irn.bdp_cap auto (> 0): BDP-FC: a flow keeps at most this many bytes of
 //	                              packets outstanding, counted in whole packets on the wire;
 //	                              auto: the packets that fill the bottleneck of the flow's own

@@ -103,7 +103,7 @@ func TestDefaults(t *testing.T) {
 	require.Equal(t, 100*sim.Millisecond, sc.Stop)
 	require.Equal(t, "default", sc.Variant)
 	require.Equal(t, SwitchConfig{
-		Buffer: 32_000_000, BufferAlpha: 1, Scheduler: "strict",
+		Buffer: 32_000_000, BufferAlpha: 1, Scheduler: "strict", LoadBalancing: "ecmp",
 		PFC: PFCConfig{Priorities: []int{3}, Xoff: XoffSize{SizeOrAuto: SizeOrAuto{Auto: true}}, Xon: SizeOrAuto{Auto: true}, Headroom: SizeOrAuto{Auto: true},
 			Alpha: 1, XonOffset: SizeOrAuto{Auto: true},
 			ResponseTime: DurationOrAuto{Auto: true}, Quanta: 0xFFFF, DeadlockDetection: sim.Millisecond},
@@ -112,7 +112,7 @@ func TestDefaults(t *testing.T) {
 	require.Equal(t, HostConfig{Priority: 3, TTL: 64, CNPPriority: 6}, sc.Hosts)
 	require.Equal(t, RoCEConfig{MTU: 1024, CC: "none", Recovery: "go-back-n",
 		RetransmitTimeout: 1_048_576 * sim.Nanosecond, RetryLimit: 7, AckInterval: 16, UDPSport: "random",
-		IRN:   IRNConfig{RTOLow: 100 * sim.Microsecond, RTOHigh: 320 * sim.Microsecond, RTOLowPackets: 3, BDPCap: SizeOrAuto{Auto: true}},
+		IRN:   IRNConfig{RTOLow: 100 * sim.Microsecond, RTOHigh: 320 * sim.Microsecond, RTOLowPackets: 3, ReorderThreshold: 1, BDPCap: SizeOrAuto{Auto: true}},
 		DCQCN: ecn.PaperParams(), DCQCNMode: "paper", HPCC: HPCCConfig{Eta: 0.95, MaxStage: 5},
 		TIMELY: TIMELYConfig{Alpha: 0.875, Beta: 0.8, TLow: 0, THigh: 500 * sim.Microsecond,
 			MinRTT: 20 * sim.Microsecond, HAIThreshold: 5, N: 5, MinRate: 100 * sim.Mbps}}, sc.Transports.RoCEv2)
@@ -490,6 +490,11 @@ func TestNotSupportedYet(t *testing.T) {
 	}{
 		{"rocev1 dcqcn", []string{"transports.rocev1={cc: dcqcn}"}, "transports.rocev1.cc", "RoCE v1 frames carry no IP header"},
 		{"rocev1 hpcc", []string{"transports.rocev1={cc: hpcc}"}, "transports.rocev1.cc", "RoCE v2 (IP/UDP) packets only"},
+		{"rocev1 per-packet port", []string{"transports.rocev1={udp_sport: per_packet}"}, "transports.rocev1.udp_sport", "no UDP header"},
+		{"flowlet without gap", []string{"switch.load_balancing=flowlet"}, "switch.load_balancing", "flowlet needs flowlet_gap"},
+		{"gap without flowlet", []string{"switch.load_balancing=spray", "switch.flowlet_gap=50us"}, "switch.flowlet_gap", "goes with load_balancing: flowlet; this switch's load balancing is spray"},
+		{"gap alone", []string{"switch.flowlet_gap=50us"}, "switch.flowlet_gap", "load balancing is ecmp"},
+		{"unknown scheme", []string{"switch.load_balancing=conga"}, "switch.load_balancing", "ecmp"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -500,6 +505,11 @@ func TestNotSupportedYet(t *testing.T) {
 	// Explicitly off is fine.
 	_, errs, _ := loadYAML(t, starScenario, "switch.pfc.enabled=false", "switch.ecn.enabled=false")
 	require.Empty(t, errs)
+	for _, sets := range [][]string{{"switch.load_balancing=flowlet", "switch.flowlet_gap=50us"},
+		{"switch.load_balancing=adaptive"}, {"transports.rocev2.udp_sport=per_packet"}} {
+		_, errs, _ = loadYAML(t, starScenario, sets...)
+		require.Empty(t, errs, "%v", sets)
+	}
 }
 
 func TestDidYouMean(t *testing.T) {

@@ -13,13 +13,17 @@ import (
 // the global one). Each field's key, default, limits and documentation are in its tags (see
 // settings.go); the settings table of the package documentation is rendered from them.
 type SwitchConfig struct {
-	Buffer      int64     `yaml:"buffer" default:"32MB" gt:"0" eg:"32MB" model:"BufferBytes" doc:"the shared packet buffer in bytes (a typical shared buffer of 100G-generation datacenter ASICs)"`
-	BufferAlpha float64   `yaml:"buffer_alpha" default:"1" gt:"0" eg:"1" means:"a queue may hold alpha x the free buffer" model:"Alpha" doc:"the dynamic-threshold alpha (Choudhury and Hahne, 1998): a queue may hold alpha x the free buffer; SONiC's Mellanox profiles use 1"`
-	Scheduler   string    `yaml:"scheduler" default:"strict" oneof:"strict,dwrr" what:"scheduler" doc:"strict priority, or deficit weighted round robin over weights"`
-	Weights     []int     `yaml:"weights" doc:"the 8 DWRR weights, one per priority, each >= 1; required with dwrr, rejected with strict"`
-	Latency     sim.Time  `yaml:"latency" default:"0" model:"Latency" doc:"the forwarding latency added to each packet"`
-	PFC         PFCConfig `yaml:"pfc"`
-	ECN         ECNConfig `yaml:"ecn"`
+	Buffer      int64    `yaml:"buffer" default:"32MB" gt:"0" eg:"32MB" model:"BufferBytes" doc:"the shared packet buffer in bytes (a typical shared buffer of 100G-generation datacenter ASICs)"`
+	BufferAlpha float64  `yaml:"buffer_alpha" default:"1" gt:"0" eg:"1" means:"a queue may hold alpha x the free buffer" model:"Alpha" doc:"the dynamic-threshold alpha (Choudhury and Hahne, 1998): a queue may hold alpha x the free buffer; SONiC's Mellanox profiles use 1"`
+	Scheduler   string   `yaml:"scheduler" default:"strict" oneof:"strict,dwrr" what:"scheduler" doc:"strict priority, or deficit weighted round robin over weights"`
+	Weights     []int    `yaml:"weights" doc:"the 8 DWRR weights, one per priority, each >= 1; required with dwrr, rejected with strict"`
+	Latency     sim.Time `yaml:"latency" default:"0" model:"Latency" doc:"the forwarding latency added to each packet"`
+	// LoadBalancing is how the switch chooses among equal-cost ports; FlowletGap goes with
+	// flowlet.
+	LoadBalancing string    `yaml:"load_balancing" default:"ecmp" oneof:"ecmp,spray,flowlet,adaptive" what:"load-balancing scheme" doc:"how a switch chooses among equal-cost ports: ecmp hashes the 5-tuple (one path per flow); spray draws a port per packet uniformly at random; flowlet (LetFlow, NSDI 2017) keeps a flow on its port while its packets are less than flowlet_gap apart and draws a new one after a longer gap; adaptive sends each packet to the port that will have sent what it holds soonest (per-packet adaptive routing). spray and adaptive reorder a flow's packets: RoCE v2 with recovery irn takes them out of order, go-back-N answers each gap with a NAK and a resend, TCP counts duplicate ACKs"`
+	FlowletGap    sim.Time  `yaml:"flowlet_gap" default:"0" model:"FlowletGap" doc:"with load_balancing: flowlet, the idle gap after which a flow may move (FLARE, CCR 2007: longer than the largest delay difference between the paths, or the flowlet's packets arrive out of order); required with flowlet, rejected with the others"`
+	PFC           PFCConfig `yaml:"pfc"`
+	ECN           ECNConfig `yaml:"ecn"`
 }
 
 // PFCConfig configures priority flow control (IEEE 802.1Qbb): switch.pfc.
@@ -64,8 +68,15 @@ func switchBefore(r *resolver, n *yaml.Node, _ string, c *SwitchConfig) {
 	}
 }
 
-// switchAfter checks the scheduler and its weights together.
+// switchAfter checks the scheduler and its weights together, and the flowlet gap with the
+// load balancing.
 func switchAfter(r *resolver, path string, c *SwitchConfig, given map[string]bool) {
+	switch {
+	case c.LoadBalancing == "flowlet" && c.FlowletGap <= 0:
+		r.errf(path+".load_balancing", "flowlet needs flowlet_gap, the idle gap after which a flow may take another port: a duration above 0, longer than the largest delay difference between the paths (e.g. flowlet_gap: 50us)")
+	case c.LoadBalancing != "flowlet" && given["flowlet_gap"]:
+		r.errf(path+".flowlet_gap", "flowlet_gap goes with load_balancing: flowlet; this switch's load balancing is %s", c.LoadBalancing)
+	}
 	for i, w := range c.Weights {
 		if given["weights"] && w <= 0 {
 			r.errf(fmt.Sprintf("%s.weights.%d", path, i), "a DWRR weight must be a whole number >= 1, got %d", w)

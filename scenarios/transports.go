@@ -24,7 +24,7 @@ type RoCEConfig struct {
 	RetransmitTimeout sim.Time `yaml:"retransmit_timeout" default:"1.048576ms" model:"RetransmitTimeout" gt:"0" eg:"1ms" doc:"4.096us x 2^8: the InfiniBand local ACK timeout (4.096us x 2^timeout) with QP timeout attribute 8"`
 	RetryLimit        int      `yaml:"retry_limit" default:"7" model:"RetryLimit" min:"0" max:"7" means:"the InfiniBand retry count has 3 bits" doc:"retransmissions of one packet before the flow fails (IB retry_cnt has 3 bits)"`
 	AckInterval       int      `yaml:"ack_interval" default:"16" model:"AckInterval" min:"1" max:"65536" means:"packets per ACK" doc:"packets per coalesced ACK; a message's last packet is always ACKed; with cc hpcc the default is 1 (the HPCC authors' L2_ACK_INTERVAL: every packet's telemetry goes back)"`
-	UDPSport          string   `yaml:"udp_sport" default:"random" oneof:"random,qpn" what:"UDP source port rule" doc:"the UDP source port, the entropy ECMP hashes (IBA annex A17 leaves it to the NIC, per queue pair): random draws it per queue pair from the seed, so replications under other seeds sample other ECMP paths; qpn hashes the queue pair number alone (Linux's rdma_get_udp_sport hashes the two QPNs when the GRH carries no flow label): the same paths under every seed. In 0xC000-0xFFFF. RoCE v1 has no UDP header: its switches hash the MAC addresses"`
+	UDPSport          string   `yaml:"udp_sport" default:"random" oneof:"random,qpn,per_packet" what:"UDP source port rule" doc:"the UDP source port, the entropy ECMP hashes (IBA annex A17 leaves it to the NIC, per queue pair): random draws it per queue pair from the seed, so replications under other seeds sample other ECMP paths; qpn hashes the queue pair number alone (Linux's rdma_get_udp_sport hashes the two QPNs when the GRH carries no flow label): the same paths under every seed; per_packet gives each data packet sent (resends too) a port of its own, from the queue pair's random one: the host sprays, and hashing switches spread the queue pair over every path (ACKs and CNPs keep the queue pair's port). In 0xC000-0xFFFF. RoCE v1 has no UDP header: its switches hash the MAC addresses"`
 	// IRN holds IRN's timeouts and BDP cap, when Recovery is irn.
 	IRN IRNConfig `yaml:"irn"`
 	// DCQCN holds the DCQCN reaction and notification points, when CC is dcqcn.
@@ -66,10 +66,11 @@ type HPCCConfig struct {
 // The defaults are the IRN paper's (Mittal et al., "Revisiting Network Support for RDMA",
 // SIGCOMM 2018, section 4: 40 Gb/s links, RTO_high 320 us, RTO_low 100 us, N = 3).
 type IRNConfig struct {
-	RTOLow        sim.Time   `yaml:"rto_low" default:"100us" gt:"0" eg:"100us" model:"RTOLow" doc:"IRN's RTO_low: the retransmit timeout while fewer than rto_low_packets packets are in flight, too few for a later one to reveal a loss by a NAK"`
-	RTOHigh       sim.Time   `yaml:"rto_high" default:"320us" gt:"0" eg:"320us" model:"RTOHigh" doc:"IRN's RTO_high: the retransmit timeout otherwise, an estimate of the largest round trip; at least rto_low"`
-	RTOLowPackets int        `yaml:"rto_low_packets" default:"3" min:"0" max:"65536" means:"packets in flight" model:"RTOLowPackets" doc:"IRN's N: rto_low applies below this many packets in flight; 0: never"`
-	BDPCap        SizeOrAuto `yaml:"bdp_cap" default:"auto" gt:"0" doc:"BDP-FC: a flow keeps at most this many bytes of packets outstanding, counted in whole packets on the wire; auto: the packets that fill the bottleneck of the flow's own path for one round trip (a full packet out, an ACK back, on the empty fabric), plus ack_interval - 1 for the coalesced ACK"`
+	RTOLow           sim.Time   `yaml:"rto_low" default:"100us" gt:"0" eg:"100us" model:"RTOLow" doc:"IRN's RTO_low: the retransmit timeout while fewer than rto_low_packets packets are in flight, too few for a later one to reveal a loss by a NAK"`
+	RTOHigh          sim.Time   `yaml:"rto_high" default:"320us" gt:"0" eg:"320us" model:"RTOHigh" doc:"IRN's RTO_high: the retransmit timeout otherwise, an estimate of the largest round trip; at least rto_low"`
+	RTOLowPackets    int        `yaml:"rto_low_packets" default:"3" min:"0" max:"65536" means:"packets in flight" model:"RTOLowPackets" doc:"IRN's N: rto_low applies below this many packets in flight; 0: never"`
+	ReorderThreshold int        `yaml:"reorder_threshold" default:"1" min:"1" max:"65536" means:"packets" model:"ReorderThreshold" doc:"a packet counts as lost once a packet this many PSNs beyond it is selectively acknowledged: 1 is IRN's rule (any later packet's NAK reveals a loss), which under packet spraying (switch.load_balancing: spray or adaptive, udp_sport: per_packet) resends every packet another overtook; a larger value tolerates that much reordering, as TCP's DupThresh does (RFC 6675: 3), and leaves a real loss to the later packets' NAKs or the timeout"`
+	BDPCap           SizeOrAuto `yaml:"bdp_cap" default:"auto" gt:"0" doc:"BDP-FC: a flow keeps at most this many bytes of packets outstanding, counted in whole packets on the wire; auto: the packets that fill the bottleneck of the flow's own path for one round trip (a full packet out, an ACK back, on the empty fabric), plus ack_interval - 1 for the coalesced ACK"`
 }
 
 // dcqcnSettings declares transports.rocev2.dcqcn, whose values go to ecn.Params, field by
@@ -129,13 +130,16 @@ var _ = hooksFor(nil, nil, irnAfter)
 var _ = hooksFor(nil, nil, timelyAfter)
 var _ = hooksFor(iwarpInit, nil, iwarpAfter)
 
-// transportsAfter rejects DCQCN and HPCC over RoCE v1.
+// transportsAfter rejects DCQCN, HPCC and per-packet source ports over RoCE v1.
 func transportsAfter(r *resolver, _ string, t *Transports, given map[string]bool) {
 	if given["rocev1"] && t.RoCEv1.CC == "dcqcn" {
 		r.errf("transports.rocev1.cc", "RoCE v1 frames carry no IP header, so no ECN field: DCQCN cannot run over them; use cc: none")
 	}
 	if given["rocev1"] && t.RoCEv1.CC == "hpcc" {
 		r.errf("transports.rocev1.cc", "HPCC's in-band telemetry rides in RoCE v2 (IP/UDP) packets only: it cannot run over RoCE v1; use cc: none")
+	}
+	if given["rocev1"] && t.RoCEv1.UDPSport == "per_packet" {
+		r.errf("transports.rocev1.udp_sport", "RoCE v1 frames have no UDP header, so no source port to spray by: per_packet needs rocev2 (switch.load_balancing: spray sprays any transport)")
 	}
 }
 

@@ -53,6 +53,12 @@ type Config struct {
 	// Rand, the switch's own random stream.
 	ECN  *ecn.Marker
 	Rand *rand.Rand
+	// LoadBalancing is how the switch chooses among equal-cost ports (balance.go); under
+	// Flowlet a flow moves after an idle gap of more than FlowletGap. BalanceRand is the
+	// choices' own random stream.
+	LoadBalancing LoadBalancing
+	FlowletGap    sim.Time
+	BalanceRand   *rand.Rand
 }
 
 // Switch is one switch of the fabric.
@@ -66,6 +72,7 @@ type Switch struct {
 	pool   *topology.Pool
 	routes *topology.Routes
 	fwd    *topology.Forwarding // this switch's tables
+	lb     *balancer            // nil under ECMP
 
 	// BufferUsed is the bytes of the queued frames. A frame leaves the buffer when its
 	// transmission starts (as in the ns-3 RDMA switch models).
@@ -131,7 +138,7 @@ func New(eng *sim.Engine, pool *topology.Pool, nw *topology.Network, routes *top
 		return nil, fmt.Errorf("switch %s: %w", n.Name, err)
 	}
 	sw := &Switch{ID: id, Name: n.Name, router: n.Router(), cfg: cfg, eng: eng, pool: pool, routes: routes,
-		fwd: routes.Forwarding(id), lossless: cfg.PFC.Lossless}
+		fwd: routes.Forwarding(id), lossless: cfg.PFC.Lossless, lb: newBalancer(&cfg)}
 	if cfg.PFC.Quanta == 0 {
 		sw.cfg.PFC.Quanta = pfc.MaxQuanta
 	}
@@ -159,6 +166,12 @@ func (c *Config) validate(ports int) error {
 		return fmt.Errorf("forwarding latency %v: must not be negative", c.Latency)
 	case c.ECN != nil && c.Rand == nil:
 		return fmt.Errorf("ECN marking needs a random stream")
+	case c.LoadBalancing > Adaptive:
+		return fmt.Errorf("load balancing %d: not a scheme", c.LoadBalancing)
+	case c.LoadBalancing != ECMP && c.BalanceRand == nil:
+		return fmt.Errorf("load balancing other than ECMP needs a random stream")
+	case c.LoadBalancing == Flowlet && c.FlowletGap <= 0:
+		return fmt.Errorf("flowlet gap %v: must be positive", c.FlowletGap)
 	}
 	if c.Scheduler == DWRR {
 		for prio, w := range c.Weights {
@@ -299,7 +312,12 @@ func (sw *Switch) forward(now sim.Time, p *topology.Packet) {
 		p.TTL--
 	}
 	t := topology.TableFor(p)
-	out := sw.fwd.Out(t, p)
+	var out int
+	if sw.lb == nil {
+		out = sw.fwd.Out(t, p)
+	} else {
+		out = sw.choose(now, t, p)
+	}
 	if out < 0 {
 		sw.drop(p, DropUnroutable)
 		return

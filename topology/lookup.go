@@ -68,6 +68,14 @@ func (fw *Forwarding) Out(t Table, p *Packet) int {
 	return fw.Pick(t, p.Dst, p.Hash)
 }
 
+// Candidates is, for a frame that arrived, its equal-cost ports in table t, for a switch that
+// chooses among them itself (per packet or per flowlet, not by the hash); any port the
+// sender looked up ahead is dropped. The slice is shared: do not modify it.
+func (fw *Forwarding) Candidates(t Table, p *Packet) []int32 {
+	p.ahead = 0
+	return fw.Next(t, p.Dst)
+}
+
 // Pick chooses one of the equal-cost ports by the packet's 5-tuple hash, salted per node.
 // It returns -1 when there is none. A host picks its one port if the switch behind it can
 // take the packet on toward d.

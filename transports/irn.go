@@ -22,6 +22,11 @@ type IRNParams struct {
 	RTOHigh sim.Time
 	// RTOLowPackets is IRN's N: RTO_low applies below N packets in flight (3).
 	RTOLowPackets int
+	// ReorderThreshold is how far beyond a PSN a selectively acknowledged one must be for the
+	// PSN to count as lost: 1 (or 0) is IRN's rule, a NAK for any later packet; k tolerates
+	// reordering by fewer than k packets, as TCP's DupThresh does (RFC 6675, DupThresh 3),
+	// for fabrics that spray a flow's packets over paths of different queueing delay.
+	ReorderThreshold int
 	// BDPCap is the most packets the requester keeps outstanding (sent and not cumulatively
 	// acknowledged): BDP-FC. The scenario computes it from the flow's path unless set; 0
 	// leaves it uncapped.
@@ -51,6 +56,8 @@ func (p *IRNParams) validate() error {
 		return fmt.Errorf("IRN N (RTO_low below N packets in flight) %d: it must not be negative", p.RTOLowPackets)
 	case p.BDPCap < 0:
 		return fmt.Errorf("IRN BDP cap %d packets: it must not be negative", p.BDPCap)
+	case p.ReorderThreshold < 0:
+		return fmt.Errorf("IRN reorder threshold %d packets: it must not be negative", p.ReorderThreshold)
 	}
 	return nil
 }
@@ -143,10 +150,17 @@ func (ir *irnSender) timeouts() string {
 }
 
 // nak takes a NAK whose selectively acknowledged PSN is psn, with una and sndNxt as they
-// stand after its cumulative acknowledgement: every unacknowledged PSN below psn is lost,
-// and recovery begins, unless it is on, with the packet at una.
+// stand after its cumulative acknowledgement: every unacknowledged PSN below psn is lost
+// (below psn - ReorderThreshold + 1 with a threshold), and recovery begins, unless it is on,
+// with the packet at una.
 func (ir *irnSender) nak(una, sndNxt, psn uint32) {
 	ir.sacked.add(psn)
+	if k := uint32(max(ir.p.ReorderThreshold, 1)); k > 1 {
+		if psn < una+k {
+			return // reordered by fewer than k packets, perhaps
+		}
+		psn -= k - 1
+	}
 	if !ir.recovery {
 		ir.recovery, ir.recoverSeq, ir.retxNext = true, sndNxt-1, una
 		ir.lostBelow = max(ir.lostBelow, una+1)

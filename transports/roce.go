@@ -60,8 +60,8 @@ func (c *RoCEConfig) Validate() error {
 		return fmt.Errorf("RoCE ACK interval %d: an ACK covers at least one packet", c.AckInterval)
 	case int(c.CNPPriority) >= topology.NumPriorities:
 		return fmt.Errorf("CNP priority %d: there are %d priorities", c.CNPPriority, topology.NumPriorities)
-	case c.SourcePort > SourcePortQPN:
-		return fmt.Errorf("source port rule %d: it is random or qpn", c.SourcePort)
+	case c.SourcePort > SourcePortPerPacket:
+		return fmt.Errorf("source port rule %d: it is random, qpn or per-packet", c.SourcePort)
 	case c.IRN != nil && c.GoBack0:
 		return errors.New("IRN and go-back-0 are two loss recoveries: choose one")
 	}
@@ -115,6 +115,7 @@ type RoCESender struct {
 	timer    alarm     // the retransmit timer
 	timeouts int       // consecutive timeouts without progress
 	over     bool
+	sprayed  uint32 // SourcePortPerPacket: the data packets sent, each one's entropy
 }
 
 // RoCEReceiver is the responder side: it accepts packets in PSN order, acknowledges them in
@@ -243,6 +244,10 @@ func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 	p := s.reg.pool.Get(topology.KindData)
 	s.frame(p, false)
 	p.PSN = psn
+	if s.cfg.SourcePort == SourcePortPerPacket && s.cfg.Version != 1 {
+		s.spray(p, s.sprayed)
+		s.sprayed++
+	}
 	p.Payload = s.mtu
 	last := psn == s.npkts-1
 	if last {

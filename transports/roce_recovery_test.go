@@ -16,8 +16,10 @@ import (
 // NAKs it takes and its timeouts, as RoCESender drives it (hasData and emit, onAck,
 // timeout), with no engine and no congestion control.
 //
-//	irn n=… cap=… [ack_interval=…]  a new IRN requester of an n-packet message, BDP cap in
-//	                                packets (0: none), the responder's ACK interval (1)
+//	irn n=… cap=… [ack_interval=…] [reorder=…]
+//	                                a new IRN requester of an n-packet message, BDP cap in
+//	                                packets (0: none), the responder's ACK interval (1), the
+//	                                reorder threshold (1: IRN's rule)
 //	gbn n=… | gb0 n=…               a new go-back-N or go-back-0 requester
 //	send [max=…]                    it sends what it may, at most max packets: the PSNs, r
 //	                                for a resend, ! for one that asks for an ACK (AckReq)
@@ -81,6 +83,9 @@ func TestRoCERecoveryTranscripts(t *testing.T) {
 				cfg.IRN = &IRNParams{RTOLow: rtoLow, RTOHigh: rtoHigh, RTOLowPackets: 3, BDPCap: int(c.Int("cap"))}
 				if c.Has("ack_interval") {
 					cfg.AckInterval = int(c.Int("ack_interval"))
+				}
+				if c.Has("reorder") {
+					cfg.IRN.ReorderThreshold = int(c.Int("reorder"))
 				}
 			}
 			rec, q = newRoCERecovery(&cfg), roceSeq{total: uint32(c.Int("n"))}

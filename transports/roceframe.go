@@ -55,6 +55,12 @@ const (
 	// Linux's rdma_get_udp_sport does from the QPNs when the GRH has no flow label: the same
 	// paths whatever the seed.
 	SourcePortQPN
+	// SourcePortPerPacket gives every data packet the requester sends (each transmission,
+	// resends included) a port of its own, from the queue pair's random port and a count of
+	// its transmissions: host-side packet spraying, as multipath RoCE NICs do by varying the
+	// entropy per packet, so that hashing switches spread one queue pair over every path.
+	// ACKs, NAKs and CNPs keep the queue pair's port.
+	SourcePortPerPacket
 )
 
 // ephemeralPort maps 14 bits of entropy into 0xC000-0xFFFF: RoCE v2's UDP source ports
@@ -72,6 +78,14 @@ func (r *Registry) sourcePort(rule SourcePort, qpn uint32, i int32) uint16 {
 		return ephemeralPort(uint64(topology.FlowHash(topology.IPv4(qpn), 0, 0, 0, 0)))
 	}
 	return ephemeralPort(r.draw("qp", i))
+}
+
+// spray gives data packet p the n-th port of the queue pair's per-packet sequence and the
+// ECMP hash that goes with it (SourcePortPerPacket).
+func (q *qp) spray(p *topology.Packet, n uint32) {
+	sport := ephemeralPort(uint64(topology.FlowHash(topology.IPv4(n), topology.IPv4(q.qpn), 0, q.sport, 0)))
+	p.SrcPort = sport
+	p.Hash = topology.FlowHash(q.srcIP, q.dstIP, topology.IPProtoUDP, sport, topology.UDPPortRoCEv2)
 }
 
 // draw is one random number for flow i's component kind ("qp", "tcp"), from its own stream

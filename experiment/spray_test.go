@@ -1,0 +1,116 @@
+package experiment
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fabricsim/fabricsim/results"
+	"github.com/fabricsim/fabricsim/scenarios"
+)
+
+// sprayRun runs variant i of the bundled fattree-ecmp (a k=4 fat-tree of 100 Gb/s links,
+// each host writing 10 MB to another, a permutation) with the overrides.
+func sprayRun(t *testing.T, i int, sets ...string) *results.Variant {
+	t.Helper()
+	text, ok := scenarios.BundledYAML("fattree-ecmp")
+	require.True(t, ok)
+	return runOne(t, string(text), i, sets...)
+}
+
+// fcts is the completed flows' FCTs in us, sorted.
+func fcts(t *testing.T, v *results.Variant) []float64 {
+	t.Helper()
+	var out []float64
+	for _, f := range v.PerFlow {
+		if f.FCTUS != nil {
+			out = append(out, *f.FCTUS)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestSprayingReordersAndEachTransportAnswersItsWay: per-packet spraying over the fat-tree's
+// four paths per flow removes ECMP's collisions, and reorders each flow's packets (the
+// paths' queues differ). Nothing is lost in any run below (no drops), so every
+// retransmission is spurious: a reaction to reordering alone.
+func TestSprayingReordersAndEachTransportAnswersItsWay(t *testing.T) {
+	// Alone, a flow takes 10 MB x 1106/1024 (wire bytes per payload byte at MTU 1024) x 8 /
+	// 100 Gb/s.
+	ideal := 10e6 * 1106 / 1024 * 8 / 100e9 * 1e6 // us
+	const lossy, pfc, iwarp = 1, 0, 2             // the scenario's variants
+	spray := "switch.load_balancing=spray"
+
+	t.Run("IRN takes reordering for loss", func(t *testing.T) {
+		t.Parallel()
+		// IRN's rule (a NAK for any later packet marks the earlier ones lost) resends the
+		// packets that others overtook.
+		v := sprayRun(t, lossy, spray, "transports.rocev2.recovery=irn")
+		require.Zero(t, v.Drops.Total)
+		require.EqualValues(t, 16, v.Flows.Completed)
+		require.Positive(t, v.NAKs)
+		t.Logf("IRN, reorder threshold 1: %d packets resent, %d NAKs, none lost; FCTs %.0f..%.0f us (ideal %.0f)",
+			v.RetransmittedPackets, v.NAKs, fcts(t, v)[0], fcts(t, v)[15], ideal)
+		require.Greater(t, v.RetransmittedPackets, int64(16*10e6/1024/10), "more than a tenth of the packets resent")
+	})
+	t.Run("IRN with a reorder threshold", func(t *testing.T) {
+		t.Parallel()
+		// A threshold above the reordering and a window above the queueing delay: no resend
+		// at all, and every flow within 20% of its ideal (ECMP: the median near 2x, the
+		// slowest 3x, TestSprayingBeatsECMPCollisions's baseline).
+		v := sprayRun(t, lossy, spray, "transports.rocev2.recovery=irn",
+			"transports.rocev2.irn.reorder_threshold=512", "transports.rocev2.irn.bdp_cap=1MB")
+		require.Zero(t, v.Drops.Total)
+		require.Zero(t, v.RetransmittedPackets)
+		f := fcts(t, v)
+		require.Len(t, f, 16)
+		t.Logf("IRN, reorder threshold 512: FCT %.0f..%.0f us, ideal %.0f us (%.2fx..%.2fx)", f[0], f[15], ideal, f[0]/ideal, f[15]/ideal)
+		require.Less(t, f[15], 1.2*ideal)
+	})
+	t.Run("go-back-N's NAK storm", func(t *testing.T) {
+		t.Parallel()
+		// Go-back-N with PFC: the responder drops every packet after a gap and NAKs it once
+		// (IBA: one NAK per gap), the requester goes back to the gap and resends everything
+		// after it, which is reordered again. 5 ms are enough to see it.
+		v := sprayRun(t, pfc, spray, "stop=5ms")
+		require.Zero(t, v.Drops.Total, "lossless: nothing is lost")
+		sent := int64(16 * 10e6 / 1024)
+		t.Logf("go-back-N: %d NAKs, %d packets resent in 5 ms (the flows have %d), %d flows done",
+			v.NAKs, v.RetransmittedPackets, sent, v.Flows.Completed)
+		require.Positive(t, v.NAKs)
+		require.Greater(t, v.RetransmittedPackets, sent, "more resent in 5 ms than the flows hold")
+	})
+	t.Run("TCP's duplicate ACKs", func(t *testing.T) {
+		t.Parallel()
+		// iWARP's TCP counts three duplicate ACKs as a loss: spurious fast retransmits halve
+		// the window, and the flows end later than under ECMP's collisions.
+		ecmp := fcts(t, sprayRun(t, iwarp))
+		v := sprayRun(t, iwarp, spray)
+		require.Zero(t, v.Drops.Total)
+		require.Positive(t, v.RetransmittedPackets)
+		f := fcts(t, v)
+		require.Len(t, f, 16)
+		t.Logf("iWARP sprayed: %d spurious resends, median FCT %.0f us against ECMP's %.0f us", v.RetransmittedPackets, f[8], ecmp[8])
+		require.Greater(t, f[8], ecmp[8])
+	})
+}
+
+// TestSprayingIsDeterministic: the switches' choices come from their own streams of the
+// seed, so a run repeats itself byte for byte, and another seed sprays otherwise.
+func TestSprayingIsDeterministic(t *testing.T) {
+	for _, lb := range []string{"spray", "adaptive", "flowlet"} {
+		sets := []string{"switch.load_balancing=" + lb, "transports.rocev2.recovery=irn", "stop=300us"}
+		if lb == "flowlet" {
+			sets = append(sets, "switch.flowlet_gap=2us")
+		}
+		la, a := linkLoads(t, 1, sets...)
+		_, b := linkLoads(t, 1, sets...)
+		require.Equal(t, a, b, lb)
+		if lb != "adaptive" { // adaptive draws only to break ties
+			lc, _ := linkLoads(t, 1, append(sets, "seed=2")...)
+			require.NotEqual(t, la, lc, "%s: another seed, other choices, other link loads", lb)
+		}
+	}
+}
