@@ -4,12 +4,14 @@ import (
 	"fmt"
 
 	"github.com/fabricsim/fabricsim/topology"
+	"github.com/fabricsim/fabricsim/transports"
 )
 
 // audit checks the books of a finished run: for every kind of packet, those taken from the
 // pool equal those delivered, plus those dropped, plus those still queued or on a wire; and
-// the drops the pool saw equal the drops the components counted by reason. A failure is a
-// bug in the simulator, never in the scenario.
+// the drops the pool saw equal the drops the components counted by reason; and every
+// completed flow delivered exactly its bytes. A failure is a bug in the simulator, never in
+// the scenario.
 func (f *fabric) audit() error {
 	var counted int64
 	for _, sw := range f.switches {
@@ -61,6 +63,11 @@ func (f *fabric) audit() error {
 	}
 	if dropped != counted {
 		return fmt.Errorf("%d packets dropped, but the drop counters by reason add up to %d", dropped, counted)
+	}
+	for i := range f.reg.Flows {
+		if fl := f.reg.Flows[i]; fl.Status == transports.Completed && fl.Delivered != fl.Size {
+			return fmt.Errorf("flow %d completed with %d of its %d bytes delivered", i+1, fl.Delivered, fl.Size)
+		}
 	}
 	return nil
 }

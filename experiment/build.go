@@ -101,6 +101,16 @@ func switchConfig(c *scenarios.SwitchConfig) (switchmodel.Config, error) {
 	if c.ECN.Enabled {
 		cfg.ECN = &ecn.Marker{Kmin: c.ECN.Kmin, Kmax: c.ECN.Kmax, Pmax: c.ECN.Pmax}
 	}
+	if t := c.Trimming; t.Enabled {
+		cfg.Trim = switchmodel.TrimConfig{Enabled: true, Priority: uint8(t.Priority)}
+		if !t.Threshold.Auto {
+			cfg.Trim.Threshold = t.Threshold.Bytes
+		}
+		cfg.Trim.Reserve = c.Buffer / 16
+		if !t.Reserve.Auto {
+			cfg.Trim.Reserve = t.Reserve.Bytes
+		}
+	}
 	cfg.LoadBalancing = map[string]switchmodel.LoadBalancing{"ecmp": switchmodel.ECMP, "spray": switchmodel.Spray,
 		"flowlet": switchmodel.Flowlet, "adaptive": switchmodel.Adaptive}[c.LoadBalancing]
 	return cfg, nil

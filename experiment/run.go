@@ -330,6 +330,7 @@ func (f *fabric) collect() *results.Variant {
 		by.TTL += sw.Drops[switchmodel.DropTTL]
 		by.Watchdog += sw.Drops[switchmodel.DropWatchdog]
 		v.ECN.MarkedPackets += sw.Marked
+		v.TrimmedPackets += sw.Trimmed
 		for _, pt := range sw.Ports {
 			for prio := range pt.Queues {
 				f.addQueue(v, sw.ID, pt.Index, prio, &pt.Queues[prio], now)

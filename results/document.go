@@ -83,6 +83,9 @@ type Variant struct {
 	// (additions to docs/results.md; the variant's CNPs are ecn.cnps).
 	Timeouts int64 `json:"timeouts"`
 	NAKs     int64 `json:"naks"`
+	// TrimmedPackets counts the data packets switches cut to their headers instead of
+	// dropping them (switch.trimming; an addition to docs/results.md). They are not drops.
+	TrimmedPackets int64 `json:"trimmed_packets"`
 	// FlowGbps is the mean of the flows' rate_gbps, nil when no flow has one: the
 	// throughput of flows that never end (an addition to docs/results.md).
 	FlowGbps *float64 `json:"flow_gbps"`

@@ -82,7 +82,7 @@ func TestWriteJSONHasEverySpecKey(t *testing.T) {
 	for i, rv := range rawDoc.Variants {
 		got := objectKeys(t, rv)
 		// The spec's keys in its order, then the additions (fields may be added, never removed).
-		want := append(append([]string(nil), specVariantKeys...), "pfc_ports", "timeouts", "naks", "flow_gbps", "slowdown_by_size", "seed")
+		want := append(append([]string(nil), specVariantKeys...), "pfc_ports", "timeouts", "naks", "trimmed_packets", "flow_gbps", "slowdown_by_size", "seed")
 		if len(d.Variants[i].Warnings) > 0 {
 			want = append(want, "warnings")
 		}

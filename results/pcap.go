@@ -169,6 +169,10 @@ func roceV1(b []byte, p *topology.Packet) {
 // grhHopLimit is the GRH hop limit of RoCE v1 packets, which never leave their subnet.
 const grhHopLimit = 64
 
+// irnTrimmedFlag is the IRNSACK reserved byte's value on a NAK that reports a trimmed PSN
+// (fabricsim's layout: no standard defines IRN's NAK bytes).
+const irnTrimmedFlag = 1 << 24
+
 // ibTransport writes the BTH and the RETH or AETH behind it, an IRN NAK's selectively
 // acknowledged PSN behind the AETH, and an HPCC packet's INT header behind those.
 func ibTransport(b []byte, p *topology.Packet) {
@@ -181,7 +185,11 @@ func ibTransport(b []byte, p *topology.Packet) {
 	case p.HasAETH:
 		header.AETH(b).Encode(p.Syndrome, p.MSN)
 		if p.SACKBlocks > 0 {
-			binary.BigEndian.PutUint32(b[header.AETHSize:], p.SACK[0][0]&0xFFFFFF)
+			v := p.SACK[0][0] & 0xFFFFFF
+			if p.Trimmed {
+				v |= irnTrimmedFlag
+			}
+			binary.BigEndian.PutUint32(b[header.AETHSize:], v)
 			b = b[topology.IRNSACK:]
 		}
 		b = b[header.AETHSize:]

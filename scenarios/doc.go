@@ -124,6 +124,25 @@
 //	                              SIGCOMM'15)
 //	switch.ecn.pmax               0.01 ([0,1]): the marking probability at kmax (DCQCN,
 //	                              SIGCOMM'15)
+//	switch.trimming.enabled       false: a trimmable data packet (RoCE v2's; iWARP's TCP
+//	                              segments are not) that a lossy queue cannot take whole is cut
+//	                              to its headers, which go on in the trim class; the responder
+//	                              NAKs the trimmed PSN at once, and the requester resends it
+//	                              (IRN: that PSN alone; go-back-N: from it). Counted as
+//	                              trimmed_packets, not as drops
+//	switch.trimming.threshold     auto (> 0): the queue depth above which data packets are
+//	                              trimmed; auto: only those the queue would drop (the buffer or
+//	                              its dynamic threshold full)
+//	switch.trimming.priority      7 (0..7): the class the trimmed headers travel in, to every
+//	                              later hop; NDP serves headers ahead of data, so the highest;
+//	                              it must not be a lossless (PFC) class
+//	switch.trimming.reserve       auto (> 0): the part of the shared buffer kept for trimmed
+//	                              headers, so that a buffer full of data still takes the headers
+//	                              of what it trims (NDP and uet-htsim keep headers in a queue of
+//	                              their own); headers beyond it are buffer drops; auto: 1/16 of
+//	                              the buffer, a choice: a little more than the headers of a
+//	                              whole buffer of MTU-1024 RoCE v2 frames trimmed (62 of their
+//	                              1,086 bytes)
 //	hosts.priority                3 (0..7): the traffic class of RDMA data unless a flow says
 //	                              otherwise
 //	hosts.ttl                     64 (1..255): the initial IP TTL (the usual one)

@@ -107,7 +107,8 @@ func TestDefaults(t *testing.T) {
 		PFC: PFCConfig{Priorities: []int{3}, Xoff: XoffSize{SizeOrAuto: SizeOrAuto{Auto: true}}, Xon: SizeOrAuto{Auto: true}, Headroom: SizeOrAuto{Auto: true},
 			Alpha: 1, XonOffset: SizeOrAuto{Auto: true},
 			ResponseTime: DurationOrAuto{Auto: true}, Quanta: 0xFFFF, DeadlockDetection: sim.Millisecond},
-		ECN: ECNConfig{Kmin: 5000, Kmax: 200_000, Pmax: 0.01},
+		ECN:      ECNConfig{Kmin: 5000, Kmax: 200_000, Pmax: 0.01},
+		Trimming: TrimConfig{Threshold: SizeOrAuto{Auto: true}, Priority: 7, Reserve: SizeOrAuto{Auto: true}},
 	}, sc.Switch)
 	require.Equal(t, HostConfig{Priority: 3, TTL: 64, CNPPriority: 6}, sc.Hosts)
 	require.Equal(t, RoCEConfig{MTU: 1024, CC: "none", Recovery: "go-back-n",
@@ -495,6 +496,8 @@ func TestNotSupportedYet(t *testing.T) {
 		{"gap without flowlet", []string{"switch.load_balancing=spray", "switch.flowlet_gap=50us"}, "switch.flowlet_gap", "goes with load_balancing: flowlet; this switch's load balancing is spray"},
 		{"gap alone", []string{"switch.flowlet_gap=50us"}, "switch.flowlet_gap", "load balancing is ecmp"},
 		{"unknown scheme", []string{"switch.load_balancing=conga"}, "switch.load_balancing", "ecmp"},
+		{"trim class lossless", []string{"switch.pfc.enabled=true", "switch.trimming={enabled: true, priority: 3}"}, "switch.trimming.priority", "class 3 is lossless"},
+		{"trim class out of range", []string{"switch.trimming={enabled: true, priority: 8}"}, "switch.trimming.priority", "7"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -506,7 +509,8 @@ func TestNotSupportedYet(t *testing.T) {
 	_, errs, _ := loadYAML(t, starScenario, "switch.pfc.enabled=false", "switch.ecn.enabled=false")
 	require.Empty(t, errs)
 	for _, sets := range [][]string{{"switch.load_balancing=flowlet", "switch.flowlet_gap=50us"},
-		{"switch.load_balancing=adaptive"}, {"transports.rocev2.udp_sport=per_packet"}} {
+		{"switch.load_balancing=adaptive"}, {"transports.rocev2.udp_sport=per_packet"},
+		{"switch.pfc.enabled=true", "switch.trimming={enabled: true, threshold: 100KB}"}} {
 		_, errs, _ = loadYAML(t, starScenario, sets...)
 		require.Empty(t, errs, "%v", sets)
 	}

@@ -20,10 +20,20 @@ type SwitchConfig struct {
 	Latency     sim.Time `yaml:"latency" default:"0" model:"Latency" doc:"the forwarding latency added to each packet"`
 	// LoadBalancing is how the switch chooses among equal-cost ports; FlowletGap goes with
 	// flowlet.
-	LoadBalancing string    `yaml:"load_balancing" default:"ecmp" oneof:"ecmp,spray,flowlet,adaptive" what:"load-balancing scheme" doc:"how a switch chooses among equal-cost ports: ecmp hashes the 5-tuple (one path per flow); spray draws a port per packet uniformly at random; flowlet (LetFlow, NSDI 2017) keeps a flow on its port while its packets are less than flowlet_gap apart and draws a new one after a longer gap; adaptive sends each packet to the port that will have sent what it holds soonest (per-packet adaptive routing). spray and adaptive reorder a flow's packets: RoCE v2 with recovery irn takes them out of order, go-back-N answers each gap with a NAK and a resend, TCP counts duplicate ACKs"`
-	FlowletGap    sim.Time  `yaml:"flowlet_gap" default:"0" model:"FlowletGap" doc:"with load_balancing: flowlet, the idle gap after which a flow may move (FLARE, CCR 2007: longer than the largest delay difference between the paths, or the flowlet's packets arrive out of order); required with flowlet, rejected with the others"`
-	PFC           PFCConfig `yaml:"pfc"`
-	ECN           ECNConfig `yaml:"ecn"`
+	LoadBalancing string     `yaml:"load_balancing" default:"ecmp" oneof:"ecmp,spray,flowlet,adaptive" what:"load-balancing scheme" doc:"how a switch chooses among equal-cost ports: ecmp hashes the 5-tuple (one path per flow); spray draws a port per packet uniformly at random; flowlet (LetFlow, NSDI 2017) keeps a flow on its port while its packets are less than flowlet_gap apart and draws a new one after a longer gap; adaptive sends each packet to the port that will have sent what it holds soonest (per-packet adaptive routing). spray and adaptive reorder a flow's packets: RoCE v2 with recovery irn takes them out of order, go-back-N answers each gap with a NAK and a resend, TCP counts duplicate ACKs"`
+	FlowletGap    sim.Time   `yaml:"flowlet_gap" default:"0" model:"FlowletGap" doc:"with load_balancing: flowlet, the idle gap after which a flow may move (FLARE, CCR 2007: longer than the largest delay difference between the paths, or the flowlet's packets arrive out of order); required with flowlet, rejected with the others"`
+	PFC           PFCConfig  `yaml:"pfc"`
+	ECN           ECNConfig  `yaml:"ecn"`
+	Trimming      TrimConfig `yaml:"trimming"`
+}
+
+// TrimConfig configures packet trimming (NDP, SIGCOMM 2017; the Ultra Ethernet transport):
+// switch.trimming.
+type TrimConfig struct {
+	Enabled   bool       `yaml:"enabled" default:"false" doc:"a trimmable data packet (RoCE v2's; iWARP's TCP segments are not) that a lossy queue cannot take whole is cut to its headers, which go on in the trim class; the responder NAKs the trimmed PSN at once, and the requester resends it (IRN: that PSN alone; go-back-N: from it). Counted as trimmed_packets, not as drops"`
+	Threshold SizeOrAuto `yaml:"threshold" default:"auto" gt:"0" doc:"the queue depth above which data packets are trimmed; auto: only those the queue would drop (the buffer or its dynamic threshold full)"`
+	Priority  int        `yaml:"priority" default:"7" min:"0" max:"7" means:"a traffic class" doc:"the class the trimmed headers travel in, to every later hop; NDP serves headers ahead of data, so the highest; it must not be a lossless (PFC) class"`
+	Reserve   SizeOrAuto `yaml:"reserve" default:"auto" gt:"0" doc:"the part of the shared buffer kept for trimmed headers, so that a buffer full of data still takes the headers of what it trims (NDP and uet-htsim keep headers in a queue of their own); headers beyond it are buffer drops; auto: 1/16 of the buffer, a choice: a little more than the headers of a whole buffer of MTU-1024 RoCE v2 frames trimmed (62 of their 1,086 bytes)"`
 }
 
 // PFCConfig configures priority flow control (IEEE 802.1Qbb): switch.pfc.
@@ -68,9 +78,12 @@ func switchBefore(r *resolver, n *yaml.Node, _ string, c *SwitchConfig) {
 	}
 }
 
-// switchAfter checks the scheduler and its weights together, and the flowlet gap with the
-// load balancing.
+// switchAfter checks the scheduler and its weights together, the flowlet gap with the load
+// balancing, and the trim class against the lossless ones.
 func switchAfter(r *resolver, path string, c *SwitchConfig, given map[string]bool) {
+	if c.Trimming.Enabled && c.PFC.Enabled && slices.Contains(c.PFC.Priorities, c.Trimming.Priority) {
+		r.errf(path+".trimming.priority", "class %d is lossless (switch.pfc.priorities %v): trimmed headers must not wait on a pause; choose a lossy class", c.Trimming.Priority, c.PFC.Priorities)
+	}
 	switch {
 	case c.LoadBalancing == "flowlet" && c.FlowletGap <= 0:
 		r.errf(path+".load_balancing", "flowlet needs flowlet_gap, the idle gap after which a flow may take another port: a duration above 0, longer than the largest delay difference between the paths (e.g. flowlet_gap: 50us)")

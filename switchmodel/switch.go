@@ -59,6 +59,9 @@ type Config struct {
 	LoadBalancing LoadBalancing
 	FlowletGap    sim.Time
 	BalanceRand   *rand.Rand
+	// Trim, when Enabled, cuts a trimmable data packet to its headers instead of dropping
+	// it (trim.go).
+	Trim TrimConfig
 }
 
 // Switch is one switch of the fabric.
@@ -80,8 +83,9 @@ type Switch struct {
 	// Drops counts discarded packets by reason; Forwarded the packets put on an egress queue.
 	Drops     [NumDropReasons]int64
 	Forwarded int64
-	// Marked counts the frames marked CE.
-	Marked int64
+	// Marked counts the frames marked CE; Trimmed the data packets cut to their headers.
+	Marked  int64
+	Trimmed int64
 	// delayed counts packets waiting out the forwarding latency, by kind.
 	delayed [topology.NumKinds]int64
 	// headroomUsed is the bytes held in the lossless port-classes' headroom (pfc.Ingress's
@@ -172,6 +176,12 @@ func (c *Config) validate(ports int) error {
 		return fmt.Errorf("load balancing other than ECMP needs a random stream")
 	case c.LoadBalancing == Flowlet && c.FlowletGap <= 0:
 		return fmt.Errorf("flowlet gap %v: must be positive", c.FlowletGap)
+	}
+	if err := c.Trim.validate(&c.PFC); err != nil {
+		return err
+	}
+	if c.Trim.Enabled && c.Trim.Reserve >= c.BufferBytes {
+		return fmt.Errorf("trimmed headers' reserve %d bytes leaves nothing of the %d-byte buffer for data", c.Trim.Reserve, c.BufferBytes)
 	}
 	if c.Scheduler == DWRR {
 		for prio, w := range c.Weights {
@@ -355,6 +365,9 @@ func (sw *Switch) enqueue(now sim.Time, pt *Port, p *topology.Packet) {
 	size := int64(p.Frame)
 	q := &pt.Queues[p.Priority]
 	free := sw.cfg.BufferBytes - sw.BufferUsed
+	if !p.Trimmed {
+		free -= sw.cfg.Trim.Reserve // kept for trimmed headers (trim.go); 0 without trimming
+	}
 	if sw.lossless[p.Priority] {
 		// A lossless class is admitted by its ingress accounting, not by the egress
 		// threshold; what does not fit in XOFF + headroom is a headroom drop.
@@ -362,7 +375,11 @@ func (sw *Switch) enqueue(now sim.Time, pt *Port, p *topology.Packet) {
 			sw.drop(p, DropHeadroom)
 			return
 		}
-	} else if size > free || float64(q.Bytes+size) > sw.cfg.Alpha*float64(free) {
+	} else if size > free || float64(q.Bytes+size) > sw.cfg.Alpha*float64(free) || sw.overTrimThreshold(q, size) {
+		if sw.trimmable(p) {
+			sw.trim(now, pt, p)
+			return
+		}
 		sw.drop(p, DropBuffer)
 		return
 	}

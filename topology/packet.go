@@ -47,9 +47,16 @@ type Packet struct {
 	dropped     bool   // marked lost on the wire
 	ahead       uint16 // the port the next switch forwards it on, plus one, found by the sender (Forwarding.Ahead); 0: not found
 
-	// The endpoints' fields, which switches do not read.
+	// The endpoints' fields, which switches do not read (but for Trimmable and Trimmed, which a
+	// trimming switch reads on the rare packet it would otherwise drop).
 	PSN     uint32 // BTH packet sequence number
 	Payload int32  // application bytes carried
+	// Trimmable says the sender's transport takes a trimmed packet as a loss notice, so a
+	// trimming switch may cut the packet to its headers instead of dropping it (NDP, UEC's
+	// packet trimming). Trimmed says a switch did: the payload is gone (Payload 0) and the
+	// headers travel in the switch's trim class. On an IRN NAK, Trimmed says SACK[0][0] is
+	// the PSN a switch trimmed, not one the responder holds.
+	Trimmable, Trimmed bool
 
 	// Ethernet (IEEE 802.3), optionally 802.1Q-tagged.
 	EtherType uint16

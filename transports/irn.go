@@ -90,10 +90,20 @@ type irnSender struct {
 	retxNext    uint32 // the next PSN recovery looks at
 	recoverSeq  uint32
 	recovery    bool
+	// trimmed are the PSNs switches trimmed (a NAK flagged trimmed names each), resent
+	// first and each alone, in the order reported, from trimHead on; trimResent are those
+	// resent so, which recovery does not resend again (a timeout forgets them).
+	trimmed    []uint32
+	trimHead   int
+	trimResent psnSet
+	fromTrim   bool // next chose trimmed[trimHead]
 }
 
-// next is the next lost packet, else a new one within the BDP cap.
+// next is the next trimmed packet, else the next lost one, else a new one within the BDP cap.
 func (ir *irnSender) next(q *roceSeq) (uint32, int) {
+	if psn, ok := ir.nextTrimmed(q.una); ok {
+		return psn, sendResend
+	}
 	if lost, ok := ir.nextLost(q.una); ok {
 		return lost, sendResend
 	}
@@ -106,6 +116,11 @@ func (ir *irnSender) next(q *roceSeq) (uint32, int) {
 // sending moves recovery past a resent packet; a new packet that fills a BDP cap below the
 // ACK interval asks for an ACK (see fills).
 func (ir *irnSender) sending(q *roceSeq, psn uint32, kind int) bool {
+	if kind == sendResend && ir.fromTrim {
+		ir.trimHead++
+		ir.trimResent.add(psn)
+		return false
+	}
 	if kind == sendResend {
 		ir.retxNext = psn + 1
 		return false
@@ -125,7 +140,10 @@ func (ir *irnSender) onAck(q *roceSeq, p *topology.Packet) ackActions {
 		a |= ackProgress
 		ir.acked(acked)
 	}
-	if p.Syndrome == topology.SyndromeNAKSequence && p.SACKBlocks > 0 {
+	switch {
+	case p.Syndrome == topology.SyndromeNAKSequence && p.SACKBlocks > 0 && p.Trimmed:
+		ir.trimmed = append(ir.trimmed, p.SACK[0][0])
+	case p.Syndrome == topology.SyndromeNAKSequence && p.SACKBlocks > 0:
 		ir.nak(q.una, q.sndNxt, p.SACK[0][0])
 	}
 	switch {
@@ -172,8 +190,24 @@ func (ir *irnSender) nak(una, sndNxt, psn uint32) {
 // selectively acknowledged is lost, and recovery starts (again) at una, for what was sent
 // before now.
 func (ir *irnSender) timedOutAt(una, sndNxt uint32) {
+	ir.trimResent.clearAll()
 	ir.recovery, ir.recoverSeq, ir.retxNext = true, sndNxt-1, una
 	ir.lostBelow = max(ir.lostBelow, sndNxt)
+}
+
+// nextTrimmed returns the next trimmed PSN to resend, skipping those acknowledged since;
+// false when there is none.
+func (ir *irnSender) nextTrimmed(una uint32) (uint32, bool) {
+	ir.fromTrim = false
+	for ir.trimHead < len(ir.trimmed) {
+		if p := ir.trimmed[ir.trimHead]; p >= una && !ir.sacked.has(p) {
+			ir.fromTrim = true
+			return p, true
+		}
+		ir.trimHead++
+	}
+	ir.trimmed, ir.trimHead = ir.trimmed[:0], 0 // reuse the space: no allocation per trim
+	return 0, false
 }
 
 // nextLost returns the next PSN recovery resends, or false when none is due now.
@@ -182,7 +216,7 @@ func (ir *irnSender) nextLost(una uint32) (uint32, bool) {
 		return 0, false
 	}
 	p := max(ir.retxNext, una)
-	for p < ir.lostBelow && ir.sacked.has(p) {
+	for p < ir.lostBelow && (ir.sacked.has(p) || ir.trimResent.has(p)) {
 		p++
 	}
 	ir.retxNext = p
@@ -193,6 +227,7 @@ func (ir *irnSender) nextLost(una uint32) (uint32, bool) {
 // recoverSeq.
 func (ir *irnSender) acked(una uint32) {
 	ir.sacked.advance(una)
+	ir.trimResent.advance(una)
 	if ir.recovery && una > ir.recoverSeq {
 		ir.recovery = false
 	}
@@ -280,6 +315,12 @@ func (s *psnSet) advance(to uint32) {
 		}
 	}
 	s.base = to
+}
+
+// clearAll empties the set, keeping its base and its space.
+func (s *psnSet) clearAll() {
+	clear(s.bits)
+	s.n = 0
 }
 
 // grow doubles the span (at least 128 PSNs), keeping the PSNs held.

@@ -269,6 +269,7 @@ func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 	p.AckReq = s.rec.sending(&s.roceSeq, psn, kind) || last
 	if s.cfg.Version != 1 {
 		p.ECN = topology.ECNECT0 // RoCE v2 data is ECN-capable (DCQCN's marks ride on it)
+		p.Trimmable = true       // its responder NAKs a trimmed packet (onData, onDataIRN)
 	}
 	p.SentAt = now
 	p.Seal()
@@ -353,14 +354,17 @@ func (r *RoCEReceiver) onData(now sim.Time, p *topology.Packet) {
 		r.ePSN, r.flow.Delivered, r.nakSent = 0, 0, false
 	}
 	switch {
-	case p.PSN == r.ePSN:
+	case p.PSN == r.ePSN && !p.Trimmed:
 		r.ePSN++
 		r.flow.Delivered += int64(p.Payload)
 		r.nakSent, r.dupAcked = false, false
 		r.inOrder(now, p.AckReq)
-	case p.PSN > r.ePSN:
-		// Out of sequence: discard, and NAK once per gap. Go-back-0 discards the whole
-		// message and asks for it from the start.
+	case p.PSN >= r.ePSN:
+		// Out of sequence, or the expected packet trimmed to its headers by a switch: a
+		// gap. Discard, and NAK once per gap (IBA C9-114: a trimmed resend inside the same
+		// gap is found by the timeout, as a lost one is; NAKing each one instead makes
+		// every trim a go-back whose resends are trimmed again). Go-back-0 discards the
+		// whole message and asks for it from the start.
 		if !r.nakSent {
 			r.nakSent = true
 			if r.cfg.GoBack0 {
@@ -369,7 +373,7 @@ func (r *RoCEReceiver) onData(now sim.Time, p *topology.Packet) {
 			r.flow.NAKs++
 			r.ack(now, topology.SyndromeNAKSequence, r.ePSN)
 		}
-	default:
+	case !p.Trimmed:
 		r.duplicate(now, p.PSN)
 	}
 }
@@ -407,6 +411,15 @@ func (r *RoCEReceiver) duplicate(now sim.Time, psn uint32) {
 // a gap.
 func (r *RoCEReceiver) onDataIRN(now sim.Time, p *topology.Packet) {
 	switch {
+	case p.Trimmed:
+		// A switch cut the packet to its headers: NAK that PSN at once, flagged trimmed, so
+		// that the requester resends it alone (unless a copy is already here).
+		if p.PSN >= r.ePSN && !r.held.has(p.PSN) {
+			r.flow.NAKs++
+			n := r.control(now, topology.SyndromeNAKSequence, r.ePSN)
+			n.SACKBlocks, n.SACK[0][0], n.Trimmed = 1, p.PSN, true
+			r.send(now, n)
+		}
 	case p.PSN == r.ePSN:
 		filled := r.held.n > 0
 		r.accept(p.PSN)

@@ -24,8 +24,9 @@ import (
 //	send [max=…]                    it sends what it may, at most max packets: the PSNs, r
 //	                                for a resend, ! for one that asks for an ACK (AckReq)
 //	ack psn=…                       an ACK of every PSN up to psn
-//	nak cum=… [sack=…]              a sequence NAK: every PSN below cum acknowledged, the
-//	                                responder expects cum (and IRN's: holds sack)
+//	nak cum=… [sack=…|trimmed=…]    a sequence NAK: every PSN below cum acknowledged, the
+//	                                responder expects cum (and IRN's: holds sack, or a
+//	                                switch trimmed that PSN)
 //	timeout                         the retransmit timer expires
 //
 // IRN's commands print its state: una, the next new PSN, recovery and its recovery sequence,
@@ -52,12 +53,16 @@ func TestRoCERecoveryTranscripts(t *testing.T) {
 		var lost []string
 		if ir.recovery {
 			for p := max(ir.retxNext, q.una); p < ir.lostBelow; p++ {
-				if !ir.sacked.has(p) {
+				if !ir.sacked.has(p) && !ir.trimResent.has(p) {
 					lost = append(lost, fmt.Sprint(p))
 				}
 			}
 		}
-		return fmt.Sprintf("una=%d nxt=%d recovery=%s lost=[%s] rto=%v", q.una, q.sndNxt, rc, strings.Join(lost, " "), rec.rto(&q))
+		trims := ""
+		if pending := ir.trimmed[ir.trimHead:]; len(pending) > 0 {
+			trims = fmt.Sprintf(" trimmed=%v", pending)
+		}
+		return fmt.Sprintf("una=%d nxt=%d recovery=%s lost=[%s]%s rto=%v", q.una, q.sndNxt, rc, strings.Join(lost, " "), trims, rec.rto(&q))
 	}
 	actions := func(a ackActions) string {
 		if irn {
@@ -123,6 +128,9 @@ func TestRoCERecoveryTranscripts(t *testing.T) {
 			p := &topology.Packet{Syndrome: topology.SyndromeNAKSequence, PSN: uint32(c.Int("cum"))}
 			if c.Has("sack") {
 				p.SACKBlocks, p.SACK[0][0] = 1, uint32(c.Int("sack"))
+			}
+			if c.Has("trimmed") {
+				p.SACKBlocks, p.SACK[0][0], p.Trimmed = 1, uint32(c.Int("trimmed")), true
 			}
 			return actions(rec.onAck(&q, p)) + state()
 		case "timeout":
