@@ -315,32 +315,32 @@ type swiftCC struct {
 	s        *Swift
 	line     sim.Rate
 	fullWire int64      // the wire bytes of a full data packet
-	sentAt   []sim.Time // by PSN & mask: when the PSN left, -1 when it left more than once
-	sentPSN  []uint32   // the PSN each slot holds
-	mask     uint32
-	newFrom  uint32 // one past the highest PSN sent: a PSN below it is a resend
-	una      uint32 // the cumulative acknowledgement seen
-	paced    bool   // the window was below one packet after the latest update
+	sentAt   []sim.Time // by PSN modulo its length: when the PSN left, -1 when it left more than once
+	newFrom  uint32     // one past the highest PSN sent: a PSN below it is a resend
+	una      uint32     // the cumulative acknowledgement seen
+	paced    bool       // the window was below one packet after the latest update
 }
 
 // newSwiftCC returns the Swift sender of a flow of npkts packets of cfg from a NIC of line
-// rate line. Its send-time ring holds max_cwnd + 2 packets in flight (the window's bound),
-// or the flow's packets if fewer, rounded up to a power of two; a PSN whose slot was
-// reused before its ACK came (more in flight while pacing) gives no sample.
+// rate line. Its send times hold max_cwnd + 2 packets in flight (the window's bound), or the
+// flow's packets if fewer: 2 KB per flow with the defaults. A PSN whose slot a later one has
+// taken before its ACK came (more in flight while pacing below one packet) gives no sample.
 func newSwiftCC(cfg *RoCEConfig, line sim.Rate, npkts uint32) *swiftCC {
 	full := RoCEWireBytes(cfg.Version, int64(cfg.MTU), false)
-	n := uint32(min(math.Ceil(cfg.Swift.MaxCwnd)+2, float64(npkts)))
-	size := uint32(1)
-	for size < n {
-		size <<= 1
-	}
-	c := &swiftCC{s: NewSwift(*cfg.Swift, line, full), line: line, fullWire: full,
-		sentAt: make([]sim.Time, size), sentPSN: make([]uint32, size), mask: size - 1}
+	n := int(min(math.Ceil(cfg.Swift.MaxCwnd)+2, float64(npkts)))
+	c := &swiftCC{s: NewSwift(*cfg.Swift, line, full), line: line, fullWire: full, sentAt: make([]sim.Time, n)}
 	for i := range c.sentAt {
 		c.sentAt[i] = -1
 	}
 	c.paced = c.s.Cwnd() < 1
 	return c
+}
+
+// slot is where PSN psn's send time is, and whether it is still there: no PSN sent since
+// has taken the slot.
+func (c *swiftCC) slot(psn uint32) (int, bool) {
+	n := uint32(len(c.sentAt))
+	return int(psn % n), psn < c.newFrom && c.newFrom-psn <= n
 }
 
 func (c *swiftCC) start() string { return "" }
@@ -365,13 +365,12 @@ func (c *swiftCC) windowOpen(inFlight uint32) bool {
 
 // sent records when the packet left (or that it left again), and asks for an ACK at once.
 func (c *swiftCC) sent(p *topology.Packet, _ uint32) {
-	i := p.PSN & c.mask
-	switch {
-	case p.PSN >= c.newFrom:
-		c.newFrom = p.PSN + 1
-		c.sentAt[i], c.sentPSN[i] = p.SentAt, p.PSN
-	case c.sentPSN[i] == p.PSN:
+	if i, ok := c.slot(p.PSN); ok {
 		c.sentAt[i] = -1 // a resend: its ACK is no sample (Karn)
+	} else if p.PSN >= c.newFrom {
+		c.newFrom = p.PSN + 1
+		i, _ := c.slot(p.PSN)
+		c.sentAt[i] = p.SentAt
 	}
 	p.AckReq = true
 }
@@ -388,8 +387,8 @@ func (c *swiftCC) acked(now sim.Time, p *topology.Packet, una, _ uint32) ccAck {
 	case p.Kind == topology.KindNak:
 		c.s.FastRecovery(now)
 	case n > 0:
-		i := p.PSN & c.mask
-		if c.sentPSN[i] != p.PSN || c.sentAt[i] < 0 {
+		i, ok := c.slot(p.PSN)
+		if !ok || c.sentAt[i] < 0 {
 			return ccWindow
 		}
 		c.s.Ack(now, now-c.sentAt[i], 0, n)

@@ -129,3 +129,26 @@ func TestSwiftParamsValidate(t *testing.T) {
 	cfg := RoCEConfig{MTU: 1024, RetransmitTimeout: sim.Millisecond, AckInterval: 1, RoCECC: RoCECC{Swift: &p, TIMELY: &tp}}
 	require.ErrorContains(t, cfg.Validate(), "one congestion control")
 }
+
+// TestSwiftAllocatesNothingPerPacket: a packet sent, its ACK taken, the window and the pacing
+// rate asked, allocate nothing once the flow has started.
+func TestSwiftAllocatesNothingPerPacket(t *testing.T) {
+	p := DefaultSwiftParams()
+	cfg := RoCEConfig{Version: 2, MTU: 1024, RoCECC: RoCECC{Swift: &p}}
+	c := newSwiftCC(&cfg, 100*sim.Gbps, 1<<30)
+	var psn uint32
+	now := sim.Time(0)
+	pkt, ack := &topology.Packet{}, &topology.Packet{Kind: topology.KindAck}
+	allocs := testing.AllocsPerRun(1000, func() {
+		now += sim.Microsecond
+		*pkt = topology.Packet{PSN: psn, SentAt: now}
+		c.sent(pkt, 0)
+		ack.PSN = psn
+		psn++
+		c.acked(now+30*sim.Microsecond, ack, psn, psn)
+		c.windowOpen(1)
+		c.rate()
+	})
+	require.Zero(t, allocs)
+	require.Positive(t, c.s.Stats.Samples)
+}
