@@ -131,7 +131,8 @@ func swiftFixedPoint(p transports.SwiftParams, n, hops int, wire int64, c sim.Ra
 // as the mean per-ACK fabric delay less the empty path's, is within 20% of what Swift's
 // target leaves for the queue at that N (the fixed point of the target formula less the
 // base RTT), the port carries at least 90% of its line rate (wire bytes), and Jain's index
-// of the goodputs is at least 0.95.
+// of the goodputs is at least 0.95. The queue's growth from N = 2 to 10 is flow-based
+// scaling's, within 30%.
 func TestSwiftHoldsItsTargetDelay(t *testing.T) {
 	p := transports.DefaultSwiftParams()
 	c := 100 * sim.Gbps
@@ -139,6 +140,7 @@ func TestSwiftHoldsItsTargetDelay(t *testing.T) {
 	// The empty path's RTT: a data packet and its ACK, each serialised at the NIC and again
 	// at the switch (store and forward), over two 1 us links each way.
 	base := 2*c.TxTime(data) + 2*c.TxTime(ack) + 4*sim.Microsecond
+	wants, queues := map[int]sim.Time{}, map[int]sim.Time{}
 	for _, n := range []int{2, 4, 10} {
 		r := runSwiftStar(t, n, 20*sim.Millisecond, "")
 		d := swiftFixedPoint(p, n, 1, data, c)
@@ -159,7 +161,12 @@ func TestSwiftHoldsItsTargetDelay(t *testing.T) {
 		require.InEpsilon(t, want.Seconds(), acks.Seconds(), 0.2, "N=%d: per-ACK queueing delay", n)
 		require.GreaterOrEqual(t, r.util, 0.9, "N=%d: utilisation", n)
 		require.GreaterOrEqual(t, r.jain(), 0.95, "N=%d: Jain's index", n)
+		wants[n], queues[n] = want, queue
 	}
+	// Flow-based scaling: with more flows each window is smaller and the target higher, by
+	// 1/sqrt(cwnd); the queue grows from 2 to 10 flows by what the fixed points say, within
+	// 30% (without scaling it would not grow at all).
+	require.InEpsilon(t, (wants[10] - wants[2]).Seconds(), (queues[10] - queues[2]).Seconds(), 0.3, "the queue grows with N as flow scaling says")
 }
 
 func minDelay(r swiftStarRun) sim.Time {
