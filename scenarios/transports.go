@@ -42,7 +42,7 @@ type RoCEConfig struct {
 // SwiftConfig declares transports.rocev2.swift, whose values go to transports.SwiftParams
 // (Swift, Kumar et al., SIGCOMM 2020, Algorithm 1 and section 3.5's target; the paper gives
 // base_target, endpoint_target and min_cwnd, the other defaults are those of Google's Swift
-// in its Falcon simulator, google/isekai's Swift::DefaultConfiguration; docs/model.md).
+// in its Falcon simulator Isekai, Swift::DefaultConfiguration; docs/model.md section 11).
 type SwiftConfig struct {
 	BaseTarget         sim.Time `yaml:"base_target" default:"25us" gt:"0" eg:"25us" model:"BaseTarget" doc:"base_target: the fabric delay target of a one-hop path with few flows (SIGCOMM'20 section 5.1: throughput saturates above about 25us; section 5.2 runs at 25us; Isekai's fabric_base_delay 25us)"`
 	H                  sim.Time `yaml:"h" default:"1us" min:"0" eg:"1us" model:"H" doc:"h, the target added per hop: topology-based scaling adds hops x h, the hops being the switches on the flow's route (the paper counts IP hops by TTL; Isekai's topo_scaling_per_hop 1us)"`

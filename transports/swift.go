@@ -28,14 +28,15 @@ import (
 // and a base target of 25 us (section 5.1: throughput saturates above about 25 us; section
 // 5.2 runs at 25 us) and an endpoint target of 100 us (section 5.4, Table 4's run), but no
 // value for ai, beta, max_mdf, h, fs_range, fs_min_cwnd, fs_max_cwnd, max_cwnd or
-// RETX_RESET_THRESHOLD. Those are the defaults of Google's own Swift for its Falcon
-// simulator, which says many of them come from Swift in Pony Express, the paper's stack
-// (google/isekai, isekai/host/falcon/rue/algorithm/swift.cc, Swift::DefaultConfiguration,
-// as mirrored in testing-cla/downstreamIsekai at 52e2622: ai 1.0, beta 0.8, max_mdf 0.5,
-// per-hop scaling 1 us, fs_range 100 us, flow scaling over cwnd 0.1 to 256, max_cwnd 256,
-// minimum window after retransmit_limit 3 timeouts, base delay 25 us). htsim's Swift
-// (Broadcom/csg-htsim, sim/swift.cpp, the SwiftSrc constructor) has ai 1.0, beta 0.8 and
-// max_mdf 0.5 too, each marked there as a guess.
+// RETX_RESET_THRESHOLD. Those are the defaults of Google's own Swift in its Falcon
+// simulator Isekai, which says many of them come from Swift in Pony Express, the paper's
+// stack (Copyright Google LLC; read in its copy testing-cla/downstreamIsekai at 52e2622,
+// isekai/host/falcon/rue/algorithm/swift.cc, Swift::DefaultConfiguration, lines 238-294: ai
+// 1.0, beta 0.8, max_mdf 0.5, per-hop scaling 1 us, fs_range 100 us, flow scaling over cwnd
+// 0.1 to 256, max_cwnd 256, base delay 25 us; swift.h, ComputeTimeoutFabricCongestionWindow,
+// lines 906-923: the minimum window after retransmit_limit 3 timeouts). htsim's Swift
+// (Broadcom/csg-htsim at 841d9e7, sim/swift.cpp, SwiftSrc::SwiftSrc, lines 591-629) has ai
+// 1.0, beta 0.8 and max_mdf 0.5 too, each marked there as a guess.
 type SwiftParams struct {
 	// BaseTarget is base_target: the fabric delay target of a one-hop path with few flows
 	// (the paper, sections 5.1-5.2: 25 us; Isekai fabric_base_delay 25 us).
@@ -119,7 +120,7 @@ func (w *swiftWindow) canDecrease(now, rtt sim.Time) bool {
 // set clamps cwnd into [lo, hi] and records a decrease from prev. Algorithm 1 prints
 // "if cwnd <= cwnd_prev"; a window held at max_cwnd would then count as decreasing on
 // every ACK and never be cut, so a decrease is cwnd < cwnd_prev, as in htsim's
-// applySwiftLimits and Isekai's window time marker.
+// applySwiftLimits (sim/swift.cpp lines 152-170).
 func (w *swiftWindow) set(now sim.Time, cwnd, prev, lo, hi float64) bool {
 	w.cwnd = min(max(cwnd, lo), hi)
 	if w.cwnd < prev {
@@ -257,7 +258,7 @@ func (s *Swift) Ack(now, rtt, endpoint sim.Time, n float64) {
 // Timeout is Algorithm 1's "On Retransmit Timeout": the fabric window goes to min_cwnd
 // after RETX_RESET_THRESHOLD timeouts in a row, else is cut by max_mdf (once per RTT).
 // Losses act on the fabric window only, as Isekai's ProcessRetransmit leaves the NIC
-// window alone.
+// window alone (swift.h line 766: "no nic congestion window alteration is performed").
 func (s *Swift) Timeout(now sim.Time) {
 	s.retransmits++
 	s.Stats.Timeouts++
