@@ -127,6 +127,11 @@ func (f *fabric) describe(b *strings.Builder) {
 			cc = fmt.Sprintf("TIMELY (RTT of one packet per round trip: below T_low %v add delta %s, above T_high %v cut by beta %v x (1 - T_high/RTT), between follow the RTT gradient over minRTT %v with EWMA alpha %v; %d x delta after %d falling RTTs; floor %v)",
 				tm.TLow, delta, tm.THigh, tm.Beta, tm.MinRTT, tm.Alpha, tm.N, tm.HAIThreshold, tm.MinRate)
 		}
+		if cc == "swift" {
+			sw := r.Swift
+			cc = fmt.Sprintf("Swift (a window of packets held to a target delay per ACK: target base %v + %v per switch on the route + up to %v of flow scaling as the window falls from %v to %v packets; below it add %v packet per RTT, above it cut by beta %v x (delay - target)/delay, at most %v, once per RTT; a loss cuts by %v, %d timeouts in a row drop the window to %v packets; below one packet, one packet every RTT/cwnd)",
+				sw.BaseTarget, sw.H, sw.FSRange, sw.FSMaxCwnd, sw.FSMinCwnd, sw.AI, sw.Beta, sw.MaxMDF, sw.MaxMDF, sw.RetxResetThreshold, sw.MinCwnd)
+		}
 		recovery := fmt.Sprintf("%s recovery, retransmit timeout %v", r.Recovery, r.RetransmitTimeout)
 		if r.Recovery == "irn" {
 			bdp := "the path's round trip"

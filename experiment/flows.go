@@ -42,6 +42,11 @@ func (f *fabric) roceConfig(transport string) transports.RoCEConfig {
 		_ = copySettings(&p, cfg.TIMELY) // cannot fail: build checks settingsReachModels first
 		rc.TIMELY = &p
 	}
+	if cfg.CC == "swift" {
+		var p transports.SwiftParams
+		_ = copySettings(&p, cfg.Swift) // cannot fail: build checks settingsReachModels first
+		rc.Swift = &p
+	}
 	return rc
 }
 
@@ -131,6 +136,9 @@ func (f *fabric) addFlows() error {
 		}
 		if rc.HPCC != nil && rc.HPCC.BaseRTT == 0 {
 			f.reg.SetBaseRTT(i, f.hpccBaseRTT(fl, i, hops, rc))
+		}
+		if rc.Swift != nil {
+			f.reg.SetSwiftHops(i, len(hops)-1) // the switches between the two hosts
 		}
 	}
 	if loops > 0 {

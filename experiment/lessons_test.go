@@ -47,7 +47,7 @@ func variantNamed(t *testing.T, d *results.Document, name string) *results.Varia
 // small-flow tail of the lossless variants, DCQCN cuts it, DCTCP without PFC cuts it most.
 func TestWebsearchLeafSpineLesson(t *testing.T) {
 	d := golden(t, "websearch-leafspine")
-	require.Len(t, d.Variants, 7)
+	require.Len(t, d.Variants, 9)
 	small := func(v *results.Variant) float64 {
 		b := v.SlowdownBySize[0]
 		require.EqualValues(t, 0, b.LoBytes)
@@ -81,6 +81,22 @@ func TestWebsearchLeafSpineLesson(t *testing.T) {
 	require.Equal(t, irn.Flows.Total, irn.Flows.Completed)
 	require.Less(t, irn.Drops.Total, lossy.Drops.Total/1000)
 	require.Less(t, 5*small(irn), small(pfcOnly))
+	// The delay-based schemes under PFC: no drop, no timeout; Swift's target delay keeps the
+	// long flows' tail shorter than DCQCN's and HPCC's, and it carries more than TIMELY.
+	mid := func(v *results.Variant) float64 {
+		b := v.SlowdownBySize[3]
+		require.EqualValues(t, 1_000_000, b.LoBytes)
+		return *b.P99
+	}
+	sw, tm := variantNamed(t, d, "Swift"), variantNamed(t, d, "TIMELY")
+	for _, v := range []*results.Variant{sw, tm} {
+		require.Zero(t, v.Drops.Total, v.Name)
+		require.Zero(t, v.Timeouts, v.Name)
+		require.Equal(t, v.Flows.Total, v.Flows.Completed, v.Name)
+	}
+	require.Less(t, mid(sw), mid(dcqcn))
+	require.Less(t, mid(sw), mid(hpcc))
+	require.Greater(t, sw.GoodputGbps, tm.GoodputGbps)
 }
 
 // flowOf is the record of the flow from src to dst of v (the first such).
@@ -266,6 +282,42 @@ func TestDCQCNConvergenceLesson(t *testing.T) {
 			require.Less(t, q.MeanBytes, bdp)
 			require.Less(t, float64(q.MaxBytes), 2*bdp)
 			t.Logf("HPCC: bottleneck queue mean %.0f B, max %d B (BDP %.0f B); goodput %.2f Gb/s", q.MeanBytes, q.MaxBytes, bdp, hp.GoodputGbps)
+		}
+	}
+
+	// The delay-based schemes: no CNP, no pause, no loss. Swift keeps the link full, so
+	// goodput 40 Gb/s x 1024/1106, and its bottleneck queue settles at its target's fixed
+	// point less the empty round trip (3 x 1 us each way, store and forward of a 1,106-byte
+	// data packet and an 86-byte ACK at three hops) in each phase of 2, 3 and 4 flows, and at
+	// nothing while one flow is alone (its 40 Gb/s NIC is the bottleneck): over the four
+	// equal phases the time-mean is the mean of the four. TIMELY's queue stays below one BDP.
+	c := 40 * sim.Gbps
+	data, ack := transports.RoCEWireBytes(2, 1024, false), transports.RoCEAckWireBytes(2)
+	base := 6*sim.Microsecond + 3*(c.TxTime(data)+c.TxTime(ack))
+	var want float64
+	for n := 2; n <= 4; n++ {
+		want += float64(swiftFixedPoint(transports.DefaultSwiftParams(), n, 2, data, c)-base) * float64(c) / 8 / 1e12 / 4
+	}
+	sw, tm := variantNamed(t, d, "Swift"), variantNamed(t, d, "TIMELY")
+	for _, v := range []*results.Variant{sw, tm} {
+		require.Zero(t, v.Drops.Total, v.Name)
+		require.Zero(t, v.PFC.PauseFrames, v.Name)
+		require.Zero(t, v.ECN.CNPs, v.Name)
+		require.Zero(t, v.Timeouts, v.Name)
+	}
+	require.InEpsilon(t, 40*1024.0/1106, sw.GoodputGbps, 0.01, "Swift keeps the link full")
+	require.Less(t, tm.GoodputGbps, sw.GoodputGbps)
+	bdpSwift := float64(c) / 8 * (base.Seconds())
+	for _, v := range []*results.Variant{sw, tm} {
+		for _, q := range v.Queues {
+			if q.Node == "swl" && q.Peer == "swr" {
+				t.Logf("%s: bottleneck queue mean %.0f B, max %d B (Swift's fixed points averaged %.0f B, BDP %.0f B)", v.Name, q.MeanBytes, q.MaxBytes, want, bdpSwift)
+				if v == sw {
+					require.InEpsilon(t, want, q.MeanBytes, 0.1, "Swift's queue is where its target puts it")
+				} else {
+					require.Less(t, q.MeanBytes, bdpSwift, "TIMELY's queue stays below one BDP")
+				}
+			}
 		}
 	}
 }

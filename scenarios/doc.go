@@ -154,9 +154,10 @@
 //	                              lock-step phase effects of identical senders at drop-tail
 //	                              queues (Floyd and Jacobson, 1992)
 //	transports.rocev2.mtu         1024 (256, 512, 1024, 2048, 4096): the path MTU
-//	transports.rocev2.cc          none (none | dcqcn | hpcc | timely): congestion control
-//	                              (dcqcn, hpcc: RoCE v2 only; timely: RTT-based, Mittal et al.,
-//	                              SIGCOMM'15, see timely)
+//	transports.rocev2.cc          none (none | dcqcn | hpcc | timely | swift): congestion
+//	                              control (dcqcn, hpcc: RoCE v2 only; timely: RTT-based, Mittal
+//	                              et al., SIGCOMM'15, see timely; swift: a window held to a
+//	                              target delay, Kumar et al., SIGCOMM'20, see swift)
 //	transports.rocev2.recovery    go-back-n (go-back-n | go-back-0 | irn): go-back-0 sends the
 //	                              whole message again, as old NICs did; irn resends only what
 //	                              was lost, with packets in flight capped at the path's BDP
@@ -292,8 +293,52 @@
 //	                              HPCC authors' run.py: hai = 5 x ai)
 //	transports.rocev2.timely.min_rate 100Mbps (> 0): the floor of the rate (the HPCC authors'
 //	                              ns-3 MinRate)
-//	transports.rocev1             as rocev2, with the same defaults; cc none or timely only
-//	                              (RoCE v1 frames carry no IP header, so no ECN and no INT)
+//	transports.rocev2.swift.base_target 25us (> 0): base_target: the fabric delay target of a
+//	                              one-hop path with few flows (SIGCOMM'20 section 5.1:
+//	                              throughput saturates above about 25us; section 5.2 runs at
+//	                              25us; Isekai's fabric_base_delay 25us)
+//	transports.rocev2.swift.h     1us (>= 0): h, the target added per hop: topology-based
+//	                              scaling adds hops x h, the hops being the switches on the
+//	                              flow's route (the paper counts IP hops by TTL; Isekai's
+//	                              topo_scaling_per_hop 1us)
+//	transports.rocev2.swift.fs_range 100us (>= 0): fs_range: the most flow-based scaling adds to
+//	                              the target, max(0, min(alpha/sqrt(fcwnd) + beta, fs_range)),
+//	                              fs_range at fs_min_cwnd and 0 at fs_max_cwnd (Isekai's
+//	                              max_flow_scaling 100us)
+//	transports.rocev2.swift.fs_min_cwnd 0.1 ((0,65536]): fs_min_cwnd, packets: flow-based
+//	                              scaling is fs_range at and below it (Isekai's
+//	                              min_flow_scaling_window 0.1); below fs_max_cwnd
+//	transports.rocev2.swift.fs_max_cwnd 256 ((0,65536]): fs_max_cwnd, packets: flow-based
+//	                              scaling is 0 at and above it (Isekai's max_flow_scaling_window
+//	                              256, its max_cwnd)
+//	transports.rocev2.swift.ai    1 ((0,1000]): ai, the additive increment: ai/cwnd per packet
+//	                              acknowledged below the target, ai per packet below one packet
+//	                              of window (Isekai's fabric_additive_increment_factor 1.0)
+//	transports.rocev2.swift.beta  0.8 ((0,1]): beta: at or above the target the window is cut by
+//	                              max(1 - beta (delay - target)/delay, 1 - max_mdf), once per
+//	                              RTT (Isekai's fabric_multiplicative_decrease_factor 0.8)
+//	transports.rocev2.swift.max_mdf 0.5 ((0,1]): max_mdf: the largest cut, and the cut on a loss
+//	                              (a NAK, or a retransmit timeout) (Isekai's
+//	                              max_fabric_multiplicative_decrease 0.5); below 1
+//	transports.rocev2.swift.min_cwnd 0.001 ((0,65536]): the least window, packets; below one
+//	                              packet the flow sends a packet every RTT/cwnd (SIGCOMM'20
+//	                              section 3.4: 0.001)
+//	transports.rocev2.swift.max_cwnd 256 ((0,65536]): the largest window, packets (Isekai's
+//	                              max_fabric_congestion_window 256); at least min_cwnd
+//	transports.rocev2.swift.init_cwnd the window that fills the sender's line rate for
+//	                              base_target, at most max_cwnd ((0,65536]): the window a flow
+//	                              starts with, packets (the paper: its initial value has little
+//	                              effect with long-lived flows); between min_cwnd and max_cwnd
+//	transports.rocev2.swift.retx_reset_threshold 3 (1..1000): RETX_RESET_THRESHOLD: after this
+//	                              many retransmit timeouts in a row the window goes to min_cwnd,
+//	                              before it each cuts it by max_mdf (Isekai's retransmit_limit
+//	                              3)
+//	transports.rocev2.swift.endpoint_target 100us (> 0): the endpoint window's target, against
+//	                              the delay in the NICs and hosts (SIGCOMM'20 section 5.4:
+//	                              100us); this NIC model answers at once, so its endpoint delay
+//	                              is 0 and the endpoint window never binds (docs/model.md)
+//	transports.rocev1             as rocev2, with the same defaults; cc none, timely or swift
+//	                              only (RoCE v1 frames carry no IP header, so no ECN and no INT)
 //	transports.iwarp.mtu          1500 (576..9216): the IPv4 MTU (RFC 791's 576 to the largest
 //	                              jumbo frame datacenter switches carry); MSS = mtu - 40, - 12
 //	                              more with timestamps; one FPDU per segment

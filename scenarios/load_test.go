@@ -116,7 +116,10 @@ func TestDefaults(t *testing.T) {
 		IRN:   IRNConfig{RTOLow: 100 * sim.Microsecond, RTOHigh: 320 * sim.Microsecond, RTOLowPackets: 3, ReorderThreshold: 1, BDPCap: SizeOrAuto{Auto: true}},
 		DCQCN: ecn.PaperParams(), DCQCNMode: "paper", HPCC: HPCCConfig{Eta: 0.95, MaxStage: 5},
 		TIMELY: TIMELYConfig{Alpha: 0.875, Beta: 0.8, TLow: 0, THigh: 500 * sim.Microsecond,
-			MinRTT: 20 * sim.Microsecond, HAIThreshold: 5, N: 5, MinRate: 100 * sim.Mbps}}, sc.Transports.RoCEv2)
+			MinRTT: 20 * sim.Microsecond, HAIThreshold: 5, N: 5, MinRate: 100 * sim.Mbps},
+		Swift: SwiftConfig{BaseTarget: 25 * sim.Microsecond, H: sim.Microsecond, FSRange: 100 * sim.Microsecond,
+			FSMinCwnd: 0.1, FSMaxCwnd: 256, AI: 1, Beta: 0.8, MaxMDF: 0.5, MinCwnd: 0.001, MaxCwnd: 256,
+			RetxResetThreshold: 3, EndpointTarget: 100 * sim.Microsecond}}, sc.Transports.RoCEv2)
 	require.Zero(t, sc.SampleInterval, "auto: the sampler follows the active period")
 	require.Equal(t, Topology{Preset: "star", Params: PresetParams{Hosts: 4,
 		Link: LinkSpec{Rate: 100 * sim.Gbps, Delay: sim.Microsecond}}, Pos: Pos{4, 3}}, sc.Topology)
@@ -384,7 +387,7 @@ func TestRules(t *testing.T) {
 		{"ack interval 0", starScenario, []string{"transports.rocev2.ack_interval=0"}, "transports.rocev2.ack_interval", "1..65536"},
 		{"rto 0", starScenario, []string{"transports.rocev2.retransmit_timeout=0"}, "transports.rocev2.retransmit_timeout", "must be > 0"},
 		{"rto typo", starScenario, []string{"transports.rocev2.retransmit_timout=1ms"}, "transports.rocev2.retransmit_timout", `did you mean "retransmit_timeout"?`},
-		{"unknown cc", starScenario, []string{"transports.rocev2.cc=cubic"}, "transports.rocev2.cc", `unknown congestion control "cubic" (allowed: none, dcqcn, hpcc, timely)`},
+		{"unknown cc", starScenario, []string{"transports.rocev2.cc=cubic"}, "transports.rocev2.cc", `unknown congestion control "cubic" (allowed: none, dcqcn, hpcc, timely, swift)`},
 		{"unknown recovery", starScenario, []string{"transports.rocev2.recovery=sack"}, "transports.rocev2.recovery", `unknown recovery "sack"`},
 		{"unknown np rule", starScenario, []string{"transports.rocev2.dcqcn.np=immediate"}, "transports.rocev2.dcqcn.np",
 			`unknown notification point rule "immediate" (did you mean "immediate-only"?) (allowed: window, paper, immediate-only)`},

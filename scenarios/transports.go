@@ -12,14 +12,14 @@ import (
 // Transports holds the settings of each transport: the transports block.
 type Transports struct {
 	RoCEv2 RoCEConfig  `yaml:"rocev2"`
-	RoCEv1 RoCEConfig  `yaml:"rocev1" doc:"as rocev2, with the same defaults; cc none or timely only (RoCE v1 frames carry no IP header, so no ECN and no INT)"`
+	RoCEv1 RoCEConfig  `yaml:"rocev1" doc:"as rocev2, with the same defaults; cc none, timely or swift only (RoCE v1 frames carry no IP header, so no ECN and no INT)"`
 	IWARP  IWARPConfig `yaml:"iwarp"`
 }
 
 // RoCEConfig configures a RoCE (v1 or v2) reliable-connection endpoint.
 type RoCEConfig struct {
 	MTU               int      `yaml:"mtu" default:"1024" model:"MTU" oneof:"256,512,1024,2048,4096" means:"the InfiniBand path MTUs" doc:"the path MTU"`
-	CC                string   `yaml:"cc" default:"none" oneof:"none,dcqcn,hpcc,timely" what:"congestion control" doc:"congestion control (dcqcn, hpcc: RoCE v2 only; timely: RTT-based, Mittal et al., SIGCOMM'15, see timely)"`
+	CC                string   `yaml:"cc" default:"none" oneof:"none,dcqcn,hpcc,timely,swift" what:"congestion control" doc:"congestion control (dcqcn, hpcc: RoCE v2 only; timely: RTT-based, Mittal et al., SIGCOMM'15, see timely; swift: a window held to a target delay, Kumar et al., SIGCOMM'20, see swift)"`
 	Recovery          string   `yaml:"recovery" default:"go-back-n" oneof:"go-back-n,go-back-0,irn" what:"recovery" doc:"go-back-0 sends the whole message again, as old NICs did; irn resends only what was lost, with packets in flight capped at the path's BDP (Mittal et al., SIGCOMM'18; see irn)"`
 	RetransmitTimeout sim.Time `yaml:"retransmit_timeout" default:"1.048576ms" model:"RetransmitTimeout" gt:"0" eg:"1ms" doc:"4.096us x 2^8: the InfiniBand local ACK timeout (4.096us x 2^timeout) with QP timeout attribute 8"`
 	RetryLimit        int      `yaml:"retry_limit" default:"7" model:"RetryLimit" min:"0" max:"7" means:"the InfiniBand retry count has 3 bits" doc:"retransmissions of one packet before the flow fails (IB retry_cnt has 3 bits)"`
@@ -35,6 +35,28 @@ type RoCEConfig struct {
 	HPCC HPCCConfig `yaml:"hpcc"`
 	// TIMELY holds TIMELY's parameters, when CC is timely.
 	TIMELY TIMELYConfig `yaml:"timely"`
+	// Swift holds Swift's parameters, when CC is swift.
+	Swift SwiftConfig `yaml:"swift"`
+}
+
+// SwiftConfig declares transports.rocev2.swift, whose values go to transports.SwiftParams
+// (Swift, Kumar et al., SIGCOMM 2020, Algorithm 1 and section 3.5's target; the paper gives
+// base_target, endpoint_target and min_cwnd, the other defaults are those of Google's Swift
+// in its Falcon simulator Isekai, Swift::DefaultConfiguration; docs/model.md section 11).
+type SwiftConfig struct {
+	BaseTarget         sim.Time `yaml:"base_target" default:"25us" gt:"0" eg:"25us" model:"BaseTarget" doc:"base_target: the fabric delay target of a one-hop path with few flows (SIGCOMM'20 section 5.1: throughput saturates above about 25us; section 5.2 runs at 25us; Isekai's fabric_base_delay 25us)"`
+	H                  sim.Time `yaml:"h" default:"1us" min:"0" eg:"1us" model:"H" doc:"h, the target added per hop: topology-based scaling adds hops x h, the hops being the switches on the flow's route (the paper counts IP hops by TTL; Isekai's topo_scaling_per_hop 1us)"`
+	FSRange            sim.Time `yaml:"fs_range" default:"100us" min:"0" eg:"100us" model:"FSRange" doc:"fs_range: the most flow-based scaling adds to the target, max(0, min(alpha/sqrt(fcwnd) + beta, fs_range)), fs_range at fs_min_cwnd and 0 at fs_max_cwnd (Isekai's max_flow_scaling 100us)"`
+	FSMinCwnd          float64  `yaml:"fs_min_cwnd" default:"0.1" gt:"0" max:"65536" means:"packets" model:"FSMinCwnd" doc:"fs_min_cwnd, packets: flow-based scaling is fs_range at and below it (Isekai's min_flow_scaling_window 0.1); below fs_max_cwnd"`
+	FSMaxCwnd          float64  `yaml:"fs_max_cwnd" default:"256" gt:"0" max:"65536" means:"packets" model:"FSMaxCwnd" doc:"fs_max_cwnd, packets: flow-based scaling is 0 at and above it (Isekai's max_flow_scaling_window 256, its max_cwnd)"`
+	AI                 float64  `yaml:"ai" default:"1" gt:"0" max:"1000" means:"packets per RTT" model:"AI" doc:"ai, the additive increment: ai/cwnd per packet acknowledged below the target, ai per packet below one packet of window (Isekai's fabric_additive_increment_factor 1.0)"`
+	Beta               float64  `yaml:"beta" default:"0.8" gt:"0" max:"1" means:"the multiplicative decrease constant" model:"Beta" doc:"beta: at or above the target the window is cut by max(1 - beta (delay - target)/delay, 1 - max_mdf), once per RTT (Isekai's fabric_multiplicative_decrease_factor 0.8)"`
+	MaxMDF             float64  `yaml:"max_mdf" default:"0.5" gt:"0" max:"1" rule:"a number in (0,1), the largest fraction one decrease takes" model:"MaxMDF" doc:"max_mdf: the largest cut, and the cut on a loss (a NAK, or a retransmit timeout) (Isekai's max_fabric_multiplicative_decrease 0.5); below 1"`
+	MinCwnd            float64  `yaml:"min_cwnd" default:"0.001" gt:"0" max:"65536" means:"packets" model:"MinCwnd" doc:"the least window, packets; below one packet the flow sends a packet every RTT/cwnd (SIGCOMM'20 section 3.4: 0.001)"`
+	MaxCwnd            float64  `yaml:"max_cwnd" default:"256" gt:"0" max:"65536" means:"packets" model:"MaxCwnd" doc:"the largest window, packets (Isekai's max_fabric_congestion_window 256); at least min_cwnd"`
+	InitCwnd           float64  `yaml:"init_cwnd" derived:"the window that fills the sender's line rate for base_target, at most max_cwnd" gt:"0" max:"65536" means:"packets" model:"InitCwnd" doc:"the window a flow starts with, packets (the paper: its initial value has little effect with long-lived flows); between min_cwnd and max_cwnd"`
+	RetxResetThreshold int      `yaml:"retx_reset_threshold" default:"3" min:"1" max:"1000" means:"retransmit timeouts in a row" model:"RetxResetThreshold" doc:"RETX_RESET_THRESHOLD: after this many retransmit timeouts in a row the window goes to min_cwnd, before it each cuts it by max_mdf (Isekai's retransmit_limit 3)"`
+	EndpointTarget     sim.Time `yaml:"endpoint_target" default:"100us" gt:"0" eg:"100us" model:"EndpointTarget" doc:"the endpoint window's target, against the delay in the NICs and hosts (SIGCOMM'20 section 5.4: 100us); this NIC model answers at once, so its endpoint delay is 0 and the endpoint window never binds (docs/model.md)"`
 }
 
 // TIMELYConfig declares transports.rocev2.timely, whose values go to transports.TIMELYParams
@@ -128,6 +150,7 @@ var _ = hooksFor(nil, nil, transportsAfter)
 var _ = hooksFor(roceInit, roceBefore, roceAfter)
 var _ = hooksFor(nil, nil, irnAfter)
 var _ = hooksFor(nil, nil, timelyAfter)
+var _ = hooksFor(nil, nil, swiftAfter)
 var _ = hooksFor(iwarpInit, nil, iwarpAfter)
 
 // transportsAfter rejects DCQCN, HPCC and per-packet source ports over RoCE v1.
@@ -178,6 +201,23 @@ func irnAfter(r *resolver, path string, c *IRNConfig, _ map[string]bool) {
 func timelyAfter(r *resolver, path string, c *TIMELYConfig, _ map[string]bool) {
 	if c.THigh <= c.TLow {
 		r.errf(path+".t_high", "t_high (%v) must be above t_low (%v)", c.THigh, c.TLow)
+	}
+}
+
+// swiftAfter checks max_mdf below 1, fs_min_cwnd against fs_max_cwnd, max_cwnd against
+// min_cwnd, and a given init_cwnd against both.
+func swiftAfter(r *resolver, path string, c *SwiftConfig, given map[string]bool) {
+	if c.MaxMDF == 1 {
+		r.errf(path+".max_mdf", "max_mdf must be below 1: a cut by all of the window leaves none; got 1")
+	}
+	if c.FSMinCwnd >= c.FSMaxCwnd {
+		r.errf(path+".fs_max_cwnd", "fs_max_cwnd (%v) must be above fs_min_cwnd (%v)", c.FSMaxCwnd, c.FSMinCwnd)
+	}
+	if c.MaxCwnd < c.MinCwnd {
+		r.errf(path+".max_cwnd", "max_cwnd (%v) must not be below min_cwnd (%v)", c.MaxCwnd, c.MinCwnd)
+	}
+	if given["init_cwnd"] && (c.InitCwnd < c.MinCwnd || c.InitCwnd > c.MaxCwnd) {
+		r.errf(path+".init_cwnd", "init_cwnd (%v) must be between min_cwnd (%v) and max_cwnd (%v)", c.InitCwnd, c.MinCwnd, c.MaxCwnd)
 	}
 }
 

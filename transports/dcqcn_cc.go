@@ -44,7 +44,9 @@ func (c *dcqcnCC) windowOpen(uint32) bool { return true }
 // sent counts the frame's bytes for the byte counter.
 func (c *dcqcnCC) sent(p *topology.Packet, _ uint32) { c.rp.Sent(int64(p.Frame)) }
 
-func (c *dcqcnCC) acked(sim.Time, *topology.Packet, uint32, uint32) bool { return false }
+func (c *dcqcnCC) acked(sim.Time, *topology.Packet, uint32, uint32) ccAck { return 0 }
+
+func (c *dcqcnCC) timedOut(sim.Time) {}
 
 // cnp cuts the rate (now, or at the end of the decrease period) and restarts the
 // rate-increase timer.

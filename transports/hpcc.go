@@ -272,15 +272,17 @@ func (c *hpccCC) sent(p *topology.Packet, inFlight uint32) {
 }
 
 // acked feeds an ACK's echoed telemetry to the reaction point.
-func (c *hpccCC) acked(_ sim.Time, p *topology.Packet, una, sndNxt uint32) bool {
+func (c *hpccCC) acked(_ sim.Time, p *topology.Packet, una, sndNxt uint32) ccAck {
 	if p.INT == nil {
-		return false
+		return 0
 	}
 	c.h.OnAck(una, sndNxt, p.INT)
-	return true
+	return ccWindow
 }
 
 func (c *hpccCC) cnp(sim.Time) {}
+
+func (c *hpccCC) timedOut(sim.Time) {}
 
 // hpccKeep takes a data packet's INT for the next ACK to echo (the newest wins). Once the
 // flow has completed nothing is echoed (its last ACK took the last record), so a late

@@ -31,7 +31,7 @@ type RoCEConfig struct {
 	// AckInterval is how many in-order packets the responder takes per coalesced ACK; the last
 	// packet of a message is always acknowledged at once.
 	AckInterval int
-	// RoCECC is the congestion control (roce_cc.go): DCQCN, HPCC, TIMELY or none.
+	// RoCECC is the congestion control (roce_cc.go): DCQCN, HPCC, TIMELY, Swift or none.
 	RoCECC
 	// CNPPriority is the traffic class of the CNPs the responder sends.
 	CNPPriority uint8
@@ -103,8 +103,8 @@ type qp struct {
 
 // RoCESender is the requester side of a queue pair: it segments the message into packets and
 // tracks PSNs; its loss recovery (roce_recovery.go: go-back-N, go-back-0 or IRN's selective
-// repeat) picks what goes next, and its congestion control (roce_cc.go: none, DCQCN or HPCC)
-// paces it and holds its window.
+// repeat) picks what goes next, and its congestion control (roce_cc.go: none, DCQCN, HPCC,
+// TIMELY or Swift) paces it and holds its window.
 type RoCESender struct {
 	qp
 	roceSeq
@@ -172,7 +172,7 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 	s := &RoCESender{qp: q, roceSeq: roceSeq{total: npkts}, nic: src}
 	s.timer = newAlarm(r.eng, s, opTimer)
 	s.rec = newRoCERecovery(&cfg)
-	s.cc = newRoCECC(r, &cfg, src.Wire.Params.Rate, f.Start)
+	s.cc = newRoCECC(r, &cfg, src.Wire.Params.Rate, f.Start, npkts)
 	rcv := &RoCEReceiver{qp: q, nic: dst}
 	if cfg.DCQCN != nil {
 		if cfg.DCQCN.PortPacing {
@@ -309,7 +309,11 @@ func (s *RoCESender) onAck(now sim.Time, p *topology.Packet) {
 	if a&ackSend != 0 || a&ackSendIfData != 0 && s.hasData() {
 		s.nic.activate(now, s)
 	}
-	if s.cc.acked(now, p, s.una, s.sndNxt) && s.hasData() {
+	c := s.cc.acked(now, p, s.una, s.sndNxt)
+	if c&ccUnpace != 0 {
+		s.sched.readyAt = min(s.sched.readyAt, now)
+	}
+	if c != 0 && s.hasData() {
 		s.nic.activate(now, s)
 	}
 }
@@ -328,6 +332,7 @@ func (s *RoCESender) timeout(now sim.Time) {
 		return
 	}
 	s.rec.timedOut(&s.roceSeq)
+	s.cc.timedOut(now)
 	s.nic.activate(now, s)
 }
 

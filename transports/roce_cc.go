@@ -21,6 +21,8 @@ type RoCECC struct {
 	// TIMELY, when not nil, runs TIMELY congestion control (timely.go) with these
 	// parameters.
 	TIMELY *TIMELYParams
+	// Swift, when not nil, runs Swift congestion control (swift.go) with these parameters.
+	Swift *SwiftParams
 }
 
 // RateBased reports whether the congestion control paces the flow at a rate of its own.
@@ -49,6 +51,14 @@ func (c *RoCECC) validate(version int) error {
 			return err
 		}
 	}
+	if p := c.Swift; p != nil {
+		if c.DCQCN != nil || c.HPCC != nil || c.TIMELY != nil {
+			return errors.New("Swift with DCQCN, HPCC or TIMELY: a flow runs one congestion control")
+		}
+		if err := p.validate(); err != nil {
+			return err
+		}
+	}
 	if p := c.HPCC; p != nil {
 		switch {
 		case version == 1:
@@ -68,8 +78,8 @@ func (c *RoCECC) validate(version int) error {
 // decides what it does to the rate and the window. None of its methods allocates.
 //
 // The implementations: none (cc_none.go), DCQCN's reaction point (dcqcn_cc.go, on
-// ecn.ReactionPoint), HPCC (hpcc.go), TIMELY (timely.go). A new one is a type in its own file and a case in
-// newRoCECC (docs/architecture.md).
+// ecn.ReactionPoint), HPCC (hpcc.go), TIMELY (timely.go), Swift (swift.go). A new one is a
+// type in its own file and a case in newRoCECC (docs/architecture.md).
 type roceCC interface {
 	// start is the flow's start: "" when it may send, else why it cannot run.
 	start() string
@@ -83,15 +93,28 @@ type roceCC interface {
 	// may add headers (and seal again) or ask for an ACK (AckReq).
 	sent(p *topology.Packet, inFlight uint32)
 	// acked is an ACK or NAK p after loss recovery has taken it, with the requester's una and
-	// next new PSN; it reports whether the window may have opened.
-	acked(now sim.Time, p *topology.Packet, una, sndNxt uint32) bool
+	// next new PSN; it reports whether the window may have opened and whether the flow has
+	// stopped pacing (ccAck).
+	acked(now sim.Time, p *topology.Packet, una, sndNxt uint32) ccAck
 	// cnp is a congestion notification packet at now.
 	cnp(now sim.Time)
+	// timedOut is a retransmit timeout at now that the flow survives (retries are left).
+	timedOut(now sim.Time)
 }
 
-// newRoCECC returns the congestion control cfg asks for, for a flow of reg starting at start
-// from a NIC of line rate line.
-func newRoCECC(reg *Registry, cfg *RoCEConfig, line sim.Rate, start sim.Time) roceCC {
+// ccAck says what an ACK did to a congestion control: ccWindow, its window may have opened
+// (the requester goes back on the NIC's schedule if it has data); ccUnpace, it has stopped
+// pacing, so the next packet need not wait for the gap the last one's pacing rate set.
+type ccAck uint8
+
+const (
+	ccWindow ccAck = 1 << iota
+	ccUnpace
+)
+
+// newRoCECC returns the congestion control cfg asks for, for a flow of reg of npkts packets
+// starting at start from a NIC of line rate line.
+func newRoCECC(reg *Registry, cfg *RoCEConfig, line sim.Rate, start sim.Time, npkts uint32) roceCC {
 	switch {
 	case cfg.DCQCN != nil:
 		return newDCQCNCC(reg.eng, *cfg.DCQCN, line, start)
@@ -99,6 +122,8 @@ func newRoCECC(reg *Registry, cfg *RoCEConfig, line sim.Rate, start sim.Time) ro
 		return newHPCCCC(reg, cfg, line)
 	case cfg.TIMELY != nil:
 		return newTIMELYCC(*cfg.TIMELY, line, start)
+	case cfg.Swift != nil:
+		return newSwiftCC(cfg, line, npkts)
 	}
 	return noCC{}
 }

@@ -221,16 +221,18 @@ func (c *timelyCC) sent(p *topology.Packet, _ uint32) {
 }
 
 // acked takes the sample when the cumulative acknowledgement passes the timed packet.
-func (c *timelyCC) acked(now sim.Time, _ *topology.Packet, una, _ uint32) bool {
+func (c *timelyCC) acked(now sim.Time, _ *topology.Packet, una, _ uint32) ccAck {
 	if !c.timed || una <= c.timedPSN {
-		return false
+		return 0
 	}
 	c.timed = false
 	c.t.Sample(now, max(now-c.timedAt-c.timedTx, 0))
-	return false
+	return 0
 }
 
 func (c *timelyCC) cnp(sim.Time) {}
+
+func (c *timelyCC) timedOut(sim.Time) {}
 
 // TIMELYOf is flow i's TIMELY rate computation, nil for a flow without TIMELY.
 func (r *Registry) TIMELYOf(i int32) *TIMELY {
