@@ -43,8 +43,8 @@ var (
 )
 
 // BroadcastChunk is the piece a ring broadcast pipelines its buffer in: one of NCCL's
-// buffer slots, NCCL_BUFFSIZE (4 MiB by default) over NCCL_STEPS (8) (NCCL's docs,
-// "Environment Variables", NCCL_BUFFSIZE; src/include/collectives.h, NCCL_STEPS).
+// buffer slots, NCCL_BUFFSIZE (4 MiB by default: NCCL's docs, "Environment Variables")
+// over NCCL_STEPS (8: NVIDIA/nccl src/include/device.h), 512 KiB.
 const BroadcastChunk = 4 << 20 / 8
 
 // Message is one transfer of a collective: Bytes from rank Src to rank Dst in step Step of

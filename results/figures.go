@@ -11,10 +11,13 @@ func Figures(d *Document) (figs []*Figure, omitted []Omitted, err error) {
 	for _, pl := range []struct {
 		name string
 		make func(*Document) (*Figure, string, error)
-	}{{"fct-cdf", fctFigure}, {"slowdown-by-size", sizesFigure}} {
+	}{{"fct-cdf", fctFigure}, {"slowdown-by-size", sizesFigure}, {"jobs-iterations", jobsFigure}} {
 		f, why, err := pl.make(d)
 		if err != nil {
 			return nil, nil, err
+		}
+		if f == nil && pl.name == "jobs-iterations" && !hasJobs(d) {
+			continue // nothing to omit: the scenario has no collective
 		}
 		if f == nil {
 			omitted = append(omitted, Omitted{pl.name, why})
