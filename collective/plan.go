@@ -2,8 +2,8 @@
 // training traffic (NCCL's allreduce, allgather, reduce_scatter, all_to_all and broadcast):
 // for each operation and algorithm, the messages every rank sends, their sizes, the step
 // of the algorithm each belongs to and the messages whose arrival each waits for; the
-// bus-bandwidth factors of nccl-tests; and the step-synchronous closed form of a collective's
-// time on a bottleneck rate. It is pure: no engine, no network (docs/model.md, section
+// bus-bandwidth factors of nccl-tests; and a collective's ideal time: the step-synchronous
+// closed form, and the critical path through its graph. It is pure: no engine, no network (docs/model.md, section
 // "Collectives", writes the graphs down with their sources).
 package collective
 
@@ -383,16 +383,53 @@ func BusFactor(op string, n int) float64 {
 
 // StepLoads is, per step, the most bytes one rank sends or receives in it.
 func (p *Plan) StepLoads() []int64 {
-	type key struct{ step, rank int }
-	sent, recv := map[key]int64{}, map[key]int64{}
 	loads := make([]int64, p.Steps)
-	for _, m := range p.Messages {
-		s, r := key{m.Step, m.Src}, key{m.Step, m.Dst}
-		sent[s] += m.Bytes
-		recv[r] += m.Bytes
-		loads[m.Step] = max(loads[m.Step], sent[s], recv[r])
+	for m, l := range p.MessageLoads() {
+		loads[p.Messages[m].Step] = max(loads[p.Messages[m].Step], l)
 	}
 	return loads
+}
+
+// MessageLoads is, per message, the bytes its link must carry while it is under way: the
+// more of what its sender sends and what its receiver receives in its step (all_to_all's
+// N-1 messages share their sender's link; a ring's one message has its link alone).
+func (p *Plan) MessageLoads() []int64 {
+	type key struct{ step, rank int }
+	sent, recv := map[key]int64{}, map[key]int64{}
+	for _, m := range p.Messages {
+		sent[key{m.Step, m.Src}] += m.Bytes
+		recv[key{m.Step, m.Dst}] += m.Bytes
+	}
+	loads := make([]int64, len(p.Messages))
+	for i, m := range p.Messages {
+		loads[i] = max(sent[key{m.Step, m.Src}], recv[key{m.Step, m.Dst}])
+	}
+	return loads
+}
+
+// CriticalPath is the time of one iteration when message m takes weight(m) once the last
+// message of its After has arrived, and nothing else delays it: the longest path through the
+// dependency graph. With every message's weight its step's load at a per-byte time plus
+// one latency, it is Ideal for the ring and halving-doubling on a uniform fabric; on a
+// fabric whose pairs of ranks are unequally far apart it is less, since a ring's chain of
+// dependencies crosses each link of the ring in turn rather than the farthest in every step.
+func (p *Plan) CriticalPath(weight func(m int) float64) float64 {
+	done := make([]float64, len(p.Messages))
+	order := make([]int, len(p.Messages))
+	for m := range order {
+		order[m] = m
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return p.Messages[a].Step - p.Messages[b].Step })
+	var end float64
+	for _, m := range order {
+		var ready float64
+		for _, a := range p.Messages[m].After {
+			ready = max(ready, done[a])
+		}
+		done[m] = ready + weight(m)
+		end = max(end, done[m])
+	}
+	return end
 }
 
 // Ideal is the step-synchronous closed form of one iteration: the sum over steps of the

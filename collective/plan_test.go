@@ -200,7 +200,33 @@ func TestIdealClosedForms(t *testing.T) {
 			if got := p.Ideal(b, a); math.Abs(got-c.want) > 1e-9*c.want {
 				t.Errorf("%s/%s n=%d: Ideal %.9g s, closed form %.9g s", c.op, c.alg, n, got, c.want)
 			}
+			// Uniform weights: the critical path is the step-synchronous form.
+			loads := p.MessageLoads()
+			if got := p.CriticalPath(func(m int) float64 { return float64(loads[m])*b + a }); math.Abs(got-c.want) > 1e-9*c.want {
+				t.Errorf("%s/%s n=%d: CriticalPath %.9g s, closed form %.9g s", c.op, c.alg, n, got, c.want)
+			}
 		}
+	}
+}
+
+// TestCriticalPathFollowsTheRing: on a ring one of whose links takes L (the others 0), an
+// allreduce's chain of 2(N-1) dependent messages walks back over 2(N-1) consecutive links of
+// the ring, so it crosses the slow one at most ceil(2(N-1)/N) = 2 times; the step-synchronous
+// form would charge L in all 2(N-1) steps.
+func TestCriticalPathFollowsTheRing(t *testing.T) {
+	const n, L = 8, 1.0
+	p, err := Build(AllReduce, Ring, n, 8<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := p.CriticalPath(func(m int) float64 {
+		if p.Messages[m].Src == n-1 { // the link n-1 -> 0
+			return L
+		}
+		return 0
+	})
+	if got != 2*L {
+		t.Fatalf("critical path %v, want %v (two crossings of the slow link)", got, 2*L)
 	}
 }
 

@@ -274,3 +274,38 @@ func TestCollectiveFlowsCount(t *testing.T) {
 	require.EqualValues(t, v.Flows.Total, v.Flows.Completed)
 	require.False(t, math.IsNaN(v.Jobs[0].IdealUS))
 }
+
+// TestIdealFollowsTheChain: a ring allreduce over h1..h8 on two racks of four (non-blocking,
+// 400 Gb/s uplinks) has six links inside a rack (2 link delays and a switch's serialization)
+// and two between them (4 delays, 3 serializations). Its chain of 14 dependent messages walks
+// back over 14 consecutive links of the ring, which hold the two crossings at most four
+// times, so the ideal is 14 bandwidth terms + 4 crossing latencies + 10 rack latencies (not
+// 14 crossing latencies, which the run beats); the run is at or above it, within 2%.
+func TestIdealFollowsTheChain(t *testing.T) {
+	const S = 8 << 20
+	v := runOne(t, `
+version: 1
+name: chain
+stop: 1s
+topology:
+  preset: leafspine
+  params: {leaves: 2, spines: 2, hosts_per_leaf: 4, host_link: {rate: 100Gbps, delay: 1us}, fabric_link: {rate: 400Gbps, delay: 1us}}
+transports:
+  rocev2: {cc: none}
+traffic:
+  - collective: {op: allreduce, hosts: all, size: 8388608B}
+variants:
+  - {name: v, transport: rocev2}
+`, 0)
+	j := v.Jobs[0]
+	full := float64(transports.RoCEWireBytes(2, 1024, false))
+	tx := func(rate float64) float64 { return full * 8 / rate * 1e6 }
+	bw := S / 8 * full / 1024 * 8 / 100e9 * 1e6
+	rack := 2*1.0 + tx(100e9)
+	cross := 4*1.0 + tx(400e9) + tx(400e9) + tx(100e9)
+	want := 14*bw + 4*cross + 10*rack
+	require.InDelta(t, want, j.IdealUS, want*1e-6)
+	got := *j.CompletionUS
+	require.GreaterOrEqual(t, got, want*0.999)
+	require.InDelta(t, want, got, want*0.02, "%.2f us against the ideal %.2f", got, want)
+}

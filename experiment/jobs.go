@@ -35,12 +35,11 @@ func (f *fabric) collectJobs(v *results.Variant, now sim.Time) {
 // result is the job's results entry.
 func (j *jobRun) result(now sim.Time) results.Job {
 	c := j.c
-	rate, share, alpha := j.bottleneck()
-	perByte := 8 / (float64(rate) * share) // seconds per payload byte
+	id := j.ideal()
 	r := results.Job{Label: c.Label, Op: c.Op, Algorithm: c.Algorithm, Ranks: len(j.ranks), SizeBytes: c.Size,
 		Channels: c.Channels, Iterations: c.Iterations, BusFactor: collective.BusFactor(c.Op, len(j.ranks)),
-		IdealUS: j.plan.Ideal(perByte, alpha.Seconds()) * 1e6, BottleneckGbps: float64(rate) / 1e9, PayloadShare: share,
-		StepLatencyUS: alpha.Microseconds(), Steps: j.plan.Steps, PerIteration: []results.JobIteration{}}
+		IdealUS: id.us, BottleneckGbps: float64(id.rate) / 1e9, PayloadShare: id.share,
+		StepLatencyUS: id.alpha.Microseconds(), Steps: j.plan.Steps, PerIteration: []results.JobIteration{}}
 	var sum float64
 	for it := range j.left {
 		ji := results.JobIteration{Iteration: it, Messages: j.M}
@@ -82,21 +81,24 @@ func (j *jobRun) result(now sim.Time) results.Job {
 
 func ptr(x float64) *float64 { return &x }
 
-// bottleneck is what the job's ideal stands on: the slowest link rate of its ranks' hosts,
-// the payload's share of a full packet's wire bytes under its transport, and the per-step
-// latency: over the pairs of ranks its messages join, the longest time one full packet takes
-// along its path on the empty fabric (store and forward, propagation, switch latencies; see
-// pipeline), less its serialization at the first hop, which the bandwidth term counts.
-func (j *jobRun) bottleneck() (sim.Rate, float64, sim.Time) {
+// jobIdeal is a job's ideal iteration and what it stands on: the slowest link between two
+// ranks that exchange data, the payload's share of a full packet, the longest per-step
+// latency.
+type jobIdeal struct {
+	us    float64
+	rate  sim.Rate
+	share float64
+	alpha sim.Time
+}
+
+// ideal is the job's iteration alone on the empty fabric, as the critical path through its
+// dependency graph (collective.Plan.CriticalPath): each message takes its load (what its
+// sender sends or its receiver receives in its step, the more) at its path's slowest link
+// with the transport's headers (the payload's share of a full packet), plus its path's
+// latency: one full packet's time along the path (store and forward, propagation, switch
+// latencies; see pipeline) less its first serialization, which the load term counts.
+func (j *jobRun) ideal() jobIdeal {
 	f := j.f
-	var rate sim.Rate
-	for _, h := range j.ranks {
-		id, _ := f.nw.Lookup(h)
-		r := f.nw.Links[f.nw.Nodes[id].Ports[0].Link].Params.Rate
-		if rate == 0 || r < rate {
-			rate = r
-		}
-	}
 	var full, payload int64
 	switch j.c.Transport {
 	case "iwarp":
@@ -109,24 +111,41 @@ func (j *jobRun) bottleneck() (sim.Rate, float64, sim.Time) {
 		rc := f.starter.configs[j.c.Transport]
 		full, payload = transports.RoCEWireBytes(rc.Version, int64(rc.MTU), false), int64(rc.MTU)
 	}
-	share := float64(payload) / float64(full)
-	var alpha sim.Time
-	seen := map[[2]int]bool{}
+	out := jobIdeal{share: float64(payload) / float64(full)}
+	type pair struct {
+		perByte float64 // seconds per payload byte
+		alpha   sim.Time
+	}
+	pairs := map[[2]int]pair{}
 	for _, m := range j.plan.Messages {
 		k := [2]int{m.Src, m.Dst}
-		if seen[k] {
+		if _, ok := pairs[k]; ok {
 			continue
 		}
-		seen[k] = true
 		s, _ := f.nw.Lookup(j.ranks[m.Src])
 		d, _ := f.nw.Lookup(j.ranks[m.Dst])
 		hops, loop, err := f.routes.Path(s, d, 0, f.pathLimit())
 		if err != nil || loop || len(hops) == 0 {
+			pairs[k] = pair{} // no path: the run says why, the ideal leaves it out
 			continue
 		}
 		ph := f.pathHops(hops)
-		one := pipeline(ph, 0, 1, 0, -1, func(int64) int64 { return full })
-		alpha = max(alpha, one-ph[0].rate.TxTime(full))
+		rate := ph[0].rate
+		for _, h := range ph {
+			rate = min(rate, h.rate)
+		}
+		alpha := pipeline(ph, 0, 1, 0, -1, func(int64) int64 { return full }) - ph[0].rate.TxTime(full)
+		pairs[k] = pair{perByte: 8 / (float64(rate) * out.share), alpha: alpha}
+		if out.rate == 0 || rate < out.rate {
+			out.rate = rate
+		}
+		out.alpha = max(out.alpha, alpha)
 	}
-	return rate, share, alpha
+	loads := j.plan.MessageLoads()
+	out.us = j.plan.CriticalPath(func(m int) float64 {
+		msg := &j.plan.Messages[m]
+		p := pairs[[2]int{msg.Src, msg.Dst}]
+		return float64(loads[m])*p.perByte + p.alpha.Seconds()
+	}) * 1e6
+	return out
 }

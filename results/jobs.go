@@ -16,8 +16,8 @@ const FileJobs = "jobs.csv"
 // Job is one collective of a variant (docs/results.md, "jobs"): per iteration its time from
 // its first message's release to its last message's arrival, and over the iterations that
 // completed their mean; algorithm bandwidth = SizeBytes / time and bus bandwidth = algbw x
-// nccl-tests' factor for the op (BusFactor); IdealUS the step-synchronous closed form on the
-// job's bottleneck (collective.Plan.Ideal).
+// nccl-tests' factor for the op (BusFactor); IdealUS an iteration alone on the empty fabric,
+// the critical path through the algorithm's dependency graph (collective.Plan.CriticalPath).
 type Job struct {
 	Label      string `json:"label"`
 	Op         string `json:"op"`
@@ -33,9 +33,10 @@ type Job struct {
 	BusbwGbps    *float64 `json:"busbw_gbps"`
 	BusFactor    float64  `json:"bus_factor"`
 	IdealUS      float64  `json:"ideal_us"`
-	// BottleneckGbps and PayloadShare are what IdealUS stands on: the slowest rank's link
-	// rate and the payload's share of a full packet's wire bytes; StepLatencyUS the
-	// per-step latency (one packet's path, less its first serialization).
+	// BottleneckGbps, PayloadShare and StepLatencyUS are what IdealUS stands on: the
+	// slowest link between two ranks that exchange data, the payload's share of a full
+	// packet's wire bytes, and the longest such pair's one-packet latency less its first
+	// serialization.
 	BottleneckGbps float64        `json:"bottleneck_gbps"`
 	PayloadShare   float64        `json:"payload_share"`
 	StepLatencyUS  float64        `json:"step_latency_us"`
@@ -155,7 +156,7 @@ func jobsFigure(d *Document) (*Figure, string, error) {
 		return nil, "no collective in the scenario", nil
 	}
 	f := newFigure("jobs-iterations", "", d.Scenario+": collective iteration time", "iteration", "time (us)")
-	f.Caption = "Each collective's iteration time, from its first message's release to its last message's arrival, per iteration, one line per variant and job; the dashed line of the same colour is the job's ideal, the algorithm's closed form on its bottleneck link with headers and per-step latency."
+	f.Caption = "Each collective's iteration time, from its first message's release to its last message's arrival, per iteration, one line per variant and job; the dashed line of the same colour is the job's ideal: the critical path of its dependency graph alone on the empty fabric, with headers and each path's latency."
 	line := 0
 	for i := range d.Variants {
 		v := &d.Variants[i]
