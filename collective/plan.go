@@ -414,22 +414,34 @@ func (p *Plan) MessageLoads() []int64 {
 // fabric whose pairs of ranks are unequally far apart it is less, since a ring's chain of
 // dependencies crosses each link of the ring in turn rather than the farthest in every step.
 func (p *Plan) CriticalPath(weight func(m int) float64) float64 {
+	steps := p.CriticalPathSteps(weight)
+	var end float64
+	for _, s := range steps {
+		end = max(end, s)
+	}
+	return end
+}
+
+// CriticalPathSteps is CriticalPath step by step: for each step, when its last message
+// arrives.
+func (p *Plan) CriticalPathSteps(weight func(m int) float64) []float64 {
+	steps := make([]float64, p.Steps)
 	done := make([]float64, len(p.Messages))
 	order := make([]int, len(p.Messages))
 	for m := range order {
 		order[m] = m
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return p.Messages[a].Step - p.Messages[b].Step })
-	var end float64
 	for _, m := range order {
 		var ready float64
 		for _, a := range p.Messages[m].After {
 			ready = max(ready, done[a])
 		}
 		done[m] = ready + weight(m)
-		end = max(end, done[m])
+		s := p.Messages[m].Step
+		steps[s] = max(steps[s], done[m])
 	}
-	return end
+	return steps
 }
 
 // Ideal is the step-synchronous closed form of one iteration: the sum over steps of the

@@ -71,6 +71,14 @@ func TestRingAllreduceClosedForm(t *testing.T) {
 			got := *it.CompletionUS
 			require.InDelta(t, want, got, want*0.02, "N=%d iteration %d: %.2f us against the closed form %.2f", n, it.Iteration, got, want)
 			require.GreaterOrEqual(t, got, want*0.999, "N=%d: faster than the wires allow", n)
+			// The timeline: step k's last message arrives k+1 steps of the closed form in.
+			require.Len(t, it.StepEndUS, 2*(n-1))
+			require.Equal(t, got, it.StepEndUS[2*n-3])
+			for k, e := range it.StepEndUS {
+				step := want / float64(2*(n-1)) * float64(k+1)
+				require.InDelta(t, step, e, step*0.02, "N=%d step %d", n, k)
+				require.InDelta(t, step, j.IdealStepEndUS[k], step*1e-3, "N=%d ideal step %d", n, k)
+			}
 			algbw := float64(S) * 8 / (got * 1e3)
 			require.InDelta(t, algbw, *it.AlgbwGbps, 1e-9*algbw)
 			require.InDelta(t, algbw*2*float64(n-1)/float64(n), *it.BusbwGbps, 1e-9*algbw)

@@ -38,7 +38,7 @@ func (j *jobRun) result(now sim.Time) results.Job {
 	id := j.ideal()
 	r := results.Job{Label: c.Label, Op: c.Op, Algorithm: c.Algorithm, Ranks: len(j.ranks), SizeBytes: c.Size,
 		Channels: c.Channels, Iterations: c.Iterations, BusFactor: collective.BusFactor(c.Op, len(j.ranks)),
-		IdealUS: id.us, BottleneckGbps: float64(id.rate) / 1e9, PayloadShare: id.share,
+		IdealUS: id.us, IdealStepEndUS: id.steps, BottleneckGbps: float64(id.rate) / 1e9, PayloadShare: id.share,
 		StepLatencyUS: id.alpha.Microseconds(), Steps: j.plan.Steps, PerIteration: []results.JobIteration{}}
 	var sum float64
 	for it := range j.left {
@@ -62,6 +62,7 @@ func (j *jobRun) result(now sim.Time) results.Job {
 		if slow >= 0 {
 			ji.SlowestStepUS = ptr(slow.Microseconds())
 		}
+		ji.StepEndUS = j.stepEnds(it)
 		if j.ended[it] != sim.Never {
 			t := (j.ended[it] - j.begun[it]).Microseconds()
 			a, b := results.Bandwidths(c.Size, t, r.BusFactor)
@@ -81,11 +82,30 @@ func (j *jobRun) result(now sim.Time) results.Job {
 
 func ptr(x float64) *float64 { return &x }
 
+// stepEnds is, for iteration it, each step's last arrival from the iteration's start, as far
+// as every message of the steps so far has arrived.
+func (j *jobRun) stepEnds(it int) []float64 {
+	ends := make([]sim.Time, j.plan.Steps)
+	for m := 0; m < j.M; m++ {
+		msg := &j.plan.Messages[m]
+		ends[msg.Step] = max(ends[msg.Step], j.arrived[it*j.M+m]) // sim.Never while under way
+	}
+	out := []float64{}
+	for _, e := range ends {
+		if e == sim.Never {
+			break
+		}
+		out = append(out, (e - j.begun[it]).Microseconds())
+	}
+	return out
+}
+
 // jobIdeal is a job's ideal iteration and what it stands on: the slowest link between two
 // ranks that exchange data, the payload's share of a full packet, the longest per-step
 // latency.
 type jobIdeal struct {
 	us    float64
+	steps []float64 // per step, when its last message arrives, in us from the start
 	rate  sim.Rate
 	share float64
 	alpha sim.Time
@@ -142,10 +162,14 @@ func (j *jobRun) ideal() jobIdeal {
 		out.alpha = max(out.alpha, alpha)
 	}
 	loads := j.plan.MessageLoads()
-	out.us = j.plan.CriticalPath(func(m int) float64 {
+	out.steps = j.plan.CriticalPathSteps(func(m int) float64 {
 		msg := &j.plan.Messages[m]
 		p := pairs[[2]int{msg.Src, msg.Dst}]
 		return float64(loads[m])*p.perByte + p.alpha.Seconds()
-	}) * 1e6
+	})
+	for k := range out.steps {
+		out.steps[k] *= 1e6
+		out.us = max(out.us, out.steps[k])
+	}
 	return out
 }

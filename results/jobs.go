@@ -37,10 +37,12 @@ type Job struct {
 	// slowest link between two ranks that exchange data, the payload's share of a full
 	// packet's wire bytes, and the longest such pair's one-packet latency less its first
 	// serialization.
-	BottleneckGbps float64        `json:"bottleneck_gbps"`
-	PayloadShare   float64        `json:"payload_share"`
-	StepLatencyUS  float64        `json:"step_latency_us"`
-	Steps          int            `json:"steps"`
+	BottleneckGbps float64 `json:"bottleneck_gbps"`
+	PayloadShare   float64 `json:"payload_share"`
+	StepLatencyUS  float64 `json:"step_latency_us"`
+	Steps          int     `json:"steps"`
+	// IdealStepEndUS is, per step of the ideal, when its last message arrives.
+	IdealStepEndUS []float64      `json:"ideal_step_end_us"`
 	PerIteration   []JobIteration `json:"per_iteration"`
 }
 
@@ -58,6 +60,9 @@ type JobIteration struct {
 	SlowestRank   int      `json:"slowest_rank"`
 	SlowestHost   string   `json:"slowest_host"`
 	SlowestStepUS *float64 `json:"slowest_step_us"`
+	// StepEndUS is, per step, its last message's arrival from the iteration's start, for
+	// the steps whose messages all arrived, from step 0 up to the first that did not.
+	StepEndUS []float64 `json:"step_end_us"`
 	// Arrived counts the messages that arrived, of Messages.
 	Arrived  int `json:"arrived_messages"`
 	Messages int `json:"messages"`
@@ -147,6 +152,49 @@ func writeJobsCSV(w io.Writer, d *Document) error {
 		}
 	}
 	return writeCSV(w, jobsCSVHeader, rows)
+}
+
+// jobStepsFigure is each job's timeline in its first iteration: when each step's last
+// message arrived, against the ideal's, one line per variant and job.
+func jobStepsFigure(d *Document) (*Figure, string, error) {
+	if !hasJobs(d) {
+		return nil, "no collective in the scenario", nil
+	}
+	f := newFigure("jobs-steps", "", d.Scenario+": collective steps, first iteration", "step", "time since the iteration began (us)")
+	f.Caption = "When each step of each collective's first iteration had all its messages arrived, from the iteration's start, one line per variant and job; the dashed line of the same colour is the ideal's (the critical path of the dependency graph alone on the empty fabric). Where a line rises above its ideal, the steps there waited: for a collision, a pause, a cut rate."
+	line := 0
+	for i := range d.Variants {
+		v := &d.Variants[i]
+		for _, j := range v.Jobs {
+			if len(j.PerIteration) == 0 || len(j.PerIteration[0].StepEndUS) == 0 {
+				continue
+			}
+			var pts, ideal plotter.XYs
+			for k, t := range j.PerIteration[0].StepEndUS {
+				pts = append(pts, plotter.XY{X: float64(k), Y: t})
+			}
+			for k, t := range j.IdealStepEndUS {
+				ideal = append(ideal, plotter.XY{X: float64(k), Y: t})
+			}
+			label := v.Name + ": " + j.Label
+			if _, err := f.addLine(line, label, pts); err != nil {
+				return nil, "", err
+			}
+			if len(ideal) > 0 {
+				l, err := f.addLine(line, label+" ideal", ideal)
+				if err != nil {
+					return nil, "", err
+				}
+				l.Dashes = plotutil.Dashes(1)
+			}
+			line++
+		}
+	}
+	if line == 0 {
+		return nil, "no collective step completed in any variant", nil
+	}
+	f.plot.Y.Min = 0
+	return f, "", nil
 }
 
 // jobsFigure is each job's iteration time per iteration, one line per variant and job, with

@@ -94,7 +94,7 @@ func DirEntries(dir string) (names []string, exists bool, err error) {
 func RunFileNames(variants []string) []string {
 	names := []string{FileJSON, FileFlows, FileSizes, FileSummary, FileReport,
 		FileRates, FileQueues, FileIngress, FilePauses, FileJobs}
-	for _, fig := range []string{"fct-cdf", "slowdown-by-size", "jobs-iterations"} {
+	for _, fig := range []string{"fct-cdf", "slowdown-by-size", "jobs-iterations", "jobs-steps"} {
 		names = append(names, fig+".png", fig+".svg")
 	}
 	for _, slug := range VariantSlugs(variants) {
