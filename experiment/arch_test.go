@@ -50,9 +50,11 @@ func TestImportRules(t *testing.T) {
 	}
 	forbid("switchmodel", is("transports"), "the switch and the NIC meet only on the wire")
 	forbid("transports", is("switchmodel"), "the switch and the NIC meet only on the wire")
-	forbid("sim", func(d string) bool { return strings.Contains(strings.SplitN(d, "/", 2)[0], ".") },
-		"the event engine uses the standard library only")
-	for _, p := range []string{"sim", "topology", "header", "pfc", "ecn", "switchmodel", "transports", "scenarios"} {
+	for _, p := range []string{"sim", "collective"} {
+		forbid(p, func(d string) bool { return strings.Contains(strings.SplitN(d, "/", 2)[0], ".") },
+			"the event engine and the collectives' graphs use the standard library only")
+	}
+	for _, p := range []string{"sim", "topology", "header", "pfc", "ecn", "switchmodel", "transports", "scenarios", "collective"} {
 		forbid(p, is("results", "experiment", "sweep"), "the model does not know how it is run or reported")
 	}
 	for _, p := range []string{"experiment", "results"} {

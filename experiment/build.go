@@ -27,6 +27,11 @@ type fabric struct {
 	nics     []*transports.NIC // by node id; nil for switches
 	reg      *transports.Registry
 	ideal    []sim.Time // per flow: FCT alone on the empty fabric
+	starter  flowStarter
+	// jobs are the collectives; held marks the flows of theirs that wait for a release
+	// (nil without collectives).
+	jobs     []*jobRun
+	held     []bool
 	warnings []string
 	// deadlocks is the PFC deadlock detector, nil when PFC or detection is off.
 	deadlocks *switchmodel.DeadlockDetector

@@ -68,81 +68,105 @@ func (f *fabric) iwarpConfig() transports.IWARPConfig {
 }
 
 // addFlows registers every flow, decides which can be routed, computes each one's ideal FCT
-// and schedules the starts.
+// and schedules the starts; a collective's messages that wait for others are registered
+// only, and started when their collective releases them (startFlow, collective.go).
 func (f *fabric) addFlows() error {
 	flows, err := f.expandTraffic()
 	if err != nil {
 		return err
 	}
-	configs := map[string]transports.RoCEConfig{"rocev1": f.roceConfig("rocev1"), "rocev2": f.roceConfig("rocev2")}
-	ic := f.iwarpConfig()
-	warnedCC, warnedECN := false, false
-	loops := 0
+	f.starter = flowStarter{configs: map[string]transports.RoCEConfig{"rocev1": f.roceConfig("rocev1"), "rocev2": f.roceConfig("rocev2")},
+		ic: f.iwarpConfig()}
+	f.ideal = make([]sim.Time, len(flows))
+	f.markHeld(len(flows))
 	for _, fl := range flows {
-		i := f.reg.Add(fl)
-		src, dst := f.nics[fl.Src], f.nics[fl.Dst]
-		s, d := &f.nw.Nodes[fl.Src], &f.nw.Nodes[fl.Dst]
-		cross := !s.Subnet.Contains(d.IP) || s.Subnet != d.Subnet
-		iwarp := fl.Transport == "iwarp"
-		var rc transports.RoCEConfig
-		if iwarp {
-			if ic.ECN != transports.ECNOff && !warnedECN && !f.ecnAnywhere() {
-				warnedECN = true
-				f.warnf("transports.iwarp.ecn is %s but no switch marks ECN (switch.ecn.enabled: false): only losses will slow iWARP flows", f.sc.Transports.IWARP.ECN)
-			}
-			// iWARP is TCP/IP: it crosses routers like RoCE v2.
-			if err := f.reg.StartIWARP(i, src, dst, cross, ic); err != nil {
-				f.ideal = append(f.ideal, 0) // it ended failed, its reason says why
-				continue
-			}
-		} else {
-			var ok bool
-			rc, ok = configs[fl.Transport]
-			if !ok {
-				return fmt.Errorf("flow %d: transport %q is not supported yet", fl.ID, fl.Transport)
-			}
-			if rc.DCQCN != nil && !warnedCC && !f.ecnAnywhere() {
-				warnedCC = true
-				f.warnf("transports.rocev2.cc is dcqcn but no switch marks ECN (switch.ecn.enabled: false): DCQCN will never slow a flow")
-			}
-			if err := f.reg.StartRoCE(i, src, dst, cross, rc); err != nil {
-				f.ideal = append(f.ideal, 0) // it ended failed, its reason says why
-				continue
-			}
-			if rc.Version == 1 && cross {
-				f.reg.MarkUnroutable(i, f.roceV1Unroutable(fl))
-				f.ideal = append(f.ideal, 0)
-				continue
-			}
-		}
-		hops, loop, err := f.routes.Path(fl.Src, fl.Dst, f.reg.Hash(i), f.pathLimit())
-		switch {
-		case err != nil:
-			f.reg.MarkUnroutable(i, err.Error())
-			f.ideal = append(f.ideal, 0)
-			continue
-		case loop:
-			loops++
-			f.ideal = append(f.ideal, 0)
+		f.reg.Add(fl)
+	}
+	for i := range flows {
+		if f.held != nil && f.held[i] {
 			continue
 		}
-		if iwarp {
-			f.ideal = append(f.ideal, f.iwarpIdealFCT(fl, i, hops, ic))
-		} else {
-			f.ideal = append(f.ideal, f.idealFCT(fl, hops, rc))
-			if rc.IRN != nil {
-				f.reg.SetBDPCap(i, f.bdpCap(fl, i, hops, rc))
-			}
-		}
-		if rc.HPCC != nil && rc.HPCC.BaseRTT == 0 {
-			f.reg.SetBaseRTT(i, f.hpccBaseRTT(fl, i, hops, rc))
-		}
-		if rc.Swift != nil {
-			f.reg.SetSwiftHops(i, len(hops)-1) // the switches between the two hosts
+		if err := f.startFlow(int32(i)); err != nil {
+			return err
 		}
 	}
-	if loops > 0 {
-		f.warnings = append(f.warnings, fmt.Sprintf("%d flow(s) follow a routing loop; their packets end when the IP TTL runs out", loops))
+	if f.starter.loops > 0 {
+		f.warnings = append(f.warnings, fmt.Sprintf("%d flow(s) follow a routing loop; their packets end when the IP TTL runs out", f.starter.loops))
+		f.starter.loops = 0
+	}
+	f.startJobs()
+	return nil
+}
+
+// flowStarter is what starting flows keeps: the transports' configurations, the warnings
+// given once, and the flows found to follow a routing loop.
+type flowStarter struct {
+	configs             map[string]transports.RoCEConfig
+	ic                  transports.IWARPConfig
+	warnedCC, warnedECN bool
+	loops               int
+}
+
+// startFlow sets up flow i's endpoints, which start it at its Start, decides whether it can
+// be routed and computes its ideal FCT.
+func (f *fabric) startFlow(i int32) error {
+	fl := f.reg.Flows[i]
+	st := &f.starter
+	ic := st.ic
+	src, dst := f.nics[fl.Src], f.nics[fl.Dst]
+	s, d := &f.nw.Nodes[fl.Src], &f.nw.Nodes[fl.Dst]
+	cross := !s.Subnet.Contains(d.IP) || s.Subnet != d.Subnet
+	iwarp := fl.Transport == "iwarp"
+	var rc transports.RoCEConfig
+	if iwarp {
+		if ic.ECN != transports.ECNOff && !st.warnedECN && !f.ecnAnywhere() {
+			st.warnedECN = true
+			f.warnf("transports.iwarp.ecn is %s but no switch marks ECN (switch.ecn.enabled: false): only losses will slow iWARP flows", f.sc.Transports.IWARP.ECN)
+		}
+		// iWARP is TCP/IP: it crosses routers like RoCE v2.
+		if err := f.reg.StartIWARP(i, src, dst, cross, ic); err != nil {
+			return nil // it ended failed, its reason says why
+		}
+	} else {
+		var ok bool
+		rc, ok = st.configs[fl.Transport]
+		if !ok {
+			return fmt.Errorf("flow %d: transport %q is not supported yet", fl.ID, fl.Transport)
+		}
+		if rc.DCQCN != nil && !st.warnedCC && !f.ecnAnywhere() {
+			st.warnedCC = true
+			f.warnf("transports.rocev2.cc is dcqcn but no switch marks ECN (switch.ecn.enabled: false): DCQCN will never slow a flow")
+		}
+		if err := f.reg.StartRoCE(i, src, dst, cross, rc); err != nil {
+			return nil // it ended failed, its reason says why
+		}
+		if rc.Version == 1 && cross {
+			f.reg.MarkUnroutable(i, f.roceV1Unroutable(fl))
+			return nil
+		}
+	}
+	hops, loop, err := f.routes.Path(fl.Src, fl.Dst, f.reg.Hash(i), f.pathLimit())
+	switch {
+	case err != nil:
+		f.reg.MarkUnroutable(i, err.Error())
+		return nil
+	case loop:
+		st.loops++
+		return nil
+	}
+	if iwarp {
+		f.ideal[i] = f.iwarpIdealFCT(fl, i, hops, ic)
+	} else {
+		f.ideal[i] = f.idealFCT(fl, hops, rc)
+		if rc.IRN != nil {
+			f.reg.SetBDPCap(i, f.bdpCap(fl, i, hops, rc))
+		}
+	}
+	if rc.HPCC != nil && rc.HPCC.BaseRTT == 0 {
+		f.reg.SetBaseRTT(i, f.hpccBaseRTT(fl, i, hops, rc))
+	}
+	if rc.Swift != nil {
+		f.reg.SetSwiftHops(i, len(hops)-1) // the switches between the two hosts
 	}
 	return nil
 }

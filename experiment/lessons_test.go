@@ -492,3 +492,49 @@ func TestEveryScenarioHasALesson(t *testing.T) {
 		require.Contains(t, string(data), "\n## "+s.Name+"\n", "docs/lessons.md has no lesson for %s", s.Name)
 	}
 }
+
+// TestAllreduceLeafSpineLesson: every variant completes both iterations, none faster than its
+// ideal, busbw never above the link's payload rate; with DCQCN or IRN the ring takes 1.5x to
+// 2.5x its ideal, PFC without congestion control pauses most and is the slowest. Without the
+// background, ECMP collisions alone slow the interleaved ring by more than 10%, 4 QPs bring it
+// within 5% of its ideal, and in rack order (no ring link shares an uplink) it is within 1%.
+func TestAllreduceLeafSpineLesson(t *testing.T) {
+	d := golden(t, "allreduce-leafspine")
+	require.Len(t, d.Variants, 4)
+	payload := 100 * 1024 / float64(transports.RoCEWireBytes(2, 1024, false))
+	var slowest string
+	var most float64
+	var pauses int64
+	for i := range d.Variants {
+		v := &d.Variants[i]
+		require.Len(t, v.Jobs, 1)
+		j := v.Jobs[0]
+		require.Equal(t, 2, j.Completed, v.Name)
+		require.Equal(t, 16, j.Ranks)
+		for _, it := range j.PerIteration {
+			require.GreaterOrEqual(t, *it.CompletionUS, j.IdealUS, v.Name)
+			require.LessOrEqual(t, *it.BusbwGbps, payload, v.Name)
+		}
+		if *j.CompletionUS > most {
+			most, slowest = *j.CompletionUS, v.Name
+		}
+		if v.Name != "RoCEv2 + PFC 4 QPs" {
+			require.InDelta(t, 2.0, *j.CompletionUS/j.IdealUS, 0.5, v.Name)
+			pauses = max(pauses, v.PFC.PauseFrames)
+		}
+	}
+	require.Equal(t, "RoCEv2 + PFC 4 QPs", slowest)
+	require.Greater(t, variantNamed(t, d, slowest).PFC.PauseFrames, 10*pauses)
+
+	text, ok := scenarios.BundledYAML("allreduce-leafspine")
+	require.True(t, ok)
+	quiet := "traffic.1.poisson.count=1"
+	ratio := func(variant int, sets ...string) float64 {
+		v, err := Run(load(t, string(text), append(sets, quiet)...).Scenario(variant), nil)
+		require.NoError(t, err)
+		return *v.Jobs[0].CompletionUS / v.Jobs[0].IdealUS
+	}
+	require.Greater(t, ratio(0), 1.1, "2 QPs, interleaved: the collisions")
+	require.Less(t, ratio(1), 1.05, "4 QPs, interleaved")
+	require.Less(t, ratio(0, "traffic.0.collective.hosts=[h1,h2,h9,h10,h17,h18,h25,h26,h33,h34,h41,h42,h49,h50,h57,h58]"), 1.01, "rack order")
+}

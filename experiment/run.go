@@ -313,6 +313,7 @@ func (f *fabric) collect() *results.Variant {
 		}
 		v.PerFlow = append(v.PerFlow, r)
 	}
+	f.collectJobs(v, now)
 	if v.Transport == "" {
 		var ts []string
 		for t := range used {

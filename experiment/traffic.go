@@ -80,6 +80,8 @@ func (f *fabric) expandTraffic() ([]*transports.Flow, error) {
 			}
 		case t.Poisson != nil:
 			err = f.poissonFlows(ti, t.Poisson, add)
+		case t.Collective != nil:
+			err = f.collectiveFlows(t.Collective, add, func() int { return len(flows) })
 		default:
 			err = fmt.Errorf("kind %q is not supported", t.Kind)
 		}

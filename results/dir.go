@@ -62,6 +62,12 @@ func WriteDirFiles(dir string, d *Document) (written []string, err error) {
 		}
 		files = append(files, f.name)
 	}
+	if hasJobs(d) {
+		if err := write(FileJobs, func(w io.Writer) error { return writeJobsCSV(w, d) }); err != nil {
+			return written, err
+		}
+		files = append(files, FileJobs)
+	}
 	if hasSeries(d) {
 		for _, f := range []struct {
 			name  string

@@ -93,6 +93,8 @@ type Variant struct {
 	SlowdownBySize []SizeBin `json:"slowdown_by_size"`
 	// Seed is the seed of this run (the document's, or one of a replication's).
 	Seed uint64 `json:"seed"`
+	// Jobs are the variant's collectives (docs/results.md, "jobs"); omitted without any.
+	Jobs []Job `json:"jobs,omitempty"`
 	// SizeEdges are the bin edges of SlowdownBySize, ascending; not in the document.
 	SizeEdges []int64 `json:"-"`
 	// StopReason says why the variant stopped before its stop time or its last flow:

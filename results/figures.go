@@ -1,6 +1,9 @@
 package results
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Figures are the plots of d that have something to show, in the order a report shows them:
 // the FCT distribution, the slowdown by flow size, then per variant its goodput, DCQCN or HPCC rate,
@@ -11,10 +14,13 @@ func Figures(d *Document) (figs []*Figure, omitted []Omitted, err error) {
 	for _, pl := range []struct {
 		name string
 		make func(*Document) (*Figure, string, error)
-	}{{"fct-cdf", fctFigure}, {"slowdown-by-size", sizesFigure}} {
+	}{{"fct-cdf", fctFigure}, {"slowdown-by-size", sizesFigure}, {"jobs-iterations", jobsFigure}, {"jobs-steps", jobStepsFigure}} {
 		f, why, err := pl.make(d)
 		if err != nil {
 			return nil, nil, err
+		}
+		if f == nil && strings.HasPrefix(pl.name, "jobs-") && !hasJobs(d) {
+			continue // nothing to omit: the scenario has no collective
 		}
 		if f == nil {
 			omitted = append(omitted, Omitted{pl.name, why})

@@ -93,8 +93,8 @@ func DirEntries(dir string) (names []string, exists bool, err error) {
 // per variant (by its file slug, VariantSlugs) its table and time-series plots.
 func RunFileNames(variants []string) []string {
 	names := []string{FileJSON, FileFlows, FileSizes, FileSummary, FileReport,
-		FileRates, FileQueues, FileIngress, FilePauses}
-	for _, fig := range []string{"fct-cdf", "slowdown-by-size"} {
+		FileRates, FileQueues, FileIngress, FilePauses, FileJobs}
+	for _, fig := range []string{"fct-cdf", "slowdown-by-size", "jobs-iterations", "jobs-steps"} {
 		names = append(names, fig+".png", fig+".svg")
 	}
 	for _, slug := range VariantSlugs(variants) {

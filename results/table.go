@@ -227,6 +227,9 @@ func WriteTable(w io.Writer, d *Document, format string) error {
 				return err
 			}
 		}
+		if err := writeJobsTable(w, d, format); err != nil {
+			return err
+		}
 		return writeNotes(w, format, notes)
 	}
 	return fmt.Errorf("results: unknown table format %q; allowed: %s, %s, %s",

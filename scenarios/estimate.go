@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"strings"
 
+	"github.com/fabricsim/fabricsim/collective"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
 )
@@ -228,6 +229,11 @@ func trafficFrames(sc *Scenario, hosts int64) int64 {
 		case t.AllToAll != nil:
 			h := set(t.AllToAll.Hosts)
 			add(mulSat(h, max(h-1, 0)), float64(t.AllToAll.Size))
+		case t.Collective != nil:
+			// One iteration's messages at most are on the wires at once, each over its channels.
+			c := t.Collective
+			n := int(set(c.Hosts))
+			add(mulSat(collective.Count(c.Op, c.Algorithm, n, c.Size), int64(c.Channels)), float64(c.Size)/float64(max(n, 1)))
 		case t.Poisson != nil && t.Poisson.Workload != nil:
 			// Every flow at the workload's largest size.
 			p := t.Poisson.Workload.Points
@@ -261,6 +267,7 @@ func usesIWARP(sc *Scenario) bool {
 			t.Incast != nil && t.Incast.Transport == "iwarp",
 			t.Permutation != nil && t.Permutation.Transport == "iwarp",
 			t.AllToAll != nil && t.AllToAll.Transport == "iwarp",
+			t.Collective != nil && t.Collective.Transport == "iwarp",
 			t.Poisson != nil && t.Poisson.Transport == "iwarp":
 			return true
 		}
@@ -284,6 +291,8 @@ func flowCount(sc *Scenario, hosts int64) int64 {
 		case t.AllToAll != nil:
 			h := set(t.AllToAll.Hosts)
 			n = addSat(n, mulSat(h, max(h-1, 0)))
+		case t.Collective != nil:
+			n = addSat(n, collectiveFlows(t.Collective, set(t.Collective.Hosts)))
 		case t.Poisson != nil:
 			n = addSat(n, poissonCount(sc, t.Poisson, set(t.Poisson.Hosts)))
 		}

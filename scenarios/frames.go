@@ -40,6 +40,8 @@ func (t Traffic) Transport() string {
 		return t.Poisson.Transport
 	case t.AllToAll != nil:
 		return t.AllToAll.Transport
+	case t.Collective != nil:
+		return t.Collective.Transport
 	}
 	return ""
 }

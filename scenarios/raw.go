@@ -94,6 +94,7 @@ type rawTraffic struct {
 	Permutation *rawPermutation `yaml:"permutation"`
 	Poisson     *rawPoisson     `yaml:"poisson"`
 	AllToAll    *rawAllToAll    `yaml:"all_to_all"`
+	Collective  *rawCollective  `yaml:"collective"`
 }
 
 type rawFlow struct {
@@ -153,6 +154,20 @@ type rawAllToAll struct {
 	Rate      *Rate     `yaml:"rate"`
 }
 
+type rawCollective struct {
+	Op         string    `yaml:"op"`
+	Algorithm  string    `yaml:"algorithm"`
+	Hosts      *hostList `yaml:"hosts"`
+	Size       *Size     `yaml:"size"`
+	Start      *Duration `yaml:"start"`
+	Iterations *int      `yaml:"iterations"`
+	Compute    *Duration `yaml:"compute"`
+	Channels   *int      `yaml:"channels"`
+	Transport  string    `yaml:"transport"`
+	Priority   *int      `yaml:"priority"`
+	Label      *string   `yaml:"label"`
+}
+
 type rawFault struct {
 	At        *Duration    `yaml:"at"`
 	Until     *Duration    `yaml:"until"`
@@ -184,7 +199,7 @@ var rawTypes = func() map[string]reflect.Type {
 	for _, v := range []any{
 		rawFile{}, rawVariant{}, rawTopology{}, rawParams{}, rawLinkSpec{}, rawNode{},
 		rawLink{}, rawRoute{}, rawTraffic{}, rawFlow{}, rawIncast{}, rawPermutation{},
-		rawPoisson{}, rawAllToAll{}, rawRepeat{}, rawFault{}, rawPFCStorm{}, rawPause{},
+		rawPoisson{}, rawAllToAll{}, rawCollective{}, rawRepeat{}, rawFault{}, rawPFCStorm{}, rawPause{},
 	} {
 		t := reflect.TypeOf(v)
 		m[t.String()] = t

@@ -117,12 +117,13 @@ type Route struct {
 
 // Traffic is one item of the traffic list; Kind says which pointer is set.
 type Traffic struct {
-	Kind        string // flow | incast | permutation | poisson | all_to_all
+	Kind        string // flow | incast | permutation | poisson | all_to_all | collective
 	Flow        *Flow
 	Incast      *Incast
 	Permutation *Permutation
 	Poisson     *Poisson
 	AllToAll    *AllToAll
+	Collective  *Collective
 	Pos         Pos
 }
 
@@ -154,6 +155,24 @@ type AllToAll struct {
 	Priority  int
 	Rate      sim.Rate
 	Pos       Pos
+}
+
+// Collective is a job's collective operation (collective.Build gives its dependency graph):
+// Op by Algorithm over Hosts (rank i is Hosts[i]), Size bytes per rank, run Iterations
+// times, the first at Start and each next one Compute after the one before has ended; each
+// message split over Channels queue pairs (connections with their own UDP source port).
+type Collective struct {
+	Op, Algorithm string
+	Hosts         []string // nil = all hosts of the topology, in order
+	Size          int64
+	Start         sim.Time
+	Iterations    int
+	Compute       sim.Time
+	Channels      int
+	Transport     string
+	Priority      int
+	Label         string // the job's name; default OP-INDEX (the traffic item's index)
+	Pos           Pos
 }
 
 // Flow is one message from Src to Dst.

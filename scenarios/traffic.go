@@ -110,7 +110,7 @@ func (r *resolver) sending(path string, start *Duration, transport string, prior
 	return c
 }
 
-var trafficKinds = []string{"flow", "incast", "permutation", "poisson", "all_to_all"}
+var trafficKinds = []string{"flow", "incast", "permutation", "poisson", "all_to_all", "collective"}
 
 // kindNeeds says what an empty traffic item of each kind lacks.
 var kindNeeds = map[string]string{
@@ -119,6 +119,7 @@ var kindNeeds = map[string]string{
 	"permutation": "a size, e.g. {hosts: all, size: 1MB}",
 	"poisson":     "a load and a workload, e.g. {hosts: all, load: 0.5, workload: websearch, count: 1000}",
 	"all_to_all":  "a size, e.g. {hosts: all, size: 100KB}",
+	"collective":  "an op and a size, e.g. {op: allreduce, hosts: all, size: 64MB}",
 }
 
 func (r *resolver) traffic(raw []rawTraffic) {
@@ -159,6 +160,8 @@ func (r *resolver) traffic(raw []rawTraffic) {
 			item.Poisson = r.poisson(kp, it.Poisson)
 		case it.AllToAll != nil:
 			item.AllToAll = r.allToAll(kp, it.AllToAll)
+		case it.Collective != nil:
+			item.Collective = r.collective(kp, i, it.Collective)
 		default:
 			r.errf(kp, "%s is empty; it needs %s", kinds[0], kindNeeds[kinds[0]])
 		}

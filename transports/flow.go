@@ -84,6 +84,9 @@ type Registry struct {
 	open      int // flows not yet completed, failed or unroutable
 	// Done, when set, is called once every flow has ended.
 	Done func()
+	// OnComplete, when set, is called as flow i completes (its receiver holds the whole
+	// message), at that time: collectives release the messages that waited for it.
+	OnComplete func(i int32, now sim.Time)
 	// Seed is the run's seed: a flow's random choices (its source port, SourcePortRandom)
 	// are drawn from it and the flow's index.
 	Seed uint64
@@ -143,6 +146,19 @@ func (r *Registry) refuse(i int32, err error) error {
 	f.Status, f.Reason = Failed, "not started: "+err.Error()
 	r.ended()
 	return err
+}
+
+// complete ends flow i as completed at now, once: the receiver holds the whole message.
+func (r *Registry) complete(i int32, now sim.Time) {
+	f := r.Flows[i]
+	if f.Status != Pending {
+		return
+	}
+	f.Status, f.Finish = Completed, now
+	r.ended()
+	if r.OnComplete != nil {
+		r.OnComplete(i, now)
+	}
 }
 
 func (r *Registry) ended() {

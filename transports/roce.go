@@ -389,10 +389,7 @@ func (r *RoCEReceiver) onData(now sim.Time, p *topology.Packet) {
 func (r *RoCEReceiver) inOrder(now sim.Time, ackNow bool) {
 	r.sinceAck++
 	if r.ePSN == r.npkts {
-		if r.flow.Status == Pending {
-			r.flow.Status, r.flow.Finish = Completed, now
-			r.reg.ended()
-		}
+		r.reg.complete(r.index, now)
 		r.ack(now, topology.SyndromeACK, r.ePSN-1)
 	} else if ackNow || r.sinceAck >= r.cfg.AckInterval {
 		r.ack(now, topology.SyndromeACK, r.ePSN-1)

@@ -100,10 +100,7 @@ func (r *IWARPReceiver) fpdu(now sim.Time, p *topology.Packet) {
 	}
 	r.flow.Delivered += r.lay.payloadBetween(before, r.ra.nxt)
 	if r.ra.nxt == r.lay.n {
-		if r.flow.Status == Pending {
-			r.flow.Status, r.flow.Finish = Completed, now
-			r.reg.ended()
-		}
+		r.reg.complete(r.index, now)
 		r.ack(now)
 		return
 	}

@@ -1,0 +1,458 @@
+// Package collective holds the dependency graphs of the collective operations of AI
+// training traffic (NCCL's allreduce, allgather, reduce_scatter, all_to_all and broadcast):
+// for each operation and algorithm, the messages every rank sends, their sizes, the step
+// of the algorithm each belongs to and the messages whose arrival each waits for; the
+// bus-bandwidth factors of nccl-tests; and a collective's ideal time: the step-synchronous
+// closed form, and the critical path through its graph. It is pure: no engine, no network (docs/model.md, section
+// "Collectives", writes the graphs down with their sources).
+package collective
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+)
+
+// Operations, as the scenario file names them.
+const (
+	AllReduce     = "allreduce"
+	AllGather     = "allgather"
+	ReduceScatter = "reduce_scatter"
+	AllToAll      = "all_to_all"
+	Broadcast     = "broadcast"
+)
+
+// Algorithms, as the scenario file names them.
+const (
+	Ring            = "ring"
+	HalvingDoubling = "halving_doubling"
+	// Direct is all_to_all's only algorithm: every rank to every other at once.
+	Direct = "direct"
+)
+
+// Ops lists the operations; Algorithms each one's algorithms, the first its default.
+var (
+	Ops        = []string{AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast}
+	Algorithms = map[string][]string{
+		AllReduce:     {Ring, HalvingDoubling},
+		AllGather:     {Ring, HalvingDoubling},
+		ReduceScatter: {Ring, HalvingDoubling},
+		AllToAll:      {Direct},
+		Broadcast:     {Ring},
+	}
+)
+
+// BroadcastChunk is the piece a ring broadcast pipelines its buffer in: one of NCCL's
+// buffer slots, NCCL_BUFFSIZE (4 MiB by default: NCCL's docs, "Environment Variables")
+// over NCCL_STEPS (8: NVIDIA/nccl src/include/device.h), 512 KiB.
+const BroadcastChunk = 4 << 20 / 8
+
+// Message is one transfer of a collective: Bytes from rank Src to rank Dst in step Step of
+// the algorithm, pieces Lo..Hi-1 of the buffer (broadcast: its chunks), sent once every
+// message of After has arrived (its receiver holds all of it); a message with no After goes
+// at the iteration's start.
+type Message struct {
+	Src, Dst int
+	Step     int
+	Lo, Hi   int
+	Bytes    int64
+	// Reduce says the receiver combines the pieces with its own (a reduction); otherwise
+	// they replace what it held.
+	Reduce bool
+	After  []int32
+}
+
+// Plan is one iteration of a collective over Ranks ranks of Size bytes each: its messages,
+// and for each the messages that wait for it (Next, the reverse of After).
+type Plan struct {
+	Op, Algorithm string
+	Ranks         int
+	Size          int64
+	Steps         int
+	Messages      []Message
+	Next          [][]int32
+}
+
+// MaxMessages bounds one iteration's messages: more would not fit a run's flows.
+const MaxMessages = 1_000_000
+
+// Count is the number of messages one iteration of op by alg over n ranks of size bytes
+// has, without building them; 0 when the combination is refused (Build says why).
+func Count(op, alg string, n int, size int64) int64 {
+	if Check(op, alg, n, size) != nil {
+		return 0
+	}
+	N := int64(n)
+	L := int64(bits.TrailingZeros(uint(n)))
+	switch op {
+	case AllReduce:
+		if alg == HalvingDoubling {
+			return 2 * L * N
+		}
+		return 2 * (N - 1) * N
+	case AllGather, ReduceScatter:
+		if alg == HalvingDoubling {
+			return L * N
+		}
+		return (N - 1) * N
+	case AllToAll:
+		return N * (N - 1)
+	case Broadcast:
+		return chunks(size) * (N - 1)
+	}
+	return 0
+}
+
+// Check reports why op by alg over n ranks of size bytes each cannot be built, or nil.
+func Check(op, alg string, n int, size int64) error {
+	algs, ok := Algorithms[op]
+	if !ok {
+		return fmt.Errorf("unknown op %q", op)
+	}
+	found := false
+	for _, a := range algs {
+		found = found || a == alg
+	}
+	switch {
+	case !found:
+		return fmt.Errorf("%s has no algorithm %q", op, alg)
+	case n < 2:
+		return fmt.Errorf("a collective needs at least 2 ranks, got %d", n)
+	case size < int64(n) && op != Broadcast:
+		return fmt.Errorf("a size of %d bytes cannot be cut into %d pieces, one per rank", size, n)
+	case size < 1:
+		return fmt.Errorf("size must be at least 1 byte")
+	case alg == HalvingDoubling && n&(n-1) != 0:
+		return fmt.Errorf("halving_doubling needs a power of two ranks (Thakur, Rabenseifner and Gropp 2005 handle others with extra steps, not modelled); got %d", n)
+	}
+	return nil
+}
+
+// Build returns one iteration of op by alg over n ranks of size bytes each (the size a rank
+// holds: allreduce's buffer, allgather's output, reduce_scatter's input, all_to_all's send
+// buffer, broadcast's buffer, as nccl-tests count them).
+func Build(op, alg string, n int, size int64) (*Plan, error) {
+	if err := Check(op, alg, n, size); err != nil {
+		return nil, err
+	}
+	if c := Count(op, alg, n, size); c > MaxMessages {
+		return nil, fmt.Errorf("%s by %s over %d ranks is %d messages an iteration; at most %d", op, alg, n, c, MaxMessages)
+	}
+	p := &Plan{Op: op, Algorithm: alg, Ranks: n, Size: size}
+	switch {
+	case op == AllReduce && alg == Ring:
+		p.ring(0, n-1, true)
+		p.ring(n-1, n-1, false)
+	case op == ReduceScatter && alg == Ring:
+		p.ring(0, n-1, true)
+	case op == AllGather && alg == Ring:
+		p.ring(0, n-1, false)
+	case op == AllReduce:
+		p.halving()
+		p.doubling()
+	case op == ReduceScatter:
+		p.halving()
+	case op == AllGather:
+		p.doubling()
+	case op == AllToAll:
+		p.direct()
+	case op == Broadcast:
+		p.chain()
+	}
+	p.inputs()
+	p.Next = make([][]int32, len(p.Messages))
+	for m := range p.Messages {
+		for _, a := range p.Messages[m].After {
+			p.Next[a] = append(p.Next[a], int32(m))
+		}
+		p.Steps = max(p.Steps, p.Messages[m].Step+1)
+	}
+	return p, nil
+}
+
+// inputs adds to every message's After the messages that brought its sender the data it
+// sends: for each of its pieces, every delivery of that piece to the sender since the last
+// one that replaced it (a reduction needs all its contributions; a copy only the last).
+// The steps are taken in order, and a step's deliveries count from the next step on: a rank
+// sends in step k what it held when step k began.
+func (p *Plan) inputs() {
+	order := make([]int32, len(p.Messages))
+	for m := range order {
+		order[m] = int32(m)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return p.Messages[a].Step - p.Messages[b].Step })
+	pieces := 0
+	for _, m := range p.Messages {
+		pieces = max(pieces, m.Hi)
+	}
+	into := make([][]int32, p.Ranks*pieces) // (rank, piece): the deliveries that count
+	var pending []int32
+	apply := func() {
+		for _, m := range pending {
+			msg := &p.Messages[m]
+			for j := msg.Lo; j < msg.Hi; j++ {
+				k := msg.Dst*pieces + j
+				if msg.Reduce {
+					into[k] = append(into[k], m)
+				} else {
+					into[k] = append(into[k][:0:0], m)
+				}
+			}
+		}
+		pending = pending[:0]
+	}
+	step := 0
+	for _, m := range order {
+		msg := &p.Messages[m]
+		if msg.Step != step {
+			apply()
+			step = msg.Step
+		}
+		for j := msg.Lo; j < msg.Hi; j++ {
+			for _, d := range into[msg.Src*pieces+j] {
+				if !slices.Contains(msg.After, d) {
+					msg.After = append(msg.After, d)
+				}
+			}
+		}
+		slices.Sort(msg.After)
+		pending = append(pending, m)
+	}
+}
+
+// chunk is the size of piece j of the N pieces a rank's buffer is cut into: Size/N, the
+// first Size mod N pieces one byte more.
+func (p *Plan) chunk(j int) int64 {
+	N := int64(p.Ranks)
+	b := p.Size / N
+	if int64(j) < p.Size%N {
+		b++
+	}
+	return b
+}
+
+// add appends a message and returns its index.
+func (p *Plan) add(src, dst, step, lo, hi int, bytes int64, reduce bool, after ...int32) int32 {
+	p.Messages = append(p.Messages, Message{Src: src, Dst: dst, Step: step, Lo: lo, Hi: hi, Bytes: bytes, Reduce: reduce, After: after})
+	return int32(len(p.Messages) - 1)
+}
+
+// ring appends steps first..first+count-1 of a ring (Patarasuk and Yuan 2009; NCCL's ring
+// algorithms): in each, rank r sends one piece to rank r+1 and receives one from r-1, the
+// piece it received in the step before once reduced (reduce-scatter) or as it is
+// (allgather). In reduce-scatter step k rank r sends piece r-k; after N-1 steps rank r
+// holds piece r+1 reduced, which allgather step k sends on as piece r+1-k. A message
+// waits for the one its sender received in the step before.
+func (p *Plan) ring(first, count int, reduce bool) {
+	n := p.Ranks
+	for k := 0; k < count; k++ {
+		step := first + k
+		for r := 0; r < n; r++ {
+			piece := ((r-k)%n + n) % n
+			if !reduce {
+				piece = ((r+1-k)%n + n) % n
+			}
+			if first == 0 && !reduce { // allgather alone: rank r starts with its own piece r
+				piece = ((r-k)%n + n) % n
+			}
+			p.add(r, (r+1)%n, step, piece, piece+1, p.chunk(piece), reduce)
+		}
+	}
+}
+
+// rangeBytes is the size of pieces lo..hi-1.
+func (p *Plan) rangeBytes(lo, hi int) int64 {
+	var b int64
+	for j := lo; j < hi; j++ {
+		b += p.chunk(j)
+	}
+	return b
+}
+
+// halving appends recursive halving's reduce-scatter (Thakur, Rabenseifner and Gropp 2005,
+// section 4.4): in step k rank r exchanges with r XOR N/2^(k+1) the half of its current
+// range of pieces that the partner keeps (N/2^(k+1) pieces, Size/2^(k+1) bytes), and keeps
+// the other half reduced; after log2 N steps rank r holds piece r. A message waits for the
+// one its sender received in the step before.
+func (p *Plan) halving() {
+	n := p.Ranks
+	L := bits.TrailingZeros(uint(n))
+	first := p.Steps0()
+	lo, hi := make([]int, n), make([]int, n)
+	for r := range hi {
+		hi[r] = n
+	}
+	for k := 0; k < L; k++ {
+		d := n >> (k + 1)
+		for r := 0; r < n; r++ {
+			partner := r ^ d
+			mid := (lo[r] + hi[r]) / 2
+			slo, shi := mid, hi[r] // the upper half goes to a partner above
+			if r&d != 0 {
+				slo, shi = lo[r], mid
+			}
+			p.add(r, partner, first+k, slo, shi, p.rangeBytes(slo, shi), true)
+		}
+		for r := 0; r < n; r++ {
+			mid := (lo[r] + hi[r]) / 2
+			if r&d != 0 {
+				lo[r] = mid
+			} else {
+				hi[r] = mid
+			}
+		}
+	}
+}
+
+// doubling appends recursive doubling's allgather (Thakur, Rabenseifner and Gropp 2005,
+// section 4.1): rank r starts with piece r; in step k it exchanges with r XOR 2^k the 2^k
+// pieces it holds (2^k Size/N bytes); after log2 N steps it holds all. After a halving
+// (allreduce), its first message waits for the halving's last one to the same rank.
+func (p *Plan) doubling() {
+	n := p.Ranks
+	L := bits.TrailingZeros(uint(n))
+	first := p.Steps0()
+	for k := 0; k < L; k++ {
+		d := 1 << k
+		for r := 0; r < n; r++ {
+			lo := r &^ (d - 1) // the block of 2^k pieces rank r holds
+			p.add(r, r^d, first+k, lo, lo+d, p.rangeBytes(lo, lo+d), false)
+		}
+	}
+}
+
+// Steps0 is the step the next appended phase starts at: one past the highest so far.
+func (p *Plan) Steps0() int {
+	s := 0
+	for _, m := range p.Messages {
+		s = max(s, m.Step+1)
+	}
+	return s
+}
+
+// direct appends all_to_all: every rank sends piece d of its buffer to every rank d but
+// itself, all at once (NCCL's alltoall is a send and a receive per peer, grouped).
+func (p *Plan) direct() {
+	for r := 0; r < p.Ranks; r++ {
+		for d := 0; d < p.Ranks; d++ {
+			if d != r {
+				p.add(r, d, 0, d, d+1, p.chunk(d), false)
+			}
+		}
+	}
+}
+
+// chunks is the number of BroadcastChunk pieces size is cut into.
+func chunks(size int64) int64 { return max((size+BroadcastChunk-1)/BroadcastChunk, 1) }
+
+// chain appends a ring broadcast from rank 0 (NCCL's ring broadcast: the ring without its
+// last link), pipelined in BroadcastChunk pieces: rank j sends piece c to rank j+1 once it
+// holds it (from rank j-1) and once its piece c-1 has arrived at j+1 (one slot in flight
+// per link); piece c on link j is step c+j.
+func (p *Plan) chain() {
+	n := p.Ranks
+	K := int(chunks(p.Size))
+	for c := 0; c < K; c++ {
+		b := int64(BroadcastChunk)
+		if c == K-1 {
+			b = p.Size - int64(K-1)*BroadcastChunk
+		}
+		for j := 0; j < n-1; j++ {
+			var after []int32 // the data dependency (on piece c from rank j-1) comes from inputs
+			if c > 0 {
+				after = append(after, int32((c-1)*(n-1)+j))
+			}
+			p.add(j, j+1, c+j, c, c+1, b, false, after...)
+		}
+	}
+}
+
+// BusFactor is nccl-tests' bus bandwidth over algorithm bandwidth for op over n ranks
+// (nccl-tests doc/PERFORMANCE.md): allreduce 2(n-1)/n; allgather, reduce_scatter and
+// alltoall (n-1)/n; broadcast 1.
+func BusFactor(op string, n int) float64 {
+	N := float64(n)
+	switch op {
+	case AllReduce:
+		return 2 * (N - 1) / N
+	case AllGather, ReduceScatter, AllToAll:
+		return (N - 1) / N
+	}
+	return 1
+}
+
+// StepLoads is, per step, the most bytes one rank sends or receives in it.
+func (p *Plan) StepLoads() []int64 {
+	loads := make([]int64, p.Steps)
+	for m, l := range p.MessageLoads() {
+		loads[p.Messages[m].Step] = max(loads[p.Messages[m].Step], l)
+	}
+	return loads
+}
+
+// MessageLoads is, per message, the bytes its link must carry while it is under way: the
+// more of what its sender sends and what its receiver receives in its step (all_to_all's
+// N-1 messages share their sender's link; a ring's one message has its link alone).
+func (p *Plan) MessageLoads() []int64 {
+	type key struct{ step, rank int }
+	sent, recv := map[key]int64{}, map[key]int64{}
+	for _, m := range p.Messages {
+		sent[key{m.Step, m.Src}] += m.Bytes
+		recv[key{m.Step, m.Dst}] += m.Bytes
+	}
+	loads := make([]int64, len(p.Messages))
+	for i, m := range p.Messages {
+		loads[i] = max(sent[key{m.Step, m.Src}], recv[key{m.Step, m.Dst}])
+	}
+	return loads
+}
+
+// CriticalPath is the time of one iteration when message m takes weight(m) once the last
+// message of its After has arrived, and nothing else delays it: the longest path through the
+// dependency graph. With every message's weight its step's load at a per-byte time plus
+// one latency, it is Ideal for the ring and halving-doubling on a uniform fabric; on a
+// fabric whose pairs of ranks are unequally far apart it is less, since a ring's chain of
+// dependencies crosses each link of the ring in turn rather than the farthest in every step.
+func (p *Plan) CriticalPath(weight func(m int) float64) float64 {
+	steps := p.CriticalPathSteps(weight)
+	var end float64
+	for _, s := range steps {
+		end = max(end, s)
+	}
+	return end
+}
+
+// CriticalPathSteps is CriticalPath step by step: for each step, when its last message
+// arrives.
+func (p *Plan) CriticalPathSteps(weight func(m int) float64) []float64 {
+	steps := make([]float64, p.Steps)
+	done := make([]float64, len(p.Messages))
+	order := make([]int, len(p.Messages))
+	for m := range order {
+		order[m] = m
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return p.Messages[a].Step - p.Messages[b].Step })
+	for _, m := range order {
+		var ready float64
+		for _, a := range p.Messages[m].After {
+			ready = max(ready, done[a])
+		}
+		done[m] = ready + weight(m)
+		s := p.Messages[m].Step
+		steps[s] = max(steps[s], done[m])
+	}
+	return steps
+}
+
+// Ideal is the step-synchronous closed form of one iteration: the sum over steps of the
+// step's load at the rate a byte takes perByte (the bottleneck's time per payload byte,
+// headers included), plus alpha (the per-step latency) per step. For a ring allreduce it is
+// 2(N-1)/N x Size x perByte + 2(N-1) alpha; for halving-doubling the same volume and
+// 2 log2 N alpha.
+func (p *Plan) Ideal(perByte, alpha float64) float64 {
+	var t float64
+	for _, l := range p.StepLoads() {
+		t += float64(l)*perByte + alpha
+	}
+	return t
+}

@@ -1,0 +1,239 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/olekukonko/tablewriter/tw"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+)
+
+// FileJobs is the per-job, per-iteration CSV WriteDir writes when a variant has collectives.
+const FileJobs = "jobs.csv"
+
+// Job is one collective of a variant (docs/results.md, "jobs"): per iteration its time from
+// its first message's release to its last message's arrival, and over the iterations that
+// completed their mean; algorithm bandwidth = SizeBytes / time and bus bandwidth = algbw x
+// nccl-tests' factor for the op (BusFactor); IdealUS an iteration alone on the empty fabric,
+// the critical path through the algorithm's dependency graph (collective.Plan.CriticalPath).
+type Job struct {
+	Label      string `json:"label"`
+	Op         string `json:"op"`
+	Algorithm  string `json:"algorithm"`
+	Ranks      int    `json:"ranks"`
+	SizeBytes  int64  `json:"size_bytes"`
+	Channels   int    `json:"channels"`
+	Iterations int    `json:"iterations"`
+	// Completed is how many iterations ended by the end of the run.
+	Completed    int      `json:"completed_iterations"`
+	CompletionUS *float64 `json:"completion_us"`
+	AlgbwGbps    *float64 `json:"algbw_gbps"`
+	BusbwGbps    *float64 `json:"busbw_gbps"`
+	BusFactor    float64  `json:"bus_factor"`
+	IdealUS      float64  `json:"ideal_us"`
+	// BottleneckGbps, PayloadShare and StepLatencyUS are what IdealUS stands on: the
+	// slowest link between two ranks that exchange data, the payload's share of a full
+	// packet's wire bytes, and the longest such pair's one-packet latency less its first
+	// serialization.
+	BottleneckGbps float64 `json:"bottleneck_gbps"`
+	PayloadShare   float64 `json:"payload_share"`
+	StepLatencyUS  float64 `json:"step_latency_us"`
+	Steps          int     `json:"steps"`
+	// IdealStepEndUS is, per step of the ideal, when its last message arrives.
+	IdealStepEndUS []float64      `json:"ideal_step_end_us"`
+	PerIteration   []JobIteration `json:"per_iteration"`
+}
+
+// JobIteration is one iteration of a job. CompletionUS, AlgbwGbps and BusbwGbps are nil
+// until it ended. The slowest step is the message, of all the iteration's, that took
+// longest from its release to its arrival: its step, its receiving rank (index and host)
+// and that time.
+type JobIteration struct {
+	Iteration     int      `json:"iteration"`
+	StartUS       *float64 `json:"start_us"`
+	CompletionUS  *float64 `json:"completion_us"`
+	AlgbwGbps     *float64 `json:"algbw_gbps"`
+	BusbwGbps     *float64 `json:"busbw_gbps"`
+	SlowestStep   int      `json:"slowest_step"`
+	SlowestRank   int      `json:"slowest_rank"`
+	SlowestHost   string   `json:"slowest_host"`
+	SlowestStepUS *float64 `json:"slowest_step_us"`
+	// StepEndUS is, per step, its last message's arrival from the iteration's start, for
+	// the steps whose messages all arrived, from step 0 up to the first that did not.
+	StepEndUS []float64 `json:"step_end_us"`
+	// Arrived counts the messages that arrived, of Messages.
+	Arrived  int `json:"arrived_messages"`
+	Messages int `json:"messages"`
+}
+
+// Bandwidths are the algorithm and bus bandwidths, in Gb/s, of size bytes per rank moved in
+// us microseconds with bus factor factor (nccl-tests doc/PERFORMANCE.md: algbw = S / t,
+// busbw = algbw x factor).
+func Bandwidths(size int64, us, factor float64) (algbw, busbw float64) {
+	algbw = float64(size) * 8 / (us * 1e3)
+	return algbw, algbw * factor
+}
+
+// hasJobs reports whether a variant of d ran a collective.
+func hasJobs(d *Document) bool {
+	for i := range d.Variants {
+		if len(d.Variants[i].Jobs) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// jobsHeader is the jobs table's header.
+var jobsHeader = []string{"variant", "job", "op", "algorithm", "ranks", "iterations", "time_us", "ideal_us", "algbw_gbps", "busbw_gbps", "slowest"}
+
+var jobsAlign = []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight,
+	tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft}
+
+// jobRows are the jobs table's rows: per variant and job, the mean iteration time, its ideal,
+// the bandwidths and the slowest step of the slowest iteration.
+func jobRows(d *Document) [][]string {
+	var rows [][]string
+	for i := range d.Variants {
+		v := &d.Variants[i]
+		for _, j := range v.Jobs {
+			slowest := "-"
+			var worst *JobIteration
+			for k := range j.PerIteration {
+				it := &j.PerIteration[k]
+				if it.CompletionUS != nil && (worst == nil || *it.CompletionUS > *worst.CompletionUS) {
+					worst = it
+				}
+			}
+			if worst != nil {
+				slowest = fmt.Sprintf("iter %d step %d at %s", worst.Iteration, worst.SlowestStep, worst.SlowestHost)
+			}
+			rows = append(rows, []string{v.Name, j.Label, j.Op, j.Algorithm, strconv.Itoa(j.Ranks),
+				fmt.Sprintf("%d/%d", j.Completed, j.Iterations), optFixed(j.CompletionUS), fixed(j.IdealUS),
+				optFixed(j.AlgbwGbps), optFixed(j.BusbwGbps), slowest})
+		}
+	}
+	return rows
+}
+
+// writeJobsTable writes the jobs table under the main one, when there are jobs.
+func writeJobsTable(w io.Writer, d *Document, format string) error {
+	rows := jobRows(d)
+	if len(rows) == 0 {
+		return nil
+	}
+	if _, err := io.WriteString(w, "\ncollectives (time_us: mean iteration; slowest: the longest message of the slowest iteration):\n"); err != nil {
+		return err
+	}
+	return renderTable(w, format, jobsHeader, jobsAlign, rows)
+}
+
+// jobsCSVHeader is jobs.csv's header: one row per variant, job and iteration.
+var jobsCSVHeader = []string{"variant", "seed", "job", "op", "algorithm", "ranks", "size_bytes", "channels", "iteration",
+	"start_us", "completion_us", "ideal_us", "algbw_gbps", "busbw_gbps", "slowest_step", "slowest_rank", "slowest_host",
+	"slowest_step_us", "arrived_messages", "messages"}
+
+// writeJobsCSV writes jobs.csv: every variant's jobs, a row per iteration, numbers at full
+// precision, empty cells for what an unfinished iteration lacks.
+func writeJobsCSV(w io.Writer, d *Document) error {
+	var rows [][]string
+	for i := range d.Variants {
+		v := &d.Variants[i]
+		for _, j := range v.Jobs {
+			for _, it := range j.PerIteration {
+				rows = append(rows, []string{v.Name, strconv.FormatUint(v.Seed, 10), j.Label, j.Op, j.Algorithm,
+					strconv.Itoa(j.Ranks), integer(j.SizeBytes), strconv.Itoa(j.Channels), strconv.Itoa(it.Iteration),
+					optExact(it.StartUS), optExact(it.CompletionUS), exact(j.IdealUS), optExact(it.AlgbwGbps),
+					optExact(it.BusbwGbps), strconv.Itoa(it.SlowestStep), strconv.Itoa(it.SlowestRank), it.SlowestHost,
+					optExact(it.SlowestStepUS), strconv.Itoa(it.Arrived), strconv.Itoa(it.Messages)})
+			}
+		}
+	}
+	return writeCSV(w, jobsCSVHeader, rows)
+}
+
+// jobStepsFigure is each job's timeline in its first iteration: when each step's last
+// message arrived, against the ideal's, one line per variant and job.
+func jobStepsFigure(d *Document) (*Figure, string, error) {
+	if !hasJobs(d) {
+		return nil, "no collective in the scenario", nil
+	}
+	f := newFigure("jobs-steps", "", d.Scenario+": collective steps, first iteration", "step", "time since the iteration began (us)")
+	f.Caption = "When each step of each collective's first iteration had all its messages arrived, from the iteration's start, one line per variant and job; the dashed line of the same colour is the ideal's (the critical path of the dependency graph alone on the empty fabric). Where a line rises above its ideal, the steps there waited: for a collision, a pause, a cut rate."
+	line := 0
+	for i := range d.Variants {
+		v := &d.Variants[i]
+		for _, j := range v.Jobs {
+			if len(j.PerIteration) == 0 || len(j.PerIteration[0].StepEndUS) == 0 {
+				continue
+			}
+			var pts, ideal plotter.XYs
+			for k, t := range j.PerIteration[0].StepEndUS {
+				pts = append(pts, plotter.XY{X: float64(k), Y: t})
+			}
+			for k, t := range j.IdealStepEndUS {
+				ideal = append(ideal, plotter.XY{X: float64(k), Y: t})
+			}
+			label := v.Name + ": " + j.Label
+			if _, err := f.addLine(line, label, pts); err != nil {
+				return nil, "", err
+			}
+			if len(ideal) > 0 {
+				l, err := f.addLine(line, label+" ideal", ideal)
+				if err != nil {
+					return nil, "", err
+				}
+				l.Dashes = plotutil.Dashes(1)
+			}
+			line++
+		}
+	}
+	if line == 0 {
+		return nil, "no collective step completed in any variant", nil
+	}
+	f.plot.Y.Min = 0
+	return f, "", nil
+}
+
+// jobsFigure is each job's iteration time per iteration, one line per variant and job, with
+// each job's ideal as a dashed line of the same colour.
+func jobsFigure(d *Document) (*Figure, string, error) {
+	if !hasJobs(d) {
+		return nil, "no collective in the scenario", nil
+	}
+	f := newFigure("jobs-iterations", "", d.Scenario+": collective iteration time", "iteration", "time (us)")
+	f.Caption = "Each collective's iteration time, from its first message's release to its last message's arrival, per iteration, one line per variant and job; the dashed line of the same colour is the job's ideal: the critical path of its dependency graph alone on the empty fabric, with headers and each path's latency."
+	line := 0
+	for i := range d.Variants {
+		v := &d.Variants[i]
+		for _, j := range v.Jobs {
+			var pts, ideal plotter.XYs
+			for _, it := range j.PerIteration {
+				if it.CompletionUS != nil {
+					pts = append(pts, plotter.XY{X: float64(it.Iteration), Y: *it.CompletionUS})
+				}
+				ideal = append(ideal, plotter.XY{X: float64(it.Iteration), Y: j.IdealUS})
+			}
+			if len(pts) == 0 {
+				continue
+			}
+			label := v.Name + ": " + j.Label
+			if _, err := f.addLine(line, label, pts); err != nil {
+				return nil, "", err
+			}
+			l, err := f.addLine(line, label+" ideal", ideal)
+			if err != nil {
+				return nil, "", err
+			}
+			l.Dashes = plotutil.Dashes(1)
+			line++
+		}
+	}
+	if line == 0 {
+		return nil, "no collective iteration completed in any variant", nil
+	}
+	f.plot.Y.Min = 0
+	return f, "", nil
+}

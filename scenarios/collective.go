@@ -1,0 +1,133 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/fabricsim/fabricsim/collective"
+	"github.com/fabricsim/fabricsim/sim"
+)
+
+// Bounds of a collective item's fields.
+const (
+	// maxIterations bounds a collective's iterations, as maxRepeat an incast's bursts.
+	maxIterations = maxRepeat
+	// maxChannels bounds channels: NCCL's default is 1 QP per connection
+	// (NCCL_IB_QPS_PER_CONNECTION, NCCL's docs, "Environment Variables"), which Meta's RoCE
+	// training fabric raises for ECMP entropy (Gangidi et al., "RDMA over Ethernet for
+	// Distributed AI Training at Meta Scale", SIGCOMM 2024: E-ECMP with QP scaling); 64 is
+	// this simulator's bound, not NCCL's.
+	maxChannels = 64
+)
+
+// collective resolves traffic item index's collective at path.
+func (r *resolver) collective(path string, index int, c *rawCollective) *Collective {
+	out := &Collective{Iterations: 1, Channels: 1, Pos: r.pos(path)}
+	okOp := r.oneOf(path+".op", "op", c.Op, collective.Ops)
+	out.Op = c.Op
+	if okOp {
+		algs := collective.Algorithms[c.Op]
+		out.Algorithm = algs[0]
+		if c.Algorithm != "" {
+			if r.oneOf(path+".algorithm", c.Op+" algorithm", c.Algorithm, algs) {
+				out.Algorithm = c.Algorithm
+			} else {
+				okOp = false
+			}
+		}
+	}
+	out.Hosts = r.hostSet(path+".hosts", c.Hosts, "a collective")
+	n := len(out.Hosts)
+	if out.Hosts == nil && r.topo != nil {
+		n = r.topo.hostCount()
+	}
+	s := r.sending(path, c.Start, c.Transport, c.Priority, nil, r.sc.Hosts.Priority)
+	out.Start, out.Transport, out.Priority = s.start, s.transport, s.priority
+	if c.Size == nil {
+		r.errf(path+".size", "size is required: the bytes each rank holds (allreduce's buffer, allgather's output), e.g. size: 64MB")
+	} else if out.Size = int64(*c.Size); out.Size <= 0 || out.Size > maxFlowSize {
+		r.errf(path+".size", "size is the bytes each rank holds, from 1B to 1TB; got %d bytes", out.Size)
+		okOp = false
+	}
+	if c.Iterations != nil {
+		if out.Iterations = *c.Iterations; out.Iterations < 1 || out.Iterations > maxIterations {
+			r.errf(path+".iterations", "iterations is 1 to %d; got %d", maxIterations, out.Iterations)
+		}
+	}
+	if c.Compute != nil {
+		out.Compute = sim.Time(*c.Compute) // a negative duration is refused by its parser
+	}
+	if c.Channels != nil {
+		if out.Channels = *c.Channels; out.Channels < 1 || out.Channels > maxChannels {
+			r.errf(path+".channels", "channels is the queue pairs each message is split over, 1 to %d; got %d", maxChannels, out.Channels)
+			okOp = false
+		}
+	}
+	out.Label = fmt.Sprintf("%s-%d", out.Op, index)
+	if c.Label != nil {
+		out.Label = *c.Label
+		if msg := labelProblem(out.Label); msg != "" {
+			r.errf(path+".label", "label %s", msg)
+		}
+	}
+	for j, t := range r.sc.Traffic {
+		if t.Collective != nil && t.Collective.Label == out.Label {
+			r.errf(path+".label", "label %q is the collective of traffic.%d's too; each job needs its own label", out.Label, j)
+		}
+	}
+	if !okOp || out.Size <= 0 || n < 2 || (r.topo == nil && out.Hosts == nil) {
+		return out
+	}
+	if err := collective.Check(out.Op, out.Algorithm, n, out.Size); err != nil {
+		field := ".size"
+		if strings.Contains(err.Error(), "ranks") {
+			field = ".hosts"
+		}
+		r.errf(path+field, "%s over %d hosts: %v", out.Op, n, err)
+		return out
+	}
+	if least := smallestMessage(out.Op, n, out.Size); least < int64(out.Channels) {
+		r.errf(path+".size", "size %d bytes over %d ranks makes messages of %d bytes, fewer than channels (%d): a channel carries at least a byte", out.Size, n, least, out.Channels)
+	}
+	if f := collectiveFlows(out, int64(n)); f > maxGenerated {
+		r.errf(path, "%s by %s over %d hosts, %d iterations and %d channels is %d flows; at most %d", out.Op, out.Algorithm, n, out.Iterations, out.Channels, f, maxGenerated)
+	}
+	return out
+}
+
+// smallestMessage is the fewest bytes one of the collective's messages carries: a piece,
+// Size/N rounded down, or a broadcast's last chunk.
+func smallestMessage(op string, n int, size int64) int64 {
+	if op == collective.Broadcast {
+		if rest := size % collective.BroadcastChunk; rest > 0 {
+			return rest
+		}
+		return min(size, collective.BroadcastChunk)
+	}
+	return size / int64(n)
+}
+
+// collectiveFlows is the number of flows collective c over n hosts makes: messages per
+// iteration x iterations x channels, saturating.
+func collectiveFlows(c *Collective, n int64) int64 {
+	return mulSat(mulSat(collective.Count(c.Op, c.Algorithm, int(n), c.Size), int64(c.Iterations)), int64(c.Channels))
+}
+
+// labelProblem says what is wrong with a job label, or "" when nothing is: it is 1 to 64
+// printable characters, none a comma or a quote (it goes into CSV cells and table rows
+// as it is).
+func labelProblem(l string) string {
+	switch {
+	case l == "":
+		return "is empty; give a name, e.g. label: training"
+	case len(l) > 64:
+		return fmt.Sprintf("is %d bytes long; at most 64", len(l))
+	}
+	for _, c := range l {
+		if !unicode.IsPrint(c) || c == ',' || c == '"' {
+			return fmt.Sprintf("%q holds %q; allowed are printable characters other than , and \"", l, c)
+		}
+	}
+	return ""
+}
