@@ -53,6 +53,7 @@ func settingsReachModels() error {
 		{&transports.IWARPConfig{}, scenarios.IWARPConfig{}},
 		{&transports.HPCCParams{}, scenarios.HPCCConfig{}},
 		{&transports.TIMELYParams{}, scenarios.TIMELYConfig{}},
+		{&transports.UETConfig{}, scenarios.UETConfig{}},
 	} {
 		if err := copySettings(c.dst, c.src); err != nil {
 			return err
