@@ -163,12 +163,18 @@ func (r *Registry) StartUET(i int32, src, dst *NIC, cross bool, cfg UETConfig) e
 	if err != nil {
 		return r.refuse(i, err)
 	}
-	npkts := uint32((f.Size + int64(cfg.MTU) - 1) / int64(cfg.MTU))
-	if npkts == 0 {
-		npkts = 1
-	}
-	id := qpBase + uint32(i)
-	q := qp{reg: r, flow: f, index: i, qpn: id, sport: ephemeralPort(r.draw("uet", i)), src: src, dst: dst, cross: cross,
+	s, rcv := r.newUET(i, src, dst, cross, cfg)
+	r.senders[i] = s
+	r.receivers[i] = rcv
+	r.eng.At(f.Start, s, opStart, nil)
+	return nil
+}
+
+// newUET makes the two ends of UET flow i.
+func (r *Registry) newUET(i int32, src, dst *NIC, cross bool, cfg UETConfig) (*UETSender, *UETReceiver) {
+	f := r.Flows[i]
+	npkts := uint32(max((f.Size+int64(cfg.MTU)-1)/int64(cfg.MTU), 1))
+	q := qp{reg: r, flow: f, index: i, qpn: qpBase + uint32(i), sport: ephemeralPort(r.draw("uet", i)), src: src, dst: dst, cross: cross,
 		npkts: npkts, mtu: int32(cfg.MTU), version: 2, priority: f.Priority,
 		srcTTL: src.TTL, dstTTL: dst.TTL, srcID: src.ID, dstID: dst.ID, srcIP: src.IP, dstIP: dst.IP}
 	q.dataHash = topology.FlowHash(src.IP, dst.IP, topology.IPProtoUDP, q.sport, topology.UDPPortUET)
@@ -176,10 +182,7 @@ func (r *Registry) StartUET(i int32, src, dst *NIC, cross bool, cfg UETConfig) e
 	s := &UETSender{qp: q, nic: src, cfg: cfg, recs: make([]uetRec, 64), times: make([]uetSendTime, 64)}
 	s.timer = newAlarm(r.eng, s, opTimer)
 	s.mp = newEntropyChooser(cfg.Entropy, cfg.Paths, cfg.Trimming, sim.Stream(r.Seed, fmt.Sprintf("uet-entropy:%d", i)))
-	r.senders[i] = s
-	r.receivers[i] = newUETReceiver(q, dst, cfg)
-	r.eng.At(f.Start, s, opStart, nil)
-	return nil
+	return s, newUETReceiver(q, dst, cfg)
 }
 
 // SetUETRTT gives UET flow i its base RTT (its own path's, empty: NSCC's starting base_rtt
