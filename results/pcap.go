@@ -166,7 +166,7 @@ func uet(b []byte, p *topology.Packet) {
 		header.EncodeNack(b, p.PSN, pdc, header.PDSNackTrimmed, p.ECNEcho)
 	default:
 		header.EncodeRUD(b, &header.PDSRUDFields{PSN: p.PSN, PDC: pdc, Retx: p.Retx, AR: p.AckReq,
-			SOM: p.HasRETH, EOM: p.Opcode == topology.OpWriteLast || p.Opcode == topology.OpWriteOnly,
+			SOM: p.Opcode == topology.OpWriteFirst || p.Opcode == topology.OpWriteOnly, EOM: p.Opcode == topology.OpWriteLast || p.Opcode == topology.OpWriteOnly,
 			Length: p.DMALen, Offset: uint64(p.DDPOffset), PayloadLen: uint32(p.Payload)})
 	}
 }

@@ -126,7 +126,9 @@ type Packet struct {
 	SentAt sim.Time // when the source started to send it
 
 	// The Ultra Ethernet transport's PDS fields (UDP destination port UDPPortUET; PSN above is
-	// the PDS PSN). On a RUD request, Retx is the PDS RETX flag and AckReq the AR flag. On a
+	// the PDS PSN). On a RUD request, Retx is the PDS RETX flag, AckReq the AR flag, Opcode
+	// (OpWrite*) the SES start and end of message, DMALen the message length and DDPOffset the
+	// payload's offset in it. On a
 	// PDS ACK (ACK_CC), CumPSN is the cumulative PSN (the next one expected), SACKBase the PSN
 	// of SACKBitmap's bit 0 (the SACK PSN offset's base), PSN the PSN whose arrival triggered
 	// the ACK, RecvdBytes NSCC's received byte count (the CC state's rcvd_bytes), OOO the

@@ -307,7 +307,7 @@ func (s *UETSender) emit(now sim.Time) *topology.Packet {
 	p.Payload = int32(size - uetHeaderBytes)
 	p.DMALen = uint32(min(s.flow.Size, math.MaxUint32))
 	p.DDPOffset = psn * uint32(s.mtu)
-	p.Opcode = topology.OpWriteMiddle
+	p.Opcode = topology.OpWriteMiddle // the SES start and end of message, as a WRITE's place
 	switch {
 	case s.npkts == 1:
 		p.Opcode = topology.OpWriteOnly
@@ -316,7 +316,6 @@ func (s *UETSender) emit(now sim.Time) *topology.Packet {
 	case psn == s.npkts-1:
 		p.Opcode = topology.OpWriteLast
 	}
-	p.HasRETH = psn == 0 // the SES start of message (SOM); no RETH bytes: not a RoCE port
 	// uet-htsim sendNewPacket: AR on the last packet or when the window is full; a resend
 	// always asks (sendRtxPacket).
 	p.AckReq = resend || psn == s.npkts-1 || s.cc.inflight+size >= s.cc.cwnd
