@@ -65,14 +65,23 @@ func TestUETSpraysThePermutation(t *testing.T) {
 		require.Less(t, fct, 1.1*ideal)
 	}
 
-	// uet-htsim's defaults, for the record (docs/model.md section 11): an ACK per 16 KB
-	// returns one entropy in four, and without marks REPS cannot tell paths apart.
-	for _, sets := range [][]string{ecn, nil} {
-		d := runOne(t, text, 0, sets...)
+	// For the record (docs/model.md section 11): uet-htsim's ACK per 16 KB returns one
+	// entropy in four, without marks REPS cannot tell paths apart, and oblivious spraying
+	// follows the 64 entropies' uneven hash shares.
+	for _, c := range []struct {
+		name string
+		sets []string
+	}{
+		{"ECN, ACK per 16 KB", ecn[:len(ecn):len(ecn)]},
+		{"ECN, ACK per 16 KB, 4096 entropies", append(ecn, "transports.uet.paths=4096")},
+		{"no ECN, ACK per 16 KB", nil},
+		{"oblivious, ECN, ACK per packet", append(ecn, "transports.uet.ack_bytes=4096B", "transports.uet.entropy=oblivious")},
+	} {
+		d := runOne(t, text, 0, c.sets...)
 		g := fcts(t, d)
 		require.Len(t, g, 16)
 		require.Zero(t, d.Drops.Total)
-		t.Logf("UET, ACK per 16 KB, ECN %v: FCT %.0f..%.0f us (%.3fx..%.3fx)", sets != nil, g[0], g[15], g[0]/ideal, g[15]/ideal)
+		t.Logf("UET, %s: FCT %.0f..%.0f us (%.3fx..%.3fx)", c.name, g[0], g[15], g[0]/ideal, g[15]/ideal)
 	}
 }
 
