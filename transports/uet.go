@@ -354,7 +354,10 @@ func (s *UETSender) grow() {
 	s.recs = n
 }
 
+// pushTime records a transmission; the records of transmissions no longer in flight at the
+// front go first, so the ring holds about a window's worth, not the flow's.
 func (s *UETSender) pushTime(at sim.Time, psn uint32) {
+	s.oldest()
 	if s.tLen == len(s.times) {
 		n := make([]uetSendTime, 2*len(s.times))
 		for k := range s.tLen {

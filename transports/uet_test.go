@@ -283,3 +283,26 @@ func TestREPSRecyclesUnmarkedEntropies(t *testing.T) {
 		require.Equal(t, 5, n, "oblivious: each of the 8 once per pass (%d)", ev)
 	}
 }
+
+// TestUETSendTimesStayAWindow: the send-time ring drops the transmissions that are no longer
+// in flight as it goes, so a long flow that never times out keeps it at its first size.
+func TestUETSendTimesStayAWindow(t *testing.T) {
+	u := newUETPair(4096*10000, UETConfig{MTU: 4096, AckBytes: 4096, Paths: 64, QAGate: 3}, 12*sim.Microsecond)
+	at := sim.Time(0)
+	for k := 0; k < 10000; k++ {
+		if u.s.hasData() {
+			p := u.s.emit(at)
+			u.r.onData(at, p)
+			for c := range u.rcvNIC.Control {
+				for u.rcvNIC.Control[c].Len > 0 {
+					u.s.onControl(at, u.rcvNIC.Control[c].Pop(0))
+				}
+			}
+			u.reg.pool.Drop(p)
+		}
+		at += 330 * sim.Nanosecond
+	}
+	require.Equal(t, Completed, u.r.flow.Status)
+	require.Len(t, u.s.times, 64)
+	require.Len(t, u.s.recs, 64)
+}
