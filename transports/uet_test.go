@@ -303,6 +303,6 @@ func TestUETSendTimesStayAWindow(t *testing.T) {
 		at += 330 * sim.Nanosecond
 	}
 	require.Equal(t, Completed, u.r.flow.Status)
-	require.Len(t, u.s.times, 64)
-	require.Len(t, u.s.recs, 64)
+	require.Equal(t, 64, len(u.s.times), "send-time ring entries")
+	require.Equal(t, 64, len(u.s.recs), "PSN ring entries")
 }
