@@ -65,7 +65,7 @@ func TestUETSpraysThePermutation(t *testing.T) {
 		require.Less(t, fct, 1.1*ideal)
 	}
 
-	// For the record (docs/model.md section 11): uet-htsim's ACK per 16 KB returns one
+	// For the record (docs/model.md section 12): uet-htsim's ACK per 16 KB returns one
 	// entropy in four, without marks REPS cannot tell paths apart, and oblivious spraying
 	// follows the 64 entropies' uneven hash shares.
 	for _, c := range []struct {

@@ -19,7 +19,7 @@ type Transports struct {
 
 // UETConfig configures the Ultra Ethernet transport's reliable unordered delivery with NSCC
 // (transports.UETConfig): transports.uet. The defaults are uet-htsim's (ultraethernet/uet-htsim,
-// htsim/sim/uec.cpp and datacenter/main_uec.cpp; docs/model.md section 11).
+// htsim/sim/uec.cpp and datacenter/main_uec.cpp; docs/model.md section 12).
 type UETConfig struct {
 	MTU          int      `yaml:"mtu" default:"4096" min:"256" max:"9000" means:"payload bytes per packet" model:"MTU" doc:"payload bytes per packet (uet-htsim's MSS, 4096); each packet adds Ethernet, IPv4, UDP (port 4793), the PDS RUD header (12) and the SES standard header (44)"`
 	Entropy      string   `yaml:"entropy" default:"reps" oneof:"reps,oblivious" what:"entropy scheme" doc:"each packet's entropy value, its UDP source port, which hashing switches spread over the paths: reps recycles entropies whose ACKs came back unmarked (uet-htsim UecMpReps: an 8-entry ring, the oldest fresh one first, else one at random; with trimming, a timeout freezes the ring for 10ms); oblivious walks all the entropies in an order drawn again after each pass (uet-htsim UecMpOblivious)"`

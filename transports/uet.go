@@ -18,7 +18,7 @@ import (
 // the sender resends what a NACK (a trimmed packet) names, what the out-of-order count says
 // is lost (SLEEK), and, one packet at a time, what a timeout finds; NSCC (uet_nscc.go) holds
 // the window; each packet's entropy, its UDP source port, is chosen per packet (uet_entropy.go).
-// docs/model.md section 11.
+// docs/model.md section 12.
 
 // UETConfig is the configuration of a UET flow (a PDC, packet delivery context, in the
 // specification's words).
