@@ -154,6 +154,15 @@ func (f *fabric) describe(b *strings.Builder) {
 		fmt.Fprintf(b, "  iwarp: IP MTU %d, TCP %s with SACK %v, ECN %s, initial window %d segments, RTO min %v, NIC delay %v per packet, MPA markers %v, timestamps %v.\n",
 			w.MTU, w.CC, w.SACK, w.ECN, w.InitCwnd, w.MinRTO, w.NICDelay, w.Markers, w.Timestamps)
 	}
+	if used["uet"] {
+		u := sc.Transports.UET
+		rto := "15us + 6 x a full switch queue's drain time"
+		if u.RTO > 0 {
+			rto = u.RTO.String()
+		}
+		fmt.Fprintf(b, "  uet: reliable unordered delivery over UDP port 4793, MTU %d, NSCC window (ECN marks and queueing delay; quick adapt gate 2^%d), %s entropy over %d values, an ACK per %d bytes, ACKs and NACKs in class %d, RTO %s.\n",
+			u.MTU, u.QAGate, u.Entropy, u.Paths, u.AckBytes, u.AckPriority, rto)
+	}
 	if len(sc.Faults) > 0 {
 		fmt.Fprintf(b, "  Faults: %d scheduled.\n", len(sc.Faults))
 	}

@@ -67,6 +67,60 @@ func (f *fabric) iwarpConfig() transports.IWARPConfig {
 	return ic
 }
 
+// uetConfig is the configuration of the uet transport's flows.
+func (f *fabric) uetConfig() transports.UETConfig {
+	c := f.sc.Transports.UET
+	uc := transports.UETConfig{Trimming: f.sc.Switch.Trimming.Enabled}
+	_ = copySettings(&uc, c) // cannot fail: build checks settingsReachModels first
+	if c.Entropy == "oblivious" {
+		uc.Entropy = transports.EntropyOblivious
+	}
+	return uc
+}
+
+// uetRTT is a UET flow's unloaded round trip: a full data packet along its path and an ACK
+// back along the reverse path, store and forward at every hop (see pipeline); 0 when the
+// reverse path is unknown.
+func (f *fabric) uetRTT(fl *transports.Flow, i int32, hops []topology.Hop, uc transports.UETConfig) sim.Time {
+	ackHash, _ := f.reg.AckHash(i)
+	back, loop, err := f.routes.Path(fl.Dst, fl.Src, ackHash, f.pathLimit())
+	if err != nil || loop {
+		return 0
+	}
+	data := transports.UETWireBytes(int64(uc.MTU))
+	one := func(w int64) func(int64) int64 { return func(int64) int64 { return w } }
+	return pipeline(f.pathHops(back), pipeline(f.pathHops(hops), 0, 1, 0, -1, one(data)), 1, 0, -1, one(transports.UETAckWireBytes()))
+}
+
+// uetQueueDrain is how long the deepest queue a switch port may hold takes to drain at rate:
+// the trimming threshold when switch.trimming sets one, else the dynamic threshold's limit
+// for one queue alone, alpha / (1 + alpha) of the buffer (Choudhury and Hahne). uet-htsim's
+// RTO rule counts six of them (UETDefaultRTO); its queues are one BDP with trimming and five
+// without, fabricsim's switches share a buffer.
+func (f *fabric) uetQueueDrain(rate sim.Rate) sim.Time {
+	sw := f.sc.Switch
+	q := int64(float64(sw.Buffer) * sw.BufferAlpha / (1 + sw.BufferAlpha))
+	if t := sw.Trimming; t.Enabled && !t.Threshold.Auto {
+		q = min(q, t.Threshold.Bytes)
+	}
+	return rate.TxTime(q)
+}
+
+// uetIdealFCT is a UET flow's completion time alone on the empty fabric: its packets through
+// the store-and-forward pipeline of its path at line rate (or its pace).
+func (f *fabric) uetIdealFCT(fl *transports.Flow, hops []topology.Hop, uc transports.UETConfig) sim.Time {
+	mtu := int64(uc.MTU)
+	npkts := max((fl.Size+mtu-1)/mtu, 1)
+	full := transports.UETWireBytes(mtu)
+	wire := func(k int64) int64 {
+		if k == npkts-1 {
+			return transports.UETWireBytes(fl.Size - k*mtu)
+		}
+		return full
+	}
+	return pipeline(f.pathHops(hops), 0, npkts, fl.Rate, 0, wire)
+}
+
 // addFlows registers every flow, decides which can be routed, computes each one's ideal FCT
 // and schedules the starts; a collective's messages that wait for others are registered
 // only, and started when their collective releases them (startFlow, collective.go).
@@ -76,7 +130,7 @@ func (f *fabric) addFlows() error {
 		return err
 	}
 	f.starter = flowStarter{configs: map[string]transports.RoCEConfig{"rocev1": f.roceConfig("rocev1"), "rocev2": f.roceConfig("rocev2")},
-		ic: f.iwarpConfig()}
+		ic: f.iwarpConfig(), uc: f.uetConfig()}
 	f.ideal = make([]sim.Time, len(flows))
 	f.markHeld(len(flows))
 	for _, fl := range flows {
@@ -90,6 +144,7 @@ func (f *fabric) addFlows() error {
 			return err
 		}
 	}
+	f.setUETRTTs()
 	if f.starter.loops > 0 {
 		f.warnings = append(f.warnings, fmt.Sprintf("%d flow(s) follow a routing loop; their packets end when the IP TTL runs out", f.starter.loops))
 		f.starter.loops = 0
@@ -103,8 +158,42 @@ func (f *fabric) addFlows() error {
 type flowStarter struct {
 	configs             map[string]transports.RoCEConfig
 	ic                  transports.IWARPConfig
+	uc                  transports.UETConfig
 	warnedCC, warnedECN bool
 	loops               int
+	// uets are the UET flows started before the first event, with their unloaded RTTs:
+	// NSCC scales by the longest (setUETRTTs); uetNetwork is that longest once known, for
+	// the UET flows a collective starts later.
+	uets       []uetFlow
+	uetNetwork sim.Time
+	uetsSet    bool
+}
+
+// uetFlow is a UET flow and its unloaded round trip.
+type uetFlow struct {
+	i   int32
+	rtt sim.Time
+}
+
+// setUETRTTs gives the UET flows started so far their RTTs and the network's longest: NSCC
+// scales by the network's longest unloaded RTT (uet-htsim main_uec.cpp's
+// network_max_unloaded_rtt), here the longest among the UET flows' paths.
+func (f *fabric) setUETRTTs() {
+	st := &f.starter
+	for _, u := range st.uets {
+		st.uetNetwork = max(st.uetNetwork, u.rtt)
+	}
+	for _, u := range st.uets {
+		f.setUETRTT(u)
+	}
+	st.uets, st.uetsSet = nil, true
+}
+
+func (f *fabric) setUETRTT(u uetFlow) {
+	if u.rtt > 0 {
+		fl := f.reg.Flows[u.i]
+		f.reg.SetUETRTT(u.i, u.rtt, max(f.starter.uetNetwork, u.rtt), transports.UETDefaultRTO(f.uetQueueDrain(f.nics[fl.Src].Wire.Params.Rate)))
+	}
 }
 
 // startFlow sets up flow i's endpoints, which start it at its Start, decides whether it can
@@ -116,9 +205,14 @@ func (f *fabric) startFlow(i int32) error {
 	src, dst := f.nics[fl.Src], f.nics[fl.Dst]
 	s, d := &f.nw.Nodes[fl.Src], &f.nw.Nodes[fl.Dst]
 	cross := !s.Subnet.Contains(d.IP) || s.Subnet != d.Subnet
-	iwarp := fl.Transport == "iwarp"
+	iwarp, uet := fl.Transport == "iwarp", fl.Transport == "uet"
 	var rc transports.RoCEConfig
-	if iwarp {
+	if uet {
+		// UET runs over UDP/IP: it crosses routers like RoCE v2.
+		if err := f.reg.StartUET(i, src, dst, cross, st.uc); err != nil {
+			return nil // it ended failed, its reason says why
+		}
+	} else if iwarp {
 		if ic.ECN != transports.ECNOff && !st.warnedECN && !f.ecnAnywhere() {
 			st.warnedECN = true
 			f.warnf("transports.iwarp.ecn is %s but no switch marks ECN (switch.ecn.enabled: false): only losses will slow iWARP flows", f.sc.Transports.IWARP.ECN)
@@ -154,9 +248,18 @@ func (f *fabric) startFlow(i int32) error {
 		st.loops++
 		return nil
 	}
-	if iwarp {
+	switch {
+	case uet:
+		f.ideal[i] = f.uetIdealFCT(fl, hops, st.uc)
+		u := uetFlow{i, f.uetRTT(fl, i, hops, st.uc)}
+		if st.uetsSet {
+			f.setUETRTT(u) // a collective's message, started after the others
+		} else {
+			st.uets = append(st.uets, u)
+		}
+	case iwarp:
 		f.ideal[i] = f.iwarpIdealFCT(fl, i, hops, ic)
-	} else {
+	default:
 		f.ideal[i] = f.idealFCT(fl, hops, rc)
 		if rc.IRN != nil {
 			f.reg.SetBDPCap(i, f.bdpCap(fl, i, hops, rc))

@@ -140,14 +140,34 @@ func ipv4(dg []byte, p *topology.Packet) {
 	switch p.Protocol {
 	case topology.IPProtoUDP:
 		header.UDP(seg).Encode(p.SrcPort, p.DstPort, uint16(len(seg)))
-		if p.DstPort == topology.UDPPortRoCEv2 {
+		switch p.DstPort {
+		case topology.UDPPortRoCEv2:
 			ibTransport(seg[header.UDPSize:], p)
 			icrc := len(dg) - header.ICRCSize
 			header.PutICRC(dg[icrc:], header.ICRCRoCEv2(dg[:icrc]))
+		case topology.UDPPortUET:
+			uet(seg[header.UDPSize:], p)
 		}
 	case topology.IPProtoTCP:
 		tcp(seg, p)
 		header.TCP(seg).SetChecksum(header.PseudoHeaderChecksum(p.Protocol, f.Src, f.Dst, uint16(len(seg))))
+	}
+}
+
+// uet writes the Ultra Ethernet transport's PDS (and a request's SES) headers; the PDC
+// identifier is the flow's index. A trimmed request keeps its headers.
+func uet(b []byte, p *topology.Packet) {
+	pdc := uint16(p.Flow)
+	switch p.Kind {
+	case topology.KindAck:
+		header.EncodeAckCC(b, &header.PDSAckFields{AckPSN: p.PSN, CumPSN: p.CumPSN, SACKBase: p.SACKBase, PDC: pdc,
+			Marked: p.ECNEcho, Retx: p.Retx, SACKBitmap: p.SACKBitmap, RecvdBytes: p.RecvdBytes, OOO: p.OOO})
+	case topology.KindNak:
+		header.EncodeNack(b, p.PSN, pdc, header.PDSNackTrimmed, p.ECNEcho)
+	default:
+		header.EncodeRUD(b, &header.PDSRUDFields{PSN: p.PSN, PDC: pdc, Retx: p.Retx, AR: p.AckReq,
+			SOM: p.Opcode == topology.OpWriteFirst || p.Opcode == topology.OpWriteOnly, EOM: p.Opcode == topology.OpWriteLast || p.Opcode == topology.OpWriteOnly,
+			Length: p.DMALen, Offset: uint64(p.DDPOffset), PayloadLen: uint32(p.Payload)})
 	}
 }
 

@@ -378,6 +378,45 @@
 //	                              flow's start, counted in the FCT and in the ideal FCT; false:
 //	                              a flow starts on an established connection, as a RoCE flow on
 //	                              a connected queue pair
+//	transports.uet.mtu            4096 (256..9000): payload bytes per packet (uet-htsim's MSS,
+//	                              4096); each packet adds Ethernet, IPv4, UDP (port 4793), the
+//	                              PDS RUD header (12) and the SES standard header (44)
+//	transports.uet.entropy        reps (reps | oblivious): each packet's entropy value, its UDP
+//	                              source port, which hashing switches spread over the paths:
+//	                              reps recycles entropies whose ACKs came back unmarked
+//	                              (uet-htsim UecMpReps: an 8-entry ring, the oldest fresh one
+//	                              first, else one at random; with trimming, a timeout freezes
+//	                              the ring for 10ms); oblivious walks all the entropies in an
+//	                              order drawn again after each pass (uet-htsim UecMpOblivious)
+//	transports.uet.paths          64 (1..16384): how many entropy values a flow picks from, a
+//	                              power of two (uet-htsim main_uec path_entropy_size: 64)
+//	transports.uet.ack_bytes      16KiB (> 0): the receiver acknowledges once this many bytes
+//	                              have come since its last ACK (uet-htsim
+//	                              UecSink::_bytes_unacked_threshold, 16384), and at once for an
+//	                              ECN-marked packet, one asking for an ACK (the sender's last,
+//	                              or one that fills the window), a duplicate and a flow's first
+//	                              and last packets
+//	transports.uet.rto            15us + 6 x the drain time of a full switch queue (> 0): a
+//	                              packet not acknowledged this long after it was sent is sent
+//	                              again, one at a time (uet-htsim startRTO and rtxTimerExpired);
+//	                              the default is uet-htsim main_uec's rule, 15us + 6 x queue
+//	                              size / line rate, with fabricsim's deepest queue:
+//	                              switch.trimming.threshold when set, else buffer_alpha / (1 +
+//	                              buffer_alpha) of switch.buffer, at the sender's line rate
+//	transports.uet.target_qdelay  0.75 x the network's unloaded RTT with switch trimming, 1 x
+//	                              without (> 0): NSCC's target queueing delay (uet-htsim
+//	                              initNsccParams); the network's RTT is the longest unloaded
+//	                              round trip (a full packet out, its ACK back, store and
+//	                              forward) among the UET flows, uet-htsim's
+//	                              network_max_unloaded_rtt
+//	transports.uet.ack_priority   7 (0..7): the traffic class of the receiver's ACKs and NACKs:
+//	                              uet-htsim's switches serve every header-only packet (ACK,
+//	                              NACK, trimmed header) in a queue ahead of data
+//	                              (CompositeQueue), so by default the trim class's, 7; a class
+//	                              of data delays them behind it
+//	transports.uet.qa_gate        3 (0..62): quick adapt cuts the window to what was
+//	                              acknowledged in its period only if that is below maxwnd /
+//	                              2^qa_gate (uet-htsim initNsccParams: 3)
 //
 // # Other defaults
 //

@@ -3,7 +3,7 @@ package scenarios
 import "github.com/fabricsim/fabricsim/transports"
 
 // MaxFrameWire is the largest frame the scenario's traffic puts on a wire, preamble and IFG
-// included: for RoCE the WRITE First packet of a full MTU (it carries the RETH), for iWARP a
+// included: for RoCE the WRITE First packet of a full MTU (it carries the RETH), for UET a full packet, for iWARP a
 // full TCP segment (the IP MTU plus Ethernet, FCS, preamble and IFG). Every traffic kind
 // counts, by its transport (an item without one takes the variant's); with none known, a
 // RoCE v2 frame. PFC sizing (headroom) and the refresh interval rest on it.
@@ -17,6 +17,8 @@ func (sc *Scenario) MaxFrameWire() int64 {
 			c := sc.Transports.IWARP
 			cfg := transports.IWARPConfig{MTU: c.MTU, Markers: c.Markers, Timestamps: c.Timestamps, Handshake: c.Handshake}
 			frame = max(frame, transports.NewIWARPFrames(cfg, 1<<30).SegmentWire(0))
+		case "uet":
+			frame = max(frame, transports.UETWireBytes(int64(sc.Transports.UET.MTU)))
 		default:
 			frame = max(frame, transports.RoCEWireBytes(2, int64(sc.Transports.RoCEv2.MTU), true))
 		}

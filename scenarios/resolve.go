@@ -24,7 +24,7 @@ const (
 // The allowed values of the enumerated fields that are not settings, in the order messages
 // list them.
 var (
-	transportNames = []string{"rocev2", "rocev1", "iwarp"}
+	transportNames = []string{"rocev2", "rocev1", "iwarp", "uet"}
 	routingNames   = []string{"l3", "l2"}
 	stateNames     = []string{"down", "up"}
 	nodeTypes      = []string{"host", "switch"}

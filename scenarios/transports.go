@@ -14,6 +14,21 @@ type Transports struct {
 	RoCEv2 RoCEConfig  `yaml:"rocev2"`
 	RoCEv1 RoCEConfig  `yaml:"rocev1" doc:"as rocev2, with the same defaults; cc none, timely or swift only (RoCE v1 frames carry no IP header, so no ECN and no INT)"`
 	IWARP  IWARPConfig `yaml:"iwarp"`
+	UET    UETConfig   `yaml:"uet"`
+}
+
+// UETConfig configures the Ultra Ethernet transport's reliable unordered delivery with NSCC
+// (transports.UETConfig): transports.uet. The defaults are uet-htsim's (ultraethernet/uet-htsim,
+// htsim/sim/uec.cpp and datacenter/main_uec.cpp; docs/model.md section 13).
+type UETConfig struct {
+	MTU          int      `yaml:"mtu" default:"4096" min:"256" max:"9000" means:"payload bytes per packet" model:"MTU" doc:"payload bytes per packet (uet-htsim's MSS, 4096); each packet adds Ethernet, IPv4, UDP (port 4793), the PDS RUD header (12) and the SES standard header (44)"`
+	Entropy      string   `yaml:"entropy" default:"reps" oneof:"reps,oblivious" what:"entropy scheme" doc:"each packet's entropy value, its UDP source port, which hashing switches spread over the paths: reps recycles entropies whose ACKs came back unmarked (uet-htsim UecMpReps: an 8-entry ring, the oldest fresh one first, else one at random; with trimming, a timeout freezes the ring for 10ms); oblivious walks all the entropies in an order drawn again after each pass (uet-htsim UecMpOblivious)"`
+	Paths        int      `yaml:"paths" default:"64" min:"1" max:"16384" means:"entropy values" model:"Paths" doc:"how many entropy values a flow picks from, a power of two (uet-htsim main_uec path_entropy_size: 64)"`
+	AckBytes     int64    `yaml:"ack_bytes" default:"16KiB" gt:"0" model:"AckBytes" doc:"the receiver acknowledges once this many bytes have come since its last ACK (uet-htsim UecSink::_bytes_unacked_threshold, 16384), and at once for an ECN-marked packet, one asking for an ACK (the sender's last, or one that fills the window), a duplicate and a flow's first and last packets"`
+	RTO          sim.Time `yaml:"rto" derived:"15us + 6 x the drain time of a full switch queue" gt:"0" eg:"100us" model:"RTO" doc:"a packet not acknowledged this long after it was sent is sent again, one at a time (uet-htsim startRTO and rtxTimerExpired); the default is uet-htsim main_uec's rule, 15us + 6 x queue size / line rate, with fabricsim's deepest queue: switch.trimming.threshold when set, else buffer_alpha / (1 + buffer_alpha) of switch.buffer, at the sender's line rate"`
+	TargetQDelay sim.Time `yaml:"target_qdelay" derived:"0.75 x the network's unloaded RTT with switch trimming, 1 x without" gt:"0" eg:"6us" model:"TargetQDelay" doc:"NSCC's target queueing delay (uet-htsim initNsccParams); the network's RTT is the longest unloaded round trip (a full packet out, its ACK back, store and forward) among the UET flows, uet-htsim's network_max_unloaded_rtt"`
+	AckPriority  int      `yaml:"ack_priority" default:"7" min:"0" max:"7" model:"AckPriority" doc:"the traffic class of the receiver's ACKs and NACKs: uet-htsim's switches serve every header-only packet (ACK, NACK, trimmed header) in a queue ahead of data (CompositeQueue), so by default the trim class's, 7; a class of data delays them behind it"`
+	QAGate       int      `yaml:"qa_gate" default:"3" min:"0" max:"62" means:"a power of two" model:"QAGate" doc:"quick adapt cuts the window to what was acknowledged in its period only if that is below maxwnd / 2^qa_gate (uet-htsim initNsccParams: 3)"`
 }
 
 // RoCEConfig configures a RoCE (v1 or v2) reliable-connection endpoint.
@@ -152,6 +167,14 @@ var _ = hooksFor(nil, nil, irnAfter)
 var _ = hooksFor(nil, nil, timelyAfter)
 var _ = hooksFor(nil, nil, swiftAfter)
 var _ = hooksFor(iwarpInit, nil, iwarpAfter)
+var _ = hooksFor(nil, nil, uetAfter)
+
+// uetAfter checks that paths is a power of two (oblivious spraying walks index XOR a mask).
+func uetAfter(r *resolver, path string, c *UETConfig, _ map[string]bool) {
+	if c.Paths > 0 && c.Paths&(c.Paths-1) != 0 {
+		r.errf(path+".paths", "paths is a power of two from 1 to 16384 (the entropies are index XOR a random mask); got %d", c.Paths)
+	}
+}
 
 // transportsAfter rejects DCQCN, HPCC and per-packet source ports over RoCE v1.
 func transportsAfter(r *resolver, _ string, t *Transports, given map[string]bool) {

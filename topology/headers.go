@@ -24,6 +24,23 @@ const (
 	// al., SIGCOMM 2018, extend the NACK with it; the paper gives no layout).
 	IRNSACK = 4
 
+	// The Ultra Ethernet transport's headers (UE Specification 1.0.1, as Wireshark's UET
+	// dissector, epan/dissectors/packet-uet.c, lays them out: UET_PDS_RUD_ROD_MIN_HDR_LEN,
+	// UET_SES_STD_MIN_HDR_LEN, UET_PDS_ACK_EXT_HDR_SIZE, dissect_pds_ack, dissect_pds_nack).
+	// PDSRUDHeader is a RUD request's PDS header: type, next header and flags 2, clear PSN
+	// offset 2, PSN 4, SPDCID 2, DPDCID 2. SESStandardHeader is the SES standard request
+	// header (opcode, flags, message id, job id, PID on FEP, resource index, buffer offset,
+	// initiator, match bits, header data or payload length and message offset, request
+	// length). PDSAckCCHeader is a PDS ACK_CC: the 12-byte ACK (prologue, ACK PSN offset,
+	// cumulative ACK PSN, SPDCID, DPDCID) and its 20-byte extension (CC type, MPR, SACK PSN
+	// offset 2, SACK bitmap 8, NSCC CC state 8). PDSNackHeader is a PDS NACK: prologue 2, NACK
+	// code, vendor code, NACK PSN 4, SPDCID 2, DPDCID 2, maximum received PSN 4. Over UDP the
+	// entropy rides in the UDP source port, so no entropy header.
+	PDSRUDHeader      = 12
+	SESStandardHeader = 44
+	PDSAckCCHeader    = 32
+	PDSNackHeader     = 16
+
 	// A PFC frame's MAC Control payload (IEEE 802.1Qbb clause 36): the opcode, the
 	// class-enable vector and a pause timer per class.
 	MACControlOpcode = 2
@@ -42,6 +59,9 @@ const (
 	IPProtoUDP          = 17
 	IPProtoTCP          = 6
 	UDPPortRoCEv2       = 4791 // IANA-assigned destination port of RoCE v2
+	// UDPPortUET is the UDP destination port of the Ultra Ethernet transport (IANA-assigned
+	// to UEC; Wireshark's UET dissector, epan/dissectors/packet-uet.c, UDP_PORT_UET).
+	UDPPortUET = 4793
 )
 
 // IB base-transport opcodes (IBA vol. 1, table 38), reliable connection.

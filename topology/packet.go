@@ -125,10 +125,29 @@ type Packet struct {
 
 	SentAt sim.Time // when the source started to send it
 
+	// The Ultra Ethernet transport's PDS fields (UDP destination port UDPPortUET; PSN above is
+	// the PDS PSN). On a RUD request, Retx is the PDS RETX flag, AckReq the AR flag, Opcode
+	// (OpWrite*) the SES start and end of message, DMALen the message length and DDPOffset the
+	// payload's offset in it. On a
+	// PDS ACK (ACK_CC), CumPSN is the cumulative PSN (the next one expected), SACKBase the PSN
+	// of SACKBitmap's bit 0 (the SACK PSN offset's base), PSN the PSN whose arrival triggered
+	// the ACK, RecvdBytes NSCC's received byte count (the CC state's rcvd_bytes), OOO the
+	// out-of-order count, Retx the RETX echo and ECNEcho the M flag; on a NACK, PSN is the
+	// NACKed PSN and ECNEcho the M flag. Entropy is the entropy value the data packet was sent
+	// with, echoed by its ACK or NACK.
+	SACKBitmap uint64
+	SACKBase   uint32
+	CumPSN     uint32
+	RecvdBytes uint32
+	OOO        uint16
+	Entropy    uint16
+	Retx       bool
+	ECNEcho    bool
+
 	// A Packet is 256 bytes: the pool allocates packets in slabs, and a size that is a
 	// multiple of 64 keeps every packet's first 64 bytes, the datapath's, in one cache line
 	// (at 208 bytes three packets in four had them across two).
-	_ [40]byte
+	_ [8]byte
 }
 
 // NumPriorities is the number of 802.1Q priorities, traffic classes and PFC timers.
@@ -157,8 +176,11 @@ func (p *Packet) Datagram() int32 {
 		switch p.Protocol {
 		case IPProtoUDP:
 			n += UDPHeader
-			if p.DstPort == UDPPortRoCEv2 {
+			switch p.DstPort {
+			case UDPPortRoCEv2:
 				n += p.ibTransportBytes()
+			case UDPPortUET:
+				n += p.uetBytes()
 			}
 		case IPProtoTCP:
 			n += p.TCPHeaderBytes() + p.mpaBytes()
@@ -231,6 +253,19 @@ func (p *Packet) ibTransportBytes() int32 {
 		n += INTHeader
 	}
 	return n
+}
+
+// uetBytes is the Ultra Ethernet transport's headers behind the UDP header: a data packet's
+// PDS RUD request header and SES standard request header, an ACK's PDS ACK with its CC
+// extension, a NACK's PDS NACK header.
+func (p *Packet) uetBytes() int32 {
+	switch p.Kind {
+	case KindAck:
+		return PDSAckCCHeader
+	case KindNak:
+		return PDSNackHeader
+	}
+	return PDSRUDHeader + SESStandardHeader
 }
 
 // WireBytes is what the frame occupies on the wire: the frame plus preamble, start-of-frame

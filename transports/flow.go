@@ -2,7 +2,9 @@
 // RoCE requester and responder of reliable-connected RDMA WRITE messages, over IPv4/UDP (RoCE
 // v2, with DCQCN) or straight over Ethernet with a GRH (RoCE v1), with PSNs, coalesced ACKs,
 // NAK on a sequence gap, a retransmit timeout and a retry limit; and iWARP, RDMAP/DDP/MPA
-// over a TCP with SACK recovery, an RFC 6298 timer and optional ECN.
+// over a TCP with SACK recovery, an RFC 6298 timer and optional ECN; and the Ultra Ethernet
+// transport's reliable unordered delivery with NSCC and per-packet entropy (uet.go,
+// uet_receiver.go, uet_nscc.go, uet_entropy.go).
 //
 // The RoCE requester (roce.go) holds its congestion control behind one interface (roce_cc.go:
 // none in cc_none.go, DCQCN's reaction point in dcqcn_cc.go, HPCC in hpcc.go) and its loss
@@ -69,7 +71,8 @@ type Flow struct {
 	// Timeouts counts the sender's retransmit timer expiries (RoCE's local ACK timeout,
 	// TCP's RTO, handshake included), the one that exhausts the retry limit included.
 	Timeouts int64
-	// NAKs counts the sequence-error NAKs the RoCE responder sent (one per gap, IBA C9-114).
+	// NAKs counts the sequence-error NAKs the RoCE responder sent (one per gap, IBA C9-114),
+	// or the NACKs a UET receiver sent (one per trimmed packet it does not hold).
 	NAKs int64
 }
 

@@ -195,6 +195,8 @@ func (r *Registry) AckHash(i int32) (uint32, bool) {
 		return s.ackHash, true
 	case *RoCESender:
 		return s.ackHash, true
+	case *UETSender:
+		return s.ackHash, true
 	}
 	return 0, false
 }

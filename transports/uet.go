@@ -1,0 +1,560 @@
+package transports
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/topology"
+)
+
+// The Ultra Ethernet transport's reliable unordered delivery (RUD; UE Specification 1.0,
+// summarised in Hoefler et al., "Ultra Ethernet's Design Principles and Architectural
+// Innovations", arXiv 2508.08906), as the consortium's simulator models it
+// (ultraethernet/uet-htsim, htsim/sim/uec.cpp: UecSrc and UecSink; cited below by function):
+// every packet has a PSN and may arrive in any order; the receiver keeps what arrives, and
+// acknowledges with a cumulative PSN and a 64-bit SACK bitmap, coalescing ACKs (uet_receiver.go);
+// the sender resends what a NACK (a trimmed packet) names, what the out-of-order count says
+// is lost (SLEEK), and, one packet at a time, what a timeout finds; NSCC (uet_nscc.go) holds
+// the window; each packet's entropy, its UDP source port, is chosen per packet (uet_entropy.go).
+// docs/model.md section 13.
+
+// UETConfig is the configuration of a UET flow (a PDC, packet delivery context, in the
+// specification's words).
+type UETConfig struct {
+	// MTU is the payload bytes per packet (uet-htsim UecSrc::_mss: 4096).
+	MTU int
+	// AckBytes is how many bytes the receiver takes before it acknowledges (uet-htsim
+	// UecSink::_bytes_unacked_threshold: 16384); an ECN-marked packet, one that asks for an
+	// ACK (AR) and the first packet are acknowledged at once.
+	AckBytes int64
+	// Entropy is the entropy scheme (EntropyREPS or EntropyOblivious); Paths the number of
+	// entropy values it picks from (uet-htsim main_uec.cpp path_entropy_size: 64).
+	Entropy EntropyScheme
+	Paths   int
+	// RTO is the retransmit timeout of each packet; 0: derived from the path (SetUETRTT).
+	RTO sim.Time
+	// TargetQDelay is NSCC's target queueing delay; 0: derived from the network's RTT
+	// (uet-htsim UecSrc::initNsccParams: 0.75 x RTT with trimming, 1 x without).
+	TargetQDelay sim.Time
+	// QAGate is quick adapt's gate: it cuts the window only if the bytes acknowledged in its
+	// period are below maxwnd / 2^QAGate (uet-htsim initNsccParams: 3).
+	QAGate int
+	// AckPriority is the traffic class of the receiver's ACKs and NACKs: uet-htsim serves them
+	// in its switches' header queue ahead of data, with trimmed headers (CompositeQueue: every
+	// header-only packet goes to _enqueued_high, served 100000:1).
+	AckPriority uint8
+	// Trimming says the fabric trims packets (switch.trimming): NSCC's default target and
+	// REPS's freezing after a timeout depend on it.
+	Trimming bool
+}
+
+// Validate reports the first value of c that a flow cannot run with.
+func (c *UETConfig) Validate() error {
+	switch {
+	case c.MTU < 1:
+		return fmt.Errorf("UET MTU %d: a packet carries at least one payload byte", c.MTU)
+	case c.AckBytes < 1:
+		return fmt.Errorf("UET ACK coalescing %d bytes: at least 1", c.AckBytes)
+	case c.Entropy > EntropyOblivious:
+		return fmt.Errorf("UET entropy scheme %d: it is reps or oblivious", c.Entropy)
+	case c.Paths < 1 || c.Paths > 1<<14 || c.Paths&(c.Paths-1) != 0:
+		return fmt.Errorf("UET paths %d: a power of two from 1 to 16384", c.Paths)
+	case c.RTO < 0 || c.TargetQDelay < 0:
+		return errors.New("UET rto and target_qdelay must not be negative")
+	case c.QAGate < 0 || c.QAGate > 62:
+		return fmt.Errorf("UET quick adapt gate %d: from 0 to 62", c.QAGate)
+	case int(c.AckPriority) >= topology.NumPriorities:
+		return fmt.Errorf("UET ACK priority %d: there are %d priorities", c.AckPriority, topology.NumPriorities)
+	}
+	return nil
+}
+
+// uetHeaderBytes is what a UET data packet carries beyond its payload above UDP: the PDS
+// RUD request and SES standard headers. NSCC's window counts a packet as its payload and
+// these (uet-htsim counts payload + its 64-byte header, UecSrc::_mtu).
+const uetHeaderBytes = topology.PDSRUDHeader + topology.SESStandardHeader
+
+// UETWireBytes is the wire size of a UET data packet carrying payload bytes: Ethernet, IPv4,
+// UDP to port 4793, the PDS and SES headers, the payload, FCS, preamble and gap.
+func UETWireBytes(payload int64) int64 {
+	var p topology.Packet
+	uetStack(&p)
+	p.Payload = int32(payload)
+	p.Seal()
+	return p.WireBytes()
+}
+
+// UETAckWireBytes is the wire size of a UET ACK (PDS ACK_CC).
+func UETAckWireBytes() int64 {
+	p := topology.Packet{Kind: topology.KindAck}
+	uetStack(&p)
+	p.Seal()
+	return p.WireBytes()
+}
+
+func uetStack(p *topology.Packet) {
+	p.EtherType = topology.EtherTypeIPv4
+	p.Protocol, p.DstPort = topology.IPProtoUDP, topology.UDPPortUET
+}
+
+// uetRec is the sender's record of one PSN.
+type uetRec struct {
+	sentAt  sim.Time
+	size    int32 // bytes as the window counts them
+	state   uint8
+	sends   uint8 // transmissions, saturating at 255
+	entropy uint16
+}
+
+// PSN states of a uetRec.
+const (
+	recFlight uint8 = iota + 1 // sent, not known received
+	recRtx                     // to be sent again (the retransmit queue)
+	recDone                    // acknowledged
+)
+
+// uetSendTime is one transmission, in the order they were sent: the retransmit timer runs
+// for the oldest still in flight (uet-htsim UecSrc::_send_times).
+type uetSendTime struct {
+	at  sim.Time
+	psn uint32
+}
+
+// UETSender is a UET flow's sending side.
+type UETSender struct {
+	qp
+	nic   *NIC
+	cfg   UETConfig
+	sched schedSlot
+	timer alarm
+	over  bool
+	cc    nscc
+	mp    entropyChooser
+
+	recs    []uetRec // ring, indexed by PSN & (len - 1), for cum <= PSN < highest
+	cum     uint32   // the cumulative PSN: every PSN below it is acknowledged
+	highest uint32   // the next new PSN
+	rtxN    int      // PSNs in the retransmit queue
+	rtxScan uint32   // no PSN below it is queued for retransmission
+	times   []uetSendTime
+	tHead   int // times[tHead:tLen] (a ring of len(times)) are the live entries
+	tLen    int
+	recvd   uint32 // the receiver's received bytes last reported
+	rto     sim.Time
+
+	// SLEEK loss recovery (uet-htsim UecSrc::runSleek).
+	lossMode       bool
+	recoverySeq    uint32
+	highestRtxSent uint32
+
+	baseRTT, networkRTT sim.Time
+}
+
+// StartUET creates the PDC of flow i between NICs src and dst and schedules its start; cross
+// says whether the two hosts are in different subnets. Call SetUETRTT before the start.
+func (r *Registry) StartUET(i int32, src, dst *NIC, cross bool, cfg UETConfig) error {
+	f := r.Flows[i]
+	err := r.checkStart(f, src, dst, cfg.Validate())
+	if err == nil && (f.Size+int64(cfg.MTU)-1)/int64(cfg.MTU) > math.MaxUint32/2 {
+		err = fmt.Errorf("a message of %d bytes is more than 2^31 packets of %d bytes", f.Size, cfg.MTU)
+	}
+	if err != nil {
+		return r.refuse(i, err)
+	}
+	s, rcv := r.newUET(i, src, dst, cross, cfg)
+	r.senders[i] = s
+	r.receivers[i] = rcv
+	r.eng.At(f.Start, s, opStart, nil)
+	return nil
+}
+
+// newUET makes the two ends of UET flow i.
+func (r *Registry) newUET(i int32, src, dst *NIC, cross bool, cfg UETConfig) (*UETSender, *UETReceiver) {
+	f := r.Flows[i]
+	npkts := uint32(max((f.Size+int64(cfg.MTU)-1)/int64(cfg.MTU), 1))
+	q := qp{reg: r, flow: f, index: i, qpn: qpBase + uint32(i), sport: ephemeralPort(r.draw("uet", i)), src: src, dst: dst, cross: cross,
+		npkts: npkts, mtu: int32(cfg.MTU), version: 2, priority: f.Priority,
+		srcTTL: src.TTL, dstTTL: dst.TTL, srcID: src.ID, dstID: dst.ID, srcIP: src.IP, dstIP: dst.IP}
+	q.dataHash = topology.FlowHash(src.IP, dst.IP, topology.IPProtoUDP, q.sport, topology.UDPPortUET)
+	q.ackHash = topology.FlowHash(dst.IP, src.IP, topology.IPProtoUDP, q.sport, topology.UDPPortUET)
+	s := &UETSender{qp: q, nic: src, cfg: cfg, recs: make([]uetRec, 64), times: make([]uetSendTime, 64)}
+	s.timer = newAlarm(r.eng, s, opTimer)
+	s.mp = newEntropyChooser(cfg.Entropy, cfg.Paths, cfg.Trimming, sim.Stream(r.Seed, fmt.Sprintf("uet-entropy:%d", i)))
+	return s, newUETReceiver(q, dst, cfg)
+}
+
+// SetUETRTT gives UET flow i its base RTT (its own path's, empty: NSCC's starting base_rtt
+// and BDP), the network's (the longest unloaded RTT among the flows: NSCC's scaling and its
+// default target delay) and, when the configuration has none, its retransmit timeout. It
+// reports whether flow i is a UET flow.
+func (r *Registry) SetUETRTT(i int32, base, network, rto sim.Time) bool {
+	s, ok := r.senders[i].(*UETSender)
+	if ok {
+		s.baseRTT, s.networkRTT = base, max(network, base)
+		if s.cfg.RTO == 0 {
+			s.rto = rto
+		}
+	}
+	return ok
+}
+
+// UETDefaultRTO is uet-htsim's retransmit timeout (datacenter/main_uec.cpp: min RTO = 15 us +
+// 6 x queue size x 8 / link speed): 15 us plus six times drain, the time a full switch queue
+// takes to drain at line rate.
+func UETDefaultRTO(drain sim.Time) sim.Time { return 15*sim.Microsecond + 6*drain }
+
+// Handle implements sim.Handler: the flow's start and its retransmit timer.
+func (s *UETSender) Handle(now sim.Time, op int, _ any) {
+	switch op {
+	case opStart:
+		if s.flow.Status != Pending {
+			return
+		}
+		if s.baseRTT <= 0 {
+			s.fail("UET flow started without a base RTT (no path)")
+			return
+		}
+		if s.cfg.RTO > 0 {
+			s.rto = s.cfg.RTO
+		}
+		if s.rto <= 0 {
+			s.fail("UET flow started without a retransmit timeout")
+			return
+		}
+		s.cc.init(&s.cfg, s.nic.Wire.Params.Rate, s.baseRTT, s.networkRTT, int64(s.mtu)+uetHeaderBytes)
+		s.nic.activate(now, s)
+	case opTimer:
+		if s.timer.expired(now) && !s.over {
+			s.timerFired(now)
+		}
+	}
+}
+
+func (s *UETSender) fail(reason string) {
+	s.over = true
+	s.timer.stop()
+	if f := s.flow; f.Status == Pending {
+		f.Status, f.Reason = Failed, reason
+		s.reg.ended()
+	}
+}
+
+func (s *UETSender) rec(psn uint32) *uetRec { return &s.recs[psn&uint32(len(s.recs)-1)] }
+
+// size is PSN psn's size as the window counts it.
+func (s *UETSender) size(psn uint32) int64 {
+	pl := int64(s.mtu)
+	if psn == s.npkts-1 {
+		pl = s.flow.Size - int64(psn)*int64(s.mtu)
+	}
+	return pl + uetHeaderBytes
+}
+
+// nextRtx is the lowest PSN in the retransmit queue (uet-htsim's _rtx_queue.begin()).
+func (s *UETSender) nextRtx() uint32 {
+	psn := max(s.rtxScan, s.cum)
+	for ; psn < s.highest && s.rec(psn).state != recRtx; psn++ {
+	}
+	s.rtxScan = psn
+	return psn
+}
+
+// next is the PSN that goes next, a resend or a new one, and whether the window lets it go
+// (uet-htsim UecSrc::sendPacket and can_send_NSCC).
+func (s *UETSender) next() (psn uint32, resend, ok bool) {
+	if s.over {
+		return 0, false, false
+	}
+	switch {
+	case s.rtxN > 0:
+		psn, resend = s.nextRtx(), true
+	case s.highest < s.npkts:
+		psn = s.highest
+	default:
+		return 0, false, false
+	}
+	fits := s.cc.cwnd >= s.cc.inflight+s.size(psn)
+	return psn, resend, fits || s.lossMode && s.rtxN > 0
+}
+
+func (s *UETSender) hasData() bool { _, _, ok := s.next(); return ok }
+
+// emit builds the next data packet. Precondition: hasData.
+func (s *UETSender) emit(now sim.Time) *topology.Packet {
+	psn, resend, _ := s.next()
+	size := s.size(psn)
+	if !resend {
+		if s.highest-s.cum == uint32(len(s.recs)) {
+			s.grow()
+		}
+		s.highest++
+	}
+	r := s.rec(psn)
+	if !resend {
+		*r = uetRec{} // the ring's slot held an older PSN
+	}
+	if resend {
+		s.rtxN--
+		s.flow.Retransmitted++
+	}
+	s.cc.inflight += size
+	p := s.reg.pool.Get(topology.KindData)
+	s.frame(p, false)
+	uetStack(p)
+	p.PSN = psn
+	p.Payload = int32(size - uetHeaderBytes)
+	p.DMALen = uint32(min(s.flow.Size, math.MaxUint32))
+	p.DDPOffset = psn * uint32(s.mtu)
+	p.Opcode = topology.OpWriteMiddle // the SES start and end of message, as a WRITE's place
+	switch {
+	case s.npkts == 1:
+		p.Opcode = topology.OpWriteOnly
+	case psn == 0:
+		p.Opcode = topology.OpWriteFirst
+	case psn == s.npkts-1:
+		p.Opcode = topology.OpWriteLast
+	}
+	// uet-htsim sendNewPacket: AR on the last packet or when the window is full; a resend
+	// always asks (sendRtxPacket).
+	p.AckReq = resend || psn == s.npkts-1 || s.cc.inflight+size >= s.cc.cwnd
+	p.Retx = r.sends > 0
+	ev := s.mp.next(now)
+	s.entropy(p, ev)
+	p.ECN = topology.ECNECT0
+	p.Trimmable = true // the receiver NACKs a trimmed packet at once
+	p.SentAt = now
+	p.Seal()
+	*r = uetRec{sentAt: now, size: int32(size), state: recFlight, sends: min(r.sends, 254) + 1, entropy: ev}
+	s.pushTime(now, psn)
+	if rt := s.flow.Rate; rt > 0 {
+		s.sched.readyAt = now + rt.TxTime(p.WireBytes())
+	}
+	if !s.timer.running() {
+		s.timer.set(now + s.rto)
+	}
+	return p
+}
+
+// entropy sets p's entropy value ev and the UDP source port and ECMP hash it makes: the
+// flow's port mixed with ev, in 0xC000-0xFFFF.
+func (s *UETSender) entropy(p *topology.Packet, ev uint16) {
+	p.Entropy = ev
+	p.SrcPort = ephemeralPort(uint64(topology.FlowHash(topology.IPv4(ev), topology.IPv4(s.qpn), 0, s.sport, 0)))
+	p.Hash = topology.FlowHash(s.srcIP, s.dstIP, topology.IPProtoUDP, p.SrcPort, topology.UDPPortUET)
+}
+
+// grow doubles the PSN ring (at most once per doubling of the flow's outstanding PSNs).
+func (s *UETSender) grow() {
+	n := make([]uetRec, 2*len(s.recs))
+	for psn := s.cum; psn < s.highest; psn++ {
+		n[psn&uint32(len(n)-1)] = *s.rec(psn)
+	}
+	s.recs = n
+}
+
+// pushTime records a transmission; the records of transmissions no longer in flight at the
+// front go first, so the ring holds about a window's worth, not the flow's.
+func (s *UETSender) pushTime(at sim.Time, psn uint32) {
+	s.oldest()
+	if s.tLen == len(s.times) {
+		n := make([]uetSendTime, 2*len(s.times))
+		for k := range s.tLen {
+			n[k] = s.times[(s.tHead+k)%len(s.times)]
+		}
+		s.times, s.tHead = n, 0
+	}
+	s.times[(s.tHead+s.tLen)%len(s.times)] = uetSendTime{at, psn}
+	s.tLen++
+}
+
+// oldest is the earliest transmission still in flight, dropping those that are not.
+func (s *UETSender) oldest() (uetSendTime, bool) {
+	for s.tLen > 0 {
+		t := s.times[s.tHead]
+		if t.psn >= s.cum && t.psn < s.highest {
+			if r := s.rec(t.psn); r.state == recFlight && r.sentAt == t.at {
+				return t, true
+			}
+		}
+		s.tHead = (s.tHead + 1) % len(s.times)
+		s.tLen--
+	}
+	return uetSendTime{}, false
+}
+
+// timerFired is the retransmit timer's event: the oldest transmission in flight times out
+// once rto has passed since it was sent (uet-htsim UecSrc::startRTO, recalculateRTO and
+// rtxTimerExpired: one timer, for the earliest send time; on expiry that one packet is
+// queued again and the window loses its size).
+func (s *UETSender) timerFired(now sim.Time) {
+	t, ok := s.oldest()
+	if !ok {
+		return
+	}
+	if due := t.at + s.rto; due > now {
+		s.timer.set(due)
+		return
+	}
+	s.flow.Timeouts++
+	s.mp.feedback(now, 0, pathTimeout)
+	r := s.rec(t.psn)
+	s.queueRtx(t.psn, r)
+	s.cc.cwnd = max(s.cc.cwnd-int64(r.size), s.cc.mtu) // mark_packet_for_retransmission
+	if t, ok := s.oldest(); ok {
+		s.timer.set(max(t.at+s.rto, now))
+	}
+	if s.hasData() {
+		s.nic.activate(now, s)
+	}
+}
+
+// queueRtx moves an in-flight PSN to the retransmit queue.
+func (s *UETSender) queueRtx(psn uint32, r *uetRec) {
+	r.state = recRtx
+	s.rtxN++
+	s.cc.inflight -= int64(r.size)
+	s.rtxScan = min(s.rtxScan, psn)
+}
+
+// acked marks PSN psn received (uet-htsim handleAckno, handleCumulativeAck): one queued for
+// retransmission leaves the queue and its bytes, taken out of flight when it was queued,
+// go back in, since the receiver's byte count will take them out.
+func (s *UETSender) acked(r *uetRec) {
+	if r.state == recRtx {
+		s.rtxN--
+		s.cc.inflight += int64(r.size)
+	}
+	r.state = recDone
+}
+
+func (s *UETSender) onControl(now sim.Time, p *topology.Packet) {
+	if s.over {
+		return
+	}
+	switch p.Kind {
+	case topology.KindAck:
+		s.onAck(now, p)
+	case topology.KindNak:
+		s.onNack(now, p)
+	}
+}
+
+// onAck is uet-htsim's UecSrc::processAck: the received bytes leave the flight, an RTT
+// sample from the PSN that drew the ACK (Karn's rule: a packet sent once and not echoed as a
+// resend, or sent twice and echoed), the cumulative PSN and the SACK bitmap, the entropy's
+// feedback, NSCC, and SLEEK's loss check on the out-of-order count.
+func (s *UETSender) onAck(now sim.Time, p *topology.Packet) {
+	var newly int64
+	if d := int32(p.RecvdBytes - s.recvd); d > 0 {
+		newly = int64(d)
+		s.recvd = p.RecvdBytes
+	}
+	s.cc.received(newly)
+	delay := s.cc.avgDelay
+	if p.PSN >= s.cum && p.PSN < s.highest {
+		if r := s.rec(p.PSN); r.state == recFlight && (r.sends == 1 && !p.Retx || r.sends == 2 && p.Retx) {
+			raw := now - r.sentAt
+			s.cc.updateBaseRTT(raw)
+			if raw >= s.cc.baseRTT {
+				s.cc.updateDelay(raw, true, p.ECNEcho)
+				delay = raw - s.cc.baseRTT
+			}
+		}
+	}
+	cum := min(p.CumPSN, s.highest)
+	for ; s.cum < cum; s.cum++ {
+		s.acked(s.rec(s.cum))
+	}
+	for b, psn := p.SACKBitmap, p.SACKBase; b != 0; b, psn = b>>1, psn+1 {
+		if b&1 != 0 && psn >= s.cum && psn < s.highest {
+			s.acked(s.rec(psn))
+		}
+	}
+	if p.ECNEcho {
+		s.mp.feedback(now, p.Entropy, pathECN)
+	} else {
+		s.mp.feedback(now, p.Entropy, pathGood)
+	}
+	s.cc.onAck(now, p.ECNEcho, delay, newly)
+	s.sleek(int64(p.OOO))
+	if s.cum == s.npkts {
+		s.over = true // every PSN acknowledged: done (uet-htsim checkFinished)
+		s.timer.stop()
+		return
+	}
+	if s.hasData() {
+		s.nic.activate(now, s)
+	}
+}
+
+// onNack is uet-htsim's UecSrc::processNack: a trimmed packet is queued for retransmission
+// at once and NSCC takes its bytes off the window (unless quick adapt acts).
+func (s *UETSender) onNack(now sim.Time, p *topology.Packet) {
+	if p.PSN < s.cum || p.PSN >= s.highest {
+		return
+	}
+	r := s.rec(p.PSN)
+	if r.state != recFlight {
+		return // a cumulative ACK or an earlier NACK covered it already
+	}
+	s.cc.updateBaseRTT(now - r.sentAt)
+	s.cc.onNack(now, int64(r.size))
+	s.queueRtx(p.PSN, r)
+	s.mp.feedback(now, p.Entropy, pathNack)
+	if s.hasData() {
+		s.nic.activate(now, s)
+	}
+}
+
+// sleek is uet-htsim's UecSrc::runSleek without its probes: once the receiver holds at least
+// max(min(1.5 x cwnd, maxwnd), 5 packets) out of order, the sender counts every PSN from the
+// cumulative one that is still in flight, up to a window's worth, as lost, once each, until
+// the cumulative PSN passes the highest PSN sent when this began. Spraying reorders, and
+// the allowance is what keeps it from resending what is merely late.
+func (s *UETSender) sleek(ooo int64) {
+	mss := int64(s.mtu)
+	threshold := max(min(s.cc.cwnd*3/2, s.cc.maxwnd), 5*mss)
+	if s.lossMode && s.cum >= s.recoverySeq {
+		s.lossMode = false
+	}
+	if ooo < threshold/mss && !s.lossMode {
+		return
+	}
+	if !s.lossMode && s.rtxN == 0 {
+		s.lossMode, s.recoverySeq = true, s.highest
+	}
+	end := min(s.recoverySeq, s.cum+uint32(max(s.cc.cwnd/mss, 0)))
+	for psn := max(s.cum, s.highestRtxSent); psn < end; psn++ {
+		if r := s.rec(psn); r.state == recFlight {
+			s.queueRtx(psn, r)
+			s.highestRtxSent = psn + 1
+		}
+	}
+}
+
+func (s *UETSender) slot() *schedSlot { return &s.sched }
+func (s *UETSender) stop()            { s.over = true; s.timer.stop() }
+func (s *UETSender) class() uint8     { return s.priority }
+func (s *UETSender) hash() uint32     { return s.dataHash }
+func (s *UETSender) rate() sim.Rate   { return s.flow.Rate }
+
+// UETState is what a UET sender's NSCC holds now, for tests and the results.
+type UETState struct {
+	Cwnd, MaxWnd, InFlight int64
+	BaseRTT, AvgDelay      sim.Time
+	TargetQDelay           sim.Time
+	RTO                    sim.Time
+}
+
+// UETOf is flow i's NSCC state, false when flow i is no UET flow.
+func (r *Registry) UETOf(i int32) (UETState, bool) {
+	s, ok := r.senders[i].(*UETSender)
+	if !ok {
+		return UETState{}, false
+	}
+	c := &s.cc
+	return UETState{Cwnd: c.cwnd, MaxWnd: c.maxwnd, InFlight: c.inflight, BaseRTT: c.baseRTT, AvgDelay: c.avgDelay,
+		TargetQDelay: c.p.target, RTO: s.rto}, true
+}

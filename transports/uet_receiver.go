@@ -1,0 +1,151 @@
+package transports
+
+import (
+	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/topology"
+)
+
+// UETReceiver is a UET flow's receiving side, uet-htsim's UecSink (htsim/sim/uec.cpp:
+// processData, processTrimmed, sack, buildSackBitmap, sackBitmapBase, shouldSack): it takes
+// packets in any order, keeps which PSNs beyond the cumulative one it holds, and acknowledges
+// with the cumulative PSN and a 64-bit SACK bitmap once AckBytes have come since the last
+// ACK, or at once for the first packet, an ECN-marked one, one that asks (AR), a duplicate,
+// and, after an AR, when the out-of-order packets are all in. A trimmed packet is NACKed at
+// once (or SACKed when a copy is already here). RUD delivers each packet's payload where it
+// belongs as it arrives: the flow completes when every PSN is in.
+type UETReceiver struct {
+	qp
+	nic        *NIC
+	ackBytes   int64
+	ackPrio    uint8
+	held       []bool // ring by PSN & (len - 1): received, for expected < PSN < expected + len
+	expected   uint32 // the next PSN not received (the cumulative PSN)
+	ooo        int    // packets held beyond expected
+	gotAny     bool
+	ackRequest bool
+	accepted   int64  // bytes since the last ACK
+	recvd      uint32 // bytes received, headers included (NSCC's rcvd_bytes), modulo 2^32
+}
+
+func newUETReceiver(q qp, nic *NIC, cfg UETConfig) *UETReceiver {
+	return &UETReceiver{qp: q, nic: nic, ackBytes: cfg.AckBytes, ackPrio: cfg.AckPriority, held: make([]bool, 64)}
+}
+
+func (r *UETReceiver) has(psn uint32) bool {
+	return psn >= r.expected && psn-r.expected < uint32(len(r.held)) && r.held[psn&uint32(len(r.held)-1)]
+}
+
+func (r *UETReceiver) hold(psn uint32) {
+	for psn-r.expected >= uint32(len(r.held)) {
+		n := make([]bool, 2*len(r.held))
+		for k := r.expected; k != r.expected+uint32(len(r.held)); k++ {
+			n[k&uint32(len(n)-1)] = r.held[k&uint32(len(r.held)-1)]
+		}
+		r.held = n
+	}
+	r.held[psn&uint32(len(r.held)-1)] = true
+}
+
+func (r *UETReceiver) onData(now sim.Time, p *topology.Packet) {
+	if p.Trimmed {
+		r.trimmed(now, p)
+		return
+	}
+	size := int64(p.Payload) + uetHeaderBytes
+	r.accepted += size
+	ce := p.ECN == topology.ECNCE
+	if p.PSN < r.expected || r.has(p.PSN) {
+		// A duplicate: the sender is confused, acknowledge at once.
+		ref := r.sackBase(p.PSN)
+		if ce {
+			ref = p.PSN
+		}
+		r.sack(now, p, ref, ce)
+		r.accepted = 0
+		return
+	}
+	force := !r.gotAny
+	r.gotAny = true
+	r.recvd += uint32(size)
+	r.flow.Delivered += int64(p.Payload)
+	if p.AckReq {
+		force, r.ackRequest = true, true
+	}
+	if p.PSN == r.expected {
+		r.expected++
+		for r.has(r.expected) {
+			r.held[r.expected&uint32(len(r.held)-1)] = false
+			r.expected++
+			r.ooo--
+		}
+		if r.ooo == 0 && r.ackRequest {
+			force, r.ackRequest = true, false
+		}
+	} else {
+		r.hold(p.PSN)
+		r.ooo++
+	}
+	if r.expected == r.npkts && r.flow.Status == Pending {
+		r.flow.Status, r.flow.Finish = Completed, now
+		r.reg.ended()
+		force = true
+	}
+	if ce || r.accepted >= r.ackBytes || force {
+		ref := r.sackBase(p.PSN)
+		if ce || p.AckReq {
+			ref = p.PSN
+		}
+		r.sack(now, p, ref, ce)
+		r.accepted = 0
+	}
+}
+
+// sackBase is the SACK bitmap's first PSN for an ACK drawn by psn: the 64 PSNs up to psn,
+// but none at or below the cumulative one (sackBitmapBase).
+func (r *UETReceiver) sackBase(psn uint32) uint32 {
+	return uint32(max(int64(psn)-63, int64(r.expected)+1))
+}
+
+// trimmed answers a packet a switch cut to its headers (processTrimmed).
+func (r *UETReceiver) trimmed(now sim.Time, p *topology.Packet) {
+	if p.PSN < r.expected || r.has(p.PSN) {
+		r.sack(now, p, r.sackBase(p.PSN), false)
+		return
+	}
+	r.flow.NAKs++
+	n := r.reg.pool.Get(topology.KindNak)
+	r.frame(n, true)
+	uetStack(n)
+	n.PSN, n.Entropy, n.ECNEcho, n.Retx = p.PSN, p.Entropy, p.ECN == topology.ECNCE, p.Retx
+	r.control(n, now)
+	n.Seal()
+	r.nic.sendControl(now, n)
+}
+
+// sack sends an ACK for data packet p with the SACK bitmap from PSN ref (sack,
+// buildSackBitmap: bit i says PSN ref + i is held).
+func (r *UETReceiver) sack(now sim.Time, p *topology.Packet, ref uint32, ce bool) {
+	var bitmap uint64
+	for i := range uint32(64) {
+		if r.has(ref + i) {
+			bitmap |= 1 << i
+		}
+	}
+	a := r.reg.pool.Get(topology.KindAck)
+	r.frame(a, true)
+	uetStack(a)
+	a.PSN, a.CumPSN, a.SACKBase, a.SACKBitmap = p.PSN, r.expected, ref, bitmap
+	a.RecvdBytes, a.OOO = r.recvd, uint16(min(r.ooo, 0xFFFF))
+	a.ECNEcho, a.Retx, a.Entropy = ce, p.Retx, p.Entropy
+	r.control(a, now)
+	a.Seal()
+	r.nic.sendControl(now, a)
+}
+
+// control puts an ACK or NACK in the ACK class (its DSCP the class selector, RFC 2474).
+func (r *UETReceiver) control(p *topology.Packet, now sim.Time) {
+	p.Priority, p.DSCP = r.ackPrio, r.ackPrio<<3
+	p.SentAt = now
+}
+
+func (r *UETReceiver) cnps() int64 { return 0 }
