@@ -27,6 +27,7 @@ type fabric struct {
 	nics     []*transports.NIC // by node id; nil for switches
 	reg      *transports.Registry
 	ideal    []sim.Time // per flow: FCT alone on the empty fabric
+	group    []int      // per flow: the index of its traffic item, whose Label is its group
 	warnings []string
 	// deadlocks is the PFC deadlock detector, nil when PFC or detection is off.
 	deadlocks *switchmodel.DeadlockDetector

@@ -91,7 +91,7 @@ func TestWriteJSONHasEverySpecKey(t *testing.T) {
 
 	pfc := variants[0].(map[string]any) // has one of every list item
 	// docs/results.md's additions to the nested objects.
-	additions := map[string][]string{"per_flow": {"timeouts", "naks", "cnps", "rate_gbps"}}
+	additions := map[string][]string{"per_flow": {"timeouts", "naks", "cnps", "rate_gbps", "group"}}
 	for key, spec := range specNestedKeys {
 		want := append(append([]string(nil), spec...), additions[key]...)
 		switch val := pfc[key].(type) {
@@ -316,15 +316,15 @@ func TestWriteFlowsCSV(t *testing.T) {
 	recs, err := csv.NewReader(&b).ReadAll()
 	require.NoError(t, err)
 	require.Len(t, recs, 1+3)
-	require.Equal(t, append(append([]string(nil), specNestedKeys["per_flow"]...), "timeouts", "naks", "cnps", "rate_gbps"), recs[0],
+	require.Equal(t, append(append([]string(nil), specNestedKeys["per_flow"]...), "timeouts", "naks", "cnps", "rate_gbps", "group"), recs[0],
 		"columns are the per_flow keys, then the additions")
 	// rate_gbps: 4 MB in 500 us is 64 Gbit/s; 1 MB delivered by the end of the run at
 	// 1000 us is 8; the unroutable flow never ran.
 	require.Equal(t, []string{"1", "h1", "h2", "rocev2", "3", "4000000", "0", "500", "500", "1.6",
-		"completed", "5", "4000000", "", "2", "3", "4", "64"}, recs[1])
+		"completed", "5", "4000000", "", "2", "3", "4", "64", "incast 0"}, recs[1])
 	require.Equal(t, []string{"2", "h3", "h4", "rocev2", "3", "4000000", "0", "", "", "",
-		"incomplete", "0", "1000000", "not done at stop", "0", "0", "0", "8"}, recs[2])
-	require.Equal(t, "", recs[3][len(recs[3])-1])
+		"incomplete", "0", "1000000", "not done at stop", "0", "0", "0", "8", "incast 0"}, recs[2])
+	require.Equal(t, []string{"", "flow 1"}, recs[3][len(recs[3])-2:], "no rate, and its group")
 }
 
 func TestWriteVariantTable(t *testing.T) {

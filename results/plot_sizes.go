@@ -22,7 +22,7 @@ func sizesFigure(d *Document) (*Figure, string, error) {
 			continue
 		}
 		var p50, p99 plotter.XYs
-		for _, b := range v.SlowdownBySize {
+		for _, b := range v.OverallSizeBins() {
 			x := binMiddle(b)
 			if b.P50 != nil && *b.P50 > 0 {
 				p50 = append(p50, plotter.XY{X: x, Y: *b.P50})

@@ -57,7 +57,7 @@ type report struct {
 func WriteReport(w io.Writer, d *Document, figs []*Figure, omitted []Omitted, files []string) error {
 	r := report{Title: d.Scenario, Version: d.Version, Seed: d.Seed, Interrupted: d.Interrupted,
 		Description: paragraphs(describe(d.ResolvedScenario)), YAML: d.ResolvedScenario, Overrides: d.Overrides,
-		Header: summaryHeader, SizeHeader: sizeHeader, Defs: TableDefinitions, SizeDefs: SizeDefinitions,
+		Header: summaryHeader, Defs: TableDefinitions, SizeDefs: SizeDefinitions,
 		Omitted: omitted, Files: files}
 	if r.Title == "" {
 		r.Title = "fabricsim results"
@@ -75,6 +75,7 @@ func WriteReport(w io.Writer, d *Document, figs []*Figure, omitted []Omitted, fi
 		}
 	}
 	r.SizeRows = sizeRows(d, SizeTableMinFlows)
+	r.SizeHeader, _ = sizeColumns(d, SizeTableMinFlows)
 	if len(r.SizeRows) == 0 {
 		r.SizeNone = fmt.Sprintf("No variant has %d flows or more: too few for a table by flow size.", SizeTableMinFlows)
 	}

@@ -96,6 +96,24 @@ type rawTraffic struct {
 	AllToAll    *rawAllToAll    `yaml:"all_to_all"`
 }
 
+// label is the item's label field, whatever its kind; nil when it gives none. A new traffic
+// kind adds its block here, so that every kind's label is checked in one place (itemLabel).
+func (t *rawTraffic) label() *string {
+	switch {
+	case t.Flow != nil:
+		return t.Flow.Label
+	case t.Incast != nil:
+		return t.Incast.Label
+	case t.Permutation != nil:
+		return t.Permutation.Label
+	case t.Poisson != nil:
+		return t.Poisson.Label
+	case t.AllToAll != nil:
+		return t.AllToAll.Label
+	}
+	return nil
+}
+
 type rawFlow struct {
 	Src       string    `yaml:"src"`
 	Dst       string    `yaml:"dst"`
@@ -104,6 +122,7 @@ type rawFlow struct {
 	Transport string    `yaml:"transport"`
 	Priority  *int      `yaml:"priority"`
 	Rate      *Rate     `yaml:"rate"`
+	Label     *string   `yaml:"label"`
 }
 
 type rawIncast struct {
@@ -115,6 +134,7 @@ type rawIncast struct {
 	Priority  *int       `yaml:"priority"`
 	Rate      *Rate      `yaml:"rate"`
 	Repeat    *rawRepeat `yaml:"repeat"`
+	Label     *string    `yaml:"label"`
 }
 
 type rawRepeat struct {
@@ -129,6 +149,7 @@ type rawPermutation struct {
 	Transport string    `yaml:"transport"`
 	Priority  *int      `yaml:"priority"`
 	Rate      *Rate     `yaml:"rate"`
+	Label     *string   `yaml:"label"`
 }
 
 type rawPoisson struct {
@@ -142,6 +163,7 @@ type rawPoisson struct {
 	Transport string    `yaml:"transport"`
 	Priority  *int      `yaml:"priority"`
 	Rate      *Rate     `yaml:"rate"`
+	Label     *string   `yaml:"label"`
 }
 
 type rawAllToAll struct {
@@ -151,6 +173,7 @@ type rawAllToAll struct {
 	Transport string    `yaml:"transport"`
 	Priority  *int      `yaml:"priority"`
 	Rate      *Rate     `yaml:"rate"`
+	Label     *string   `yaml:"label"`
 }
 
 type rawFault struct {
