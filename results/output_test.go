@@ -357,7 +357,7 @@ func TestWriteDir(t *testing.T) {
 	}
 	// No time series in this document: no series CSV, no time plot.
 	written := []string{"results.json", "flows.csv", "sizes.csv", "summary.md", "report.html",
-		"fct-cdf.png", "fct-cdf.svg", "table-rocev2-pfc.txt", "table-rocev2-lossy.txt", "table-rocev2-lossy-2.txt"}
+		"fct-cdf.png", "fct-cdf.svg", "fct-cdf.pdf", "table-rocev2-pfc.txt", "table-rocev2-lossy.txt", "table-rocev2-lossy-2.txt"}
 	require.ElementsMatch(t, append([]string{FileManifest}, written...), names)
 	// The manifest lists exactly the files written, and each is among those RunFileNames
 	// says a run of these variants may write.

@@ -48,7 +48,7 @@ func writeSummary(w io.Writer, d *Document, figs []*Figure, omitted []Omitted) e
 	}
 	b.WriteString("## Plots\n\nAll of them, with captions, are in [report.html](report.html).\n\n")
 	for _, f := range figs {
-		fmt.Fprintf(&b, "- [%s](%s.png) ([SVG](%s.svg))\n", MarkdownText(f.Title), f.Name, f.Name)
+		fmt.Fprintf(&b, "- [%s](%s.png) ([SVG](%s.svg), [PDF](%s.pdf))\n", MarkdownText(f.Title), f.Name, f.Name, f.Name)
 	}
 	if len(omitted) > 0 {
 		b.WriteString("\nNot plotted:\n\n")
