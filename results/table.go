@@ -394,6 +394,30 @@ func writeCSV(w io.Writer, header []string, rows [][]string) error {
 	return cw.WriteAll(rows) // flushes
 }
 
+// ReplicatedNote heads the comparison of a replicated run.
+const ReplicatedNote = "mean ±95% confidence half-width over the seeds (Student's t)"
+
+// replicatedRows are the comparison of a replicated run: per variant, its name, transport,
+// number of seeds and each metric as "mean ±ci95" ("-" when no seed has it).
+func replicatedRows(d *Document) (header []string, rows [][]string) {
+	header = []string{"variant", "transport", "seeds"}
+	for _, m := range replicatedMetrics {
+		header = append(header, m.name)
+	}
+	for _, r := range d.Replication {
+		row := []string{r.Name, r.Transport, strconv.Itoa(len(r.Seeds))}
+		for _, m := range replicatedMetrics {
+			if e, ok := r.Metrics[m.name]; ok {
+				row = append(row, e.cell())
+			} else {
+				row = append(row, "-")
+			}
+		}
+		rows = append(rows, row)
+	}
+	return header, rows
+}
+
 // writeReplicated writes the comparison of a replicated run: in a table or Markdown, one row
 // per variant, each metric as "mean ±ci95" over its seeds; in CSV, one row per variant and
 // seed (the comparison's columns with a seed column), then, after a blank line, one row per
@@ -436,24 +460,12 @@ func writeReplicated(w io.Writer, d *Document, format string, notes []string) er
 		}
 		return writeCSV(w, header, rows)
 	case FormatTable, FormatMarkdown:
-		header := append([]string{"variant", "transport", "seeds"}, metrics...)
+		header, rows := replicatedRows(d)
 		align := []tw.Align{tw.AlignLeft, tw.AlignLeft}
 		for range len(header) - 2 {
 			align = append(align, tw.AlignRight)
 		}
-		var rows [][]string
-		for _, r := range d.Replication {
-			row := []string{r.Name, r.Transport, strconv.Itoa(len(r.Seeds))}
-			for _, m := range metrics {
-				if e, ok := r.Metrics[m]; ok {
-					row = append(row, e.cell())
-				} else {
-					row = append(row, "-")
-				}
-			}
-			rows = append(rows, row)
-		}
-		if _, err := io.WriteString(w, "mean ±95% confidence half-width over the seeds (Student's t):\n"); err != nil {
+		if _, err := io.WriteString(w, ReplicatedNote+":\n"); err != nil {
 			return err
 		}
 		if err := renderTable(w, format, header, align, rows); err != nil {
