@@ -68,3 +68,20 @@ func TestLegendStaysInsideTheImage(t *testing.T) {
 	require.Less(t, len(entries), 90)
 	require.Contains(t, entries[len(entries)-1].label, fmt.Sprintf("and %d more", 90-len(entries)+1))
 }
+
+// TestPDFIsTheSameEveryTime: a figure rendered twice as PDF gives the same bytes (no
+// creation date of the moment, no map-ordered catalog).
+func TestPDFIsTheSameEveryTime(t *testing.T) {
+	render := func() []byte {
+		f := newFigure("pdf", "", "pdf", "x", "y")
+		_, err := f.addLine(0, "a line", plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 2}})
+		require.NoError(t, err)
+		var b bytes.Buffer
+		require.NoError(t, f.Render(&b, "pdf"))
+		return b.Bytes()
+	}
+	first := render()
+	require.True(t, bytes.HasPrefix(first, []byte("%PDF-")))
+	require.Contains(t, string(first), "D:20000101")
+	require.Equal(t, first, render())
+}
