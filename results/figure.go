@@ -29,6 +29,7 @@ type Figure struct {
 	plot    *plot.Plot
 	legend  []legendEntry
 	lines   []*plotter.Line // addLine's, in order
+	fabric  *fabricDrawing  // a fabric figure's drawing
 }
 
 // Curve is one line (or timeline row) of a figure: its legend label and how many data

@@ -355,9 +355,10 @@ func TestWriteDir(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	// No time series in this document: no series CSV, no time plot.
+	// No time series in this document: no series CSV, no time plot; the fabric drawing of
+	// the one variant with links.
 	written := []string{"results.json", "flows.csv", "sizes.csv", "summary.md", "report.html",
-		"fct-cdf.png", "fct-cdf.svg", "fct-cdf.pdf", "table-rocev2-pfc.txt", "table-rocev2-lossy.txt", "table-rocev2-lossy-2.txt"}
+		"fct-cdf.png", "fct-cdf.svg", "fct-cdf.pdf", "fabric-rocev2-pfc.png", "fabric-rocev2-pfc.svg", "fabric-rocev2-pfc.pdf", "table-rocev2-pfc.txt", "table-rocev2-lossy.txt", "table-rocev2-lossy-2.txt"}
 	require.ElementsMatch(t, append([]string{FileManifest}, written...), names)
 	// The manifest lists exactly the files written, and each is among those RunFileNames
 	// says a run of these variants may write.

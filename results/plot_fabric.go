@@ -209,6 +209,7 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 		f.Caption += fmt.Sprintf(" The %d hosts are not named.", hosts)
 	}
 	f.plot.Add(d)
+	f.fabric = d
 	f.plot.HideAxes()
 	f.plot.X.Min, f.plot.X.Max = 0, 1
 	top := 0
