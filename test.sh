@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # test.sh: the project's test command (README, "Set-up"), the same that .ci/run runs.
 #
-# The capture tests read the pcap files with tshark and the report test opens report.html in
-# headless Chromium; both fail, not skip, when their tool is missing. So on a Debian machine
-# this installs Debian's tshark and chromium when they are not there and it may (as root, or
+# The capture tests read the pcap files with tshark, the report test opens report.html in
+# headless Chromium and the figure test renders the PDF plots with poppler's pdftoppm; each
+# fails, not skips, when its tool is missing. So on a Debian machine this installs Debian's
+# tshark, chromium and poppler-utils when they are not there and it may (as root, or
 # with sudo that asks no password), then runs `go test ./...` with any arguments given.
 # Where it may not install them, it says what to install and runs the tests anyway: the two
 # groups of tests then fail and say why.
@@ -13,6 +14,7 @@ cd "$(dirname "$0")"
 missing=()
 command -v tshark >/dev/null 2>&1 || missing+=(tshark)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v pdftoppm >/dev/null 2>&1 || missing+=(poppler-utils)
 
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
@@ -25,9 +27,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
   if [ "$sudo" = "none" ] || ! command -v apt-get >/dev/null 2>&1; then
     echo "test.sh: ${missing[*]} not installed, and this user cannot install them here" >&2
-    echo "test.sh: on Debian, as root: apt-get install ${missing[*]}; the capture and report tests will fail without them" >&2
+    echo "test.sh: on Debian, as root: apt-get install ${missing[*]}; the capture, report and figure tests will fail without them" >&2
   else
-    echo "test.sh: installing Debian's ${missing[*]} (the capture and report tests need them)" >&2
+    echo "test.sh: installing Debian's ${missing[*]} (the capture, report and figure tests need them)" >&2
     # tshark's package asks whether non-root users may capture: answer no, without a prompt.
     echo "wireshark-common wireshark-common/install-setuid boolean false" | $sudo debconf-set-selections
     $sudo apt-get update -q

@@ -32,6 +32,7 @@ type fabric struct {
 	// (nil without collectives).
 	jobs     []*jobRun
 	held     []bool
+	group    []int // per flow: the index of its traffic item, whose Label is its group
 	warnings []string
 	// deadlocks is the PFC deadlock detector, nil when PFC or detection is off.
 	deadlocks *switchmodel.DeadlockDetector

@@ -59,13 +59,36 @@ func checkFigures(t *testing.T, doc *results.Document) {
 		require.NotEmpty(t, f.Curves, "%s: an empty plot", f.Name)
 		for _, c := range f.Curves {
 			require.Positive(t, c.Points, "%s: %s has no point", f.Name, c.Label)
-			if f.Variant != "" {
+			if f.Variant != "" && !strings.HasPrefix(f.Name, "fabric-") { // a time series
 				require.GreaterOrEqual(t, c.Points, 50, "%s: %s", f.Name, c.Label)
 			}
 		}
 	}
 	for _, o := range omitted {
 		require.NotEmpty(t, o.Reason, o.Name)
+	}
+	for i, f := range figs {
+		x, y, xNamed, yNamed := f.TickLabels()
+		for _, ax := range []struct {
+			name   string
+			labels []string
+			named  bool
+		}{{"x", x, xNamed}, {"y", y, yNamed}} {
+			if !ax.named {
+				require.GreaterOrEqual(t, len(ax.labels), 4, "%s: the %s axis has the tick labels %q", f.Name, ax.name, ax.labels)
+				for _, l := range ax.labels {
+					require.NotContains(t, l, "e", "%s: %s axis label %q: one plain number format", f.Name, ax.name, l)
+				}
+			}
+		}
+		var png bytes.Buffer
+		require.NoError(t, f.Render(&png, "png"))
+		checkRenderedPNG(t, f.Name, png.Bytes())
+		if i == 0 { // one PDF per scenario through pdftoppm: it opens and shows the same
+			var pdf bytes.Buffer
+			require.NoError(t, f.Render(&pdf, "pdf"))
+			checkPDF(t, f.Name, pdf.Bytes())
+		}
 	}
 }
 

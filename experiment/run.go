@@ -299,7 +299,8 @@ func (f *fabric) collect() *results.Variant {
 			Transport: fl.Transport, Priority: int(fl.Priority), SizeBytes: fl.Size,
 			StartUS: fl.Start.Microseconds(), Status: fl.Status.String(), Reason: fl.Reason,
 			RetransmittedPackets: fl.Retransmitted, DeliveredBytes: fl.Delivered,
-			Timeouts: fl.Timeouts, NAKs: fl.NAKs, CNPs: f.reg.CNPs(int32(i))}
+			Timeouts: fl.Timeouts, NAKs: fl.NAKs, CNPs: f.reg.CNPs(int32(i)),
+			Group: f.sc.Traffic[f.group[i]].Label}
 		used[fl.Transport] = true
 		switch fl.Status {
 		case transports.Completed:

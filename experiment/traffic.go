@@ -16,11 +16,13 @@ import (
 const maxFlows = scenarios.MaxFlows
 
 // expandTraffic turns the traffic items into flows, in order; a generator's flows are in the
-// order they start. Every random draw comes from a stream named after the item (and, for
+// order they start. f.group[i] is the traffic item flow i came from. Every random draw comes from a stream named after the item (and, for
 // Poisson arrivals, the sending host), so adding an item or a host elsewhere changes nothing
 // here, and the flows do not depend on how many variants run at once.
 func (f *fabric) expandTraffic() ([]*transports.Flow, error) {
 	var flows []*transports.Flow
+	item := 0 // the traffic item being expanded: its label is its flows' group
+	f.group = f.group[:0]
 	host := func(name string) (topology.NodeID, error) {
 		id, ok := f.nw.Lookup(name)
 		if !ok || f.nw.Nodes[id].Type != topology.Host {
@@ -40,12 +42,14 @@ func (f *fabric) expandTraffic() ([]*transports.Flow, error) {
 		if err != nil {
 			return err
 		}
+		f.group = append(f.group, item)
 		flows = append(flows, &transports.Flow{ID: len(flows) + 1, Src: s, Dst: d, Size: size, Start: start,
 			Transport: transport, Priority: uint8(prio), Rate: rate, Finish: sim.Never})
 		return nil
 	}
 	for ti, t := range f.sc.Traffic {
 		var err error
+		item = ti
 		switch {
 		case t.Flow != nil:
 			fl := t.Flow

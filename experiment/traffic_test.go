@@ -157,3 +157,34 @@ variants:
 	require.Equal(t, one, render(3))
 	require.Equal(t, one, render(1), "and across runs")
 }
+
+// TestFlowsCarryTheirItemsLabel: per_flow's group is the traffic item's label, else its kind
+// and index, for every flow an item makes; with two groups slowdown_by_size has each group's
+// bins after all flows'.
+func TestFlowsCarryTheirItemsLabel(t *testing.T) {
+	v := runOne(t, `version: 1
+name: groups
+stop: 5ms
+topology: {preset: star, params: {hosts: 4, link: {rate: 100Gbps, delay: 1us}}}
+traffic:
+  - flow: {src: h1, dst: h4, size: 100KB, transport: rocev2, label: victim}
+  - incast: {senders: [h1, h2, h3], receiver: h4, size: 50KB, transport: rocev2, repeat: {every: 100us, count: 2}}
+`, 0)
+	require.Len(t, v.PerFlow, 1+3*2)
+	require.Equal(t, "victim", v.PerFlow[0].Group)
+	for _, f := range v.PerFlow[1:] {
+		require.Equal(t, "incast 1", f.Group, "flow %d", f.ID)
+	}
+	bins := len(results.DefaultSizeEdges) + 1
+	require.Len(t, v.SlowdownBySize, 3*bins)
+	var victim, incast int64
+	for _, b := range v.SlowdownBySize[bins:] {
+		switch b.Group {
+		case "victim":
+			victim += b.Flows
+		case "incast 1":
+			incast += b.Flows
+		}
+	}
+	require.Equal(t, []int64{1, 6}, []int64{victim, incast})
+}

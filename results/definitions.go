@@ -31,6 +31,7 @@ var TableDefinitions = []Definition{
 // SizeDefinitions define the slowdown-by-size table's columns.
 var SizeDefinitions = []Definition{
 	{"variant", "", "the variant's name"},
+	{"group", "", "shown when the flows come from two traffic items or more: the traffic item's label (its kind and index when it has none), or " + AllFlowsGroup + " for the bins of every flow"},
 	{"size", "bytes", "the bin of flow sizes, from its lower edge (included) to its upper edge (excluded); the last bin is unbounded"},
 	{"flows", "count", "every flow of that size, any status"},
 	{"completed", "count", "the bin's flows that completed"},

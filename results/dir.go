@@ -93,7 +93,7 @@ func WriteDirFiles(dir string, d *Document) (written []string, err error) {
 		return written, err
 	}
 	for _, f := range figs {
-		for _, format := range []string{"png", "svg"} {
+		for _, format := range FigureFormats {
 			if err := write(f.Name+"."+format, func(w io.Writer) error { return f.Render(w, format) }); err != nil {
 				return written, err
 			}

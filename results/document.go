@@ -97,6 +97,12 @@ type Variant struct {
 	Jobs []Job `json:"jobs,omitempty"`
 	// SizeEdges are the bin edges of SlowdownBySize, ascending; not in the document.
 	SizeEdges []int64 `json:"-"`
+	// SizeQuantiles, when above 0, replaces SizeEdges by the edges of that many
+	// equal-population bins of the measured flows' sizes (--size-bins quantiles:N).
+	SizeQuantiles int `json:"-"`
+	// WarmupUS leaves the flows that start before it out of fct_us, slowdown and
+	// slowdown_by_size (--warmup); omitted when 0.
+	WarmupUS float64 `json:"warmup_us,omitempty"`
 	// StopReason says why the variant stopped before its stop time or its last flow:
 	// "signal", "max-events" or "max-wall"; omitted when it ran to its end.
 	StopReason string `json:"stop_reason,omitempty"`
@@ -135,8 +141,10 @@ type SlowdownSummary struct {
 
 // SizeBin summarises the flows whose size is in [LoBytes, HiBytes) (HiBytes nil: no upper
 // bound): how many there are and completed, the completed ones' FCT p50 and p99, and their
-// slowdown p50, p95 and p99 (nil when none completed).
+// slowdown p50, p95 and p99 (nil when none completed). Group is empty for a bin of all the
+// flows and names the group for a bin of one group's.
 type SizeBin struct {
+	Group     string   `json:"group,omitempty"`
 	LoBytes   int64    `json:"lo_bytes"`
 	HiBytes   *int64   `json:"hi_bytes"`
 	Flows     int64    `json:"flows"`
@@ -146,6 +154,16 @@ type SizeBin struct {
 	P50       *float64 `json:"p50"`
 	P95       *float64 `json:"p95"`
 	P99       *float64 `json:"p99"`
+}
+
+// OverallSizeBins are the bins of SlowdownBySize that are of all the flows (no group): the
+// list's first ones.
+func (v *Variant) OverallSizeBins() []SizeBin {
+	n := 0
+	for n < len(v.SlowdownBySize) && v.SlowdownBySize[n].Group == "" {
+		n++
+	}
+	return v.SlowdownBySize[:n]
 }
 
 // DefaultSizeEdges are the flow-size bin edges of slowdown_by_size: 10 KB, 100 KB, 1 MB and
@@ -261,6 +279,9 @@ type Flow struct {
 	// finish, or to the end of the run), in Gbit/s; nil for a flow that never ran (unroutable,
 	// or starting after the run ended).
 	RateGbps *float64 `json:"rate_gbps"`
+	// Group names the flows of one traffic item (or of the items sharing a label): the
+	// item's label, else its kind and index ("poisson 0", "incast 1").
+	Group string `json:"group"`
 }
 
 // Finish records that f completed at finishUS: it sets FinishUS, FCTUS = finishUS - StartUS

@@ -6,7 +6,7 @@ import (
 )
 
 // Figures are the plots of d that have something to show, in the order a report shows them:
-// the FCT distribution, the slowdown by flow size, then per variant its goodput, DCQCN or HPCC rate,
+// the FCT distribution, the slowdown by flow size, then per variant its fabric, its goodput, DCQCN or HPCC rate,
 // TCP window, queue, ingress and PFC plots (time series only for variants that have them).
 // Omitted lists each plot not drawn and why. Names are file names without extension,
 // VARIANT being the variant's file slug (VariantFileSlugs).
@@ -31,9 +31,9 @@ func Figures(d *Document) (figs []*Figure, omitted []Omitted, err error) {
 	for i, slug := range VariantFileSlugs(d) {
 		v := &d.Variants[i]
 		for k, draw := range []func(*Variant) (*Figure, string, error){
-			throughputFigure, rateFigure, cwndFigure, queueFigure, ingressFigure, pfcFigure} {
+			fabricFigure, throughputFigure, rateFigure, cwndFigure, queueFigure, ingressFigure, pfcFigure} {
 			name := variantFigurePrefixes[k] + slug
-			if v.Series == nil || v.Series.Len() == 0 {
+			if k > 0 && (v.Series == nil || v.Series.Len() == 0) {
 				omitted = append(omitted, Omitted{name, "no time series (the variant ran no flow)"})
 				continue
 			}
@@ -53,4 +53,4 @@ func Figures(d *Document) (figs []*Figure, omitted []Omitted, err error) {
 }
 
 // variantFigurePrefixes name a variant's figures (before its slug), in Figures' order.
-var variantFigurePrefixes = []string{"throughput-", "rate-", "cwnd-", "queues-", "ingress-", "pfc-"}
+var variantFigurePrefixes = []string{"fabric-", "throughput-", "rate-", "cwnd-", "queues-", "ingress-", "pfc-"}

@@ -29,6 +29,7 @@ func sampleDoc() *Document {
 				Status: StatusUnroutable, Reason: "RoCE v1 cannot cross router r1"},
 		},
 	}
+	lossy.PerFlow[0].Group, lossy.PerFlow[1].Group, lossy.PerFlow[2].Group = "incast 0", "incast 0", "flow 1"
 	lossy.PerFlow[0].RetransmittedPackets = 5
 	lossy.PerFlow[0].Timeouts, lossy.PerFlow[0].NAKs, lossy.PerFlow[0].CNPs = 2, 3, 4
 	d := &Document{Scenario: "incast-pfc", Seed: 1, Version: "fabricsim 0.1.0",

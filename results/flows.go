@@ -10,7 +10,7 @@ import (
 var flowsHeader = []string{
 	"id", "src", "dst", "transport", "priority", "size_bytes", "start_us", "finish_us",
 	"fct_us", "slowdown", "status", "retransmitted_packets", "delivered_bytes", "reason",
-	"timeouts", "naks", "cnps", "rate_gbps",
+	"timeouts", "naks", "cnps", "rate_gbps", "group",
 }
 
 // flowRecord is f as CSV cells: numbers at full precision, null times as empty cells.
@@ -34,6 +34,7 @@ func flowRecord(f *Flow) []string {
 		integer(f.NAKs),
 		integer(f.CNPs),
 		optExact(f.RateGbps),
+		f.Group,
 	}
 }
 
@@ -46,7 +47,8 @@ func optExact(f *float64) string {
 
 // WriteFlowsCSV writes v's flows as CSV, one row per flow under a header of the per_flow keys
 // of docs/results.md (id, src, dst, transport, priority, size_bytes, start_us, finish_us,
-// fct_us, slowdown, status, retransmitted_packets, delivered_bytes, reason). Numbers are at
+// fct_us, slowdown, status, retransmitted_packets, delivered_bytes, reason, then the
+// additions timeouts, naks, cnps, rate_gbps and group). Numbers are at
 // full precision; finish_us, fct_us and slowdown are empty for unfinished flows.
 func WriteFlowsCSV(w io.Writer, v *Variant) error {
 	cw := csv.NewWriter(w)
@@ -84,10 +86,11 @@ func writeAllFlowsCSV(w io.Writer, d *Document) error {
 // sizesHeader names the columns of sizes.csv: the variant and seed, then the
 // slowdown_by_size keys.
 var sizesHeader = []string{"variant", "seed", "lo_bytes", "hi_bytes", "flows", "completed", "fct_p50_us",
-	"fct_p99_us", "p50", "p95", "p99"}
+	"fct_p99_us", "p50", "p95", "p99", "group"}
 
 // writeSizesCSV writes every variant's slowdown_by_size bins, one row per bin; an unbounded
-// hi_bytes and the statistics of a bin with no completed flow are empty cells.
+// hi_bytes and the statistics of a bin with no completed flow are empty cells, and so is
+// the group of a bin of all the flows.
 func writeSizesCSV(w io.Writer, d *Document) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(sizesHeader); err != nil {
@@ -101,7 +104,7 @@ func writeSizesCSV(w io.Writer, d *Document) error {
 				hi = integer(*b.HiBytes)
 			}
 			if err := cw.Write([]string{v.Name, strconv.FormatUint(v.Seed, 10), integer(b.LoBytes), hi, integer(b.Flows), integer(b.Completed),
-				optExact(b.FCTP50US), optExact(b.FCTP99US), optExact(b.P50), optExact(b.P95), optExact(b.P99)}); err != nil {
+				optExact(b.FCTP50US), optExact(b.FCTP99US), optExact(b.P50), optExact(b.P95), optExact(b.P99), b.Group}); err != nil {
 				return err
 			}
 		}

@@ -33,9 +33,12 @@ func TestSummaryEscapesWhatTheUserWrote(t *testing.T) {
 	} {
 		require.Contains(t, out, want)
 	}
-	// The table keeps its columns: every escaped pipe is inside a cell.
+	// Each table keeps its columns: every escaped pipe is inside a cell.
 	var cols int
 	for _, l := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(l, "|") {
+			cols = 0 // the next table
+		}
 		if strings.HasPrefix(l, "|") {
 			n := strings.Count(l, "|") - strings.Count(l, `\|`)
 			if cols == 0 {

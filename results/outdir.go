@@ -94,13 +94,18 @@ func DirEntries(dir string) (names []string, exists bool, err error) {
 func RunFileNames(variants []string) []string {
 	names := []string{FileJSON, FileFlows, FileSizes, FileSummary, FileReport,
 		FileRates, FileQueues, FileIngress, FilePauses, FileJobs}
+	figure := func(name string) {
+		for _, format := range FigureFormats {
+			names = append(names, name+"."+format)
+		}
+	}
 	for _, fig := range []string{"fct-cdf", "slowdown-by-size", "jobs-iterations", "jobs-steps"} {
-		names = append(names, fig+".png", fig+".svg")
+		figure(fig)
 	}
 	for _, slug := range VariantSlugs(variants) {
 		names = append(names, filePrefixVT+slug+".txt")
 		for _, prefix := range variantFigurePrefixes {
-			names = append(names, prefix+slug+".png", prefix+slug+".svg")
+			figure(prefix + slug)
 		}
 	}
 	return names

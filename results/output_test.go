@@ -91,7 +91,7 @@ func TestWriteJSONHasEverySpecKey(t *testing.T) {
 
 	pfc := variants[0].(map[string]any) // has one of every list item
 	// docs/results.md's additions to the nested objects.
-	additions := map[string][]string{"per_flow": {"timeouts", "naks", "cnps", "rate_gbps"}}
+	additions := map[string][]string{"per_flow": {"timeouts", "naks", "cnps", "rate_gbps", "group"}}
 	for key, spec := range specNestedKeys {
 		want := append(append([]string(nil), spec...), additions[key]...)
 		switch val := pfc[key].(type) {
@@ -316,15 +316,15 @@ func TestWriteFlowsCSV(t *testing.T) {
 	recs, err := csv.NewReader(&b).ReadAll()
 	require.NoError(t, err)
 	require.Len(t, recs, 1+3)
-	require.Equal(t, append(append([]string(nil), specNestedKeys["per_flow"]...), "timeouts", "naks", "cnps", "rate_gbps"), recs[0],
+	require.Equal(t, append(append([]string(nil), specNestedKeys["per_flow"]...), "timeouts", "naks", "cnps", "rate_gbps", "group"), recs[0],
 		"columns are the per_flow keys, then the additions")
 	// rate_gbps: 4 MB in 500 us is 64 Gbit/s; 1 MB delivered by the end of the run at
 	// 1000 us is 8; the unroutable flow never ran.
 	require.Equal(t, []string{"1", "h1", "h2", "rocev2", "3", "4000000", "0", "500", "500", "1.6",
-		"completed", "5", "4000000", "", "2", "3", "4", "64"}, recs[1])
+		"completed", "5", "4000000", "", "2", "3", "4", "64", "incast 0"}, recs[1])
 	require.Equal(t, []string{"2", "h3", "h4", "rocev2", "3", "4000000", "0", "", "", "",
-		"incomplete", "0", "1000000", "not done at stop", "0", "0", "0", "8"}, recs[2])
-	require.Equal(t, "", recs[3][len(recs[3])-1])
+		"incomplete", "0", "1000000", "not done at stop", "0", "0", "0", "8", "incast 0"}, recs[2])
+	require.Equal(t, []string{"", "flow 1"}, recs[3][len(recs[3])-2:], "no rate, and its group")
 }
 
 func TestWriteVariantTable(t *testing.T) {
@@ -355,9 +355,10 @@ func TestWriteDir(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	// No time series in this document: no series CSV, no time plot.
+	// No time series in this document: no series CSV, no time plot; the fabric drawing of
+	// the one variant with links.
 	written := []string{"results.json", "flows.csv", "sizes.csv", "summary.md", "report.html",
-		"fct-cdf.png", "fct-cdf.svg", "table-rocev2-pfc.txt", "table-rocev2-lossy.txt", "table-rocev2-lossy-2.txt"}
+		"fct-cdf.png", "fct-cdf.svg", "fct-cdf.pdf", "fabric-rocev2-pfc.png", "fabric-rocev2-pfc.svg", "fabric-rocev2-pfc.pdf", "table-rocev2-pfc.txt", "table-rocev2-lossy.txt", "table-rocev2-lossy-2.txt"}
 	require.ElementsMatch(t, append([]string{FileManifest}, written...), names)
 	// The manifest lists exactly the files written, and each is among those RunFileNames
 	// says a run of these variants may write.

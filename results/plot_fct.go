@@ -10,37 +10,62 @@ import (
 	"gonum.org/v1/plot/plotutil"
 )
 
+// runsByName groups d's variants by name, in order: one run each, or a replicated run's
+// one per seed.
+func runsByName(d *Document) [][]*Variant {
+	var out [][]*Variant
+	at := map[string]int{}
+	for i := range d.Variants {
+		v := &d.Variants[i]
+		k, ok := at[v.Name]
+		if !ok {
+			k = len(out)
+			at[v.Name] = k
+			out = append(out, nil)
+		}
+		out[k] = append(out[k], v)
+	}
+	return out
+}
+
 // fctFigure is the distribution of flow completion times, one line per variant, on a log
 // axis, as a fraction of all the variant's flows: a variant whose flows did not all finish
-// stops below 1, by the share that did not, which its legend entry names.
+// stops below 1, by the share that did not, which its legend entry names. A replicated
+// variant's seeds are pooled into one line.
 func fctFigure(d *Document) (*Figure, string, error) {
 	f := newFigure("fct-cdf", "", d.Scenario+": flow completion time", "FCT (us, log scale)", "fraction of all flows")
 	f.Caption = "The share of each variant's flows (all of them, finished or not) that completed within a given time, on a logarithmic time axis. A variant whose curve stops below 1 left the rest unfinished (incomplete at stop, unroutable or failed): its legend entry says how many."
+	if seedsDiffer(d) {
+		f.Caption += " Each line pools the flows of all the variant's seeds."
+	}
 	line := 0
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for i := range d.Variants {
-		v := &d.Variants[i]
+	for _, runs := range runsByName(d) {
 		var fcts []float64
-		for _, fl := range v.PerFlow {
-			if fct, ok := fl.fct(); ok && fl.Status == StatusCompleted && fct > 0 {
-				fcts = append(fcts, fct)
+		total := 0
+		for _, v := range runs {
+			total += len(v.PerFlow)
+			for _, fl := range v.PerFlow {
+				if fct, ok := fl.fct(); ok && fl.Status == StatusCompleted && fct > 0 {
+					fcts = append(fcts, fct)
+				}
 			}
 		}
 		if len(fcts) == 0 {
 			continue
 		}
 		sort.Float64s(fcts)
-		n := float64(len(v.PerFlow))
+		n := float64(total)
 		pts := make(plotter.XYs, 0, 2*len(fcts))
 		for k, x := range fcts {
 			pts = append(pts, plotter.XY{X: x, Y: float64(k) / n}, plotter.XY{X: x, Y: float64(k+1) / n})
 		}
-		label := v.Name
-		if len(d.Variants) > 1 && seedsDiffer(d) {
-			label += fmt.Sprintf(" (seed %d)", v.Seed)
+		label := runs[0].Name
+		if len(runs) > 1 {
+			label += fmt.Sprintf(" (%d seeds)", len(runs))
 		}
-		if missing := len(v.PerFlow) - len(fcts); missing > 0 {
-			label += fmt.Sprintf(": %d of %d unfinished", missing, len(v.PerFlow))
+		if missing := total - len(fcts); missing > 0 {
+			label += fmt.Sprintf(": %d of %d unfinished", missing, total)
 		}
 		l, err := f.addLine(line, label, pts)
 		if err != nil {
@@ -56,7 +81,6 @@ func fctFigure(d *Document) (*Figure, string, error) {
 		return nil, "no flow completed in any variant", nil
 	}
 	f.plot.X.Scale = plot.LogScale{}
-	f.plot.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	f.plot.Y.Min, f.plot.Y.Max = 0, 1
 	// A margin either side, and at least one decade, so the steps at the ends and a tick
 	// label show.

@@ -2,7 +2,6 @@ package results
 
 import (
 	"fmt"
-	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -29,20 +28,6 @@ type XAxis struct {
 	TickLabels []string
 }
 
-// plainTicks are gonum's default ticks with their labels written as plain numbers (2500000,
-// 0.5), not with a fixed two decimals.
-type plainTicks struct{}
-
-func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
-	ts := plot.DefaultTicks{}.Ticks(lo, hi)
-	for i := range ts {
-		if ts[i].Label != "" {
-			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', -1, 64)
-		}
-	}
-	return ts
-}
-
 // errorPoints are a curve's points with their symmetric y errors (plotter.YErrorBars).
 type errorPoints struct {
 	plotter.XYs
@@ -58,7 +43,6 @@ func NewErrorFigure(name, title, caption string, x XAxis, yLabel string, curves 
 	f.Caption = caption
 	if x.LogX {
 		f.plot.X.Scale = plot.LogScale{}
-		f.plot.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	if len(x.TickAt) > 0 && len(x.TickAt) == len(x.TickLabels) {
 		ticks := make([]plot.Tick, len(x.TickAt))
@@ -67,7 +51,6 @@ func NewErrorFigure(name, title, caption string, x XAxis, yLabel string, curves 
 		}
 		f.plot.X.Tick.Marker = plot.ConstantTicks(ticks)
 	}
-	f.plot.Y.Tick.Marker = plainTicks{}
 	if x.XLabels != nil {
 		var ticks []plot.Tick
 		for i, l := range x.XLabels {

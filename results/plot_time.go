@@ -16,9 +16,15 @@ const minCurvePoints = 50
 // throughputPoints is about how many points a goodput line has.
 const throughputPoints = 120
 
-// timeCurve is one line of a time-series figure, in microseconds and the figure's unit.
+// timeCurve is one line of a time-series figure, in microseconds and the figure's unit. A
+// flow's line (id > 0) has the flow's colour and dash in every plot of a run (flowStyle); a
+// group's thin line the group's colour; any other line its place's. An empty label keeps
+// the line out of the legend.
 type timeCurve struct {
 	label string
+	id    int  // the flow's id, 0 for a line of no one flow
+	group int  // from 1: the group's place, for a thin line of a group's flow
+	thin  bool // drawn thin (one of many flows of a group)
 	xsUS  []float64
 	ys    []float64
 }
@@ -36,8 +42,15 @@ func timeFigure(name string, v *Variant, title, yLabel, caption string, curves [
 		for k := range c.xsUS {
 			pts[k] = plotter.XY{X: c.xsUS[k] / u.perUS, Y: c.ys[k]}
 		}
-		if _, err := f.addLine(i, c.label, pts); err != nil {
+		l, err := f.addLine(i, c.label, pts)
+		if err != nil {
 			return nil, err
+		}
+		switch {
+		case c.thin:
+			l.Color, l.Dashes, l.Width = lineColor(c.group-1), nil, vg.Points(0.5)
+		case c.id > 0:
+			l.Color, l.Dashes = flowStyle(c.id)
 		}
 	}
 	setTimeAxis(f.plot, u, start, end)
@@ -45,64 +58,124 @@ func timeFigure(name string, v *Variant, title, yLabel, caption string, curves [
 	return f, nil
 }
 
-// throughputFigure is each flow's delivered throughput over time: the payload delivered in
-// order between two samples over the time between them. With more flows than fit, it shows
-// their sum and the flows that delivered the most.
+// throughputFigure is what each flow has delivered over time: the payload delivered in
+// order by each sample, cumulative, so that its slope is the flow's goodput and a repaired
+// loss (a hole filled, delivering all it held back at once) shows as a step, never as a
+// rate above the line's. With at most maxPlotLines flows each has a line of its own; with
+// more, the flows of a group (a traffic item's label) are drawn thin in the group's colour
+// under one legend entry, the largest maxGroupLines of them, and a group of at most
+// namedFlows flows (a flow the scenario names) keeps lines of its own.
 func throughputFigure(v *Variant) (*Figure, string, error) {
 	s := v.Series
-	type flow struct {
-		i     int
-		total int64
-	}
-	var fl []flow
+	flows := flowsByID(v)
+	var active []int
 	for i := range s.Flows {
-		b := s.Flows[i].DeliveredBytes
-		if n := b[len(b)-1]; n > 0 {
-			fl = append(fl, flow{i, n})
+		if b := s.Flows[i].DeliveredBytes; b[len(b)-1] > 0 {
+			active = append(active, i)
 		}
 	}
-	if len(fl) == 0 || s.Len() < 2 {
+	if len(active) == 0 || s.Len() < 2 {
 		return nil, "no flow delivered anything", nil
 	}
-	// Over one sample interval a flow delivers a few packets, so the goodput of single
-	// intervals jumps by whole packets: it is taken over windows of `step` intervals,
-	// about throughputPoints of them.
-	step := max(1, (s.Len()-1)/throughputPoints)
-	var at []int
-	for k := step; k < s.Len(); k += step {
-		at = append(at, k)
-	}
-	xs := make([]float64, len(at))
-	for j, k := range at {
-		xs[j] = s.TimesUS[k]
-	}
-	thr := func(b []int64) []float64 {
-		ys := make([]float64, len(at))
-		for j, k := range at {
-			ys[j] = throughputGbps(b[k]-b[k-step], s.TimesUS[k]-s.TimesUS[k-step])
-		}
-		return ys
-	}
+	caption := "The payload each flow had delivered in order by each sample, cumulative: the slope is the flow's goodput, and a loss repaired late shows as a flat stretch and a step, never as a rate above the line's."
 	var curves []timeCurve
-	caption := "Each flow's goodput: the payload delivered in order between two samples over the time between them."
-	if len(fl) > maxPlotLines {
-		sum := make([]int64, s.Len())
-		for _, f := range fl {
-			for k, n := range s.Flows[f.i].DeliveredBytes {
-				sum[k] += n
-			}
+	line := func(i int) timeCurve {
+		fs := &s.Flows[i]
+		return timeCurve{label: flowLabel(fs.Flow, flows[fs.Flow]), id: fs.Flow, xsUS: s.TimesUS, ys: megabytes(fs.DeliveredBytes)}
+	}
+	if len(active) <= maxPlotLines {
+		for _, i := range active {
+			curves = append(curves, line(i))
 		}
-		curves = append(curves, timeCurve{fmt.Sprintf("all %d flows", len(fl)), xs, thr(sum)})
-		sort.SliceStable(fl, func(a, b int) bool { return fl[a].total > fl[b].total })
-		fl = fl[:maxPlotLines-1]
-		caption += fmt.Sprintf(" The sum over all flows, and the %d flows that delivered the most.", len(fl))
+		f, err := timeFigure("throughput-", v, "delivered payload", "delivered (MB)", caption, curves)
+		return f, "", err
 	}
-	for _, f := range fl {
-		curves = append(curves, timeCurve{fmt.Sprintf("flow %d", s.Flows[f.i].Flow), xs, thr(s.Flows[f.i].DeliveredBytes)})
+	var order []string
+	members := map[string][]int{}
+	for _, i := range active {
+		g := ""
+		if fl := flows[s.Flows[i].Flow]; fl != nil {
+			g = fl.Group
+		}
+		if _, ok := members[g]; !ok {
+			order = append(order, g)
+		}
+		members[g] = append(members[g], i)
 	}
-	caption += fmt.Sprintf(" Each point is the goodput over %s us (%d sample intervals).", fixed(float64(step)*s.IntervalUS), step)
-	f, err := timeFigure("throughput-", v, "delivered throughput", "goodput (Gb/s)", caption, curves)
+	var thin []timeCurve
+	for gi, g := range order {
+		idx := members[g]
+		if len(idx) <= namedFlows {
+			for _, i := range idx {
+				curves = append(curves, line(i))
+			}
+			continue
+		}
+		last := func(i int) int64 { b := s.Flows[i].DeliveredBytes; return b[len(b)-1] }
+		sort.SliceStable(idx, func(a, b int) bool { return last(idx[a]) > last(idx[b]) })
+		drawn := idx[:min(len(idx), maxGroupLines)]
+		label := fmt.Sprintf("%s: %d flows", groupOrAll(g), len(idx))
+		if len(drawn) < len(idx) {
+			label += fmt.Sprintf(" (%d largest)", len(drawn))
+			caption += fmt.Sprintf(" Of group %s, the %d flows that delivered the most of %d.", groupOrAll(g), len(drawn), len(idx))
+		}
+		for k, i := range drawn {
+			c := line(i)
+			c.group, c.thin = gi+1, true
+			if k > 0 {
+				c.label = "" // one legend entry per group
+			} else {
+				c.label = label
+			}
+			thin = append(thin, c)
+		}
+	}
+	caption += " A group's flows are drawn thin in one colour, under one legend entry; a group of one or two flows keeps a line, and a colour, per flow."
+	f, err := timeFigure("throughput-", v, "delivered payload", "delivered (MB)", caption, append(thin, curves...))
 	return f, "", err
+}
+
+// namedFlows is the largest group whose flows keep lines of their own in a crowded plot:
+// a flow item, or a pair, is a flow the scenario names (the victim).
+const namedFlows = 2
+
+// maxGroupLines bounds the thin lines a group draws.
+const maxGroupLines = 100
+
+func groupOrAll(g string) string {
+	if g == "" {
+		return "flows"
+	}
+	return g
+}
+
+// flowsByID maps each flow id of v to its record.
+func flowsByID(v *Variant) map[int]*Flow {
+	m := make(map[int]*Flow, len(v.PerFlow))
+	for i := range v.PerFlow {
+		m[v.PerFlow[i].ID] = &v.PerFlow[i]
+	}
+	return m
+}
+
+// flowLabel names a flow in a legend as its source, destination and group:
+// "h15->h3 (background)"; "flow N" when its record is missing.
+func flowLabel(id int, f *Flow) string {
+	if f == nil {
+		return fmt.Sprintf("flow %d", id)
+	}
+	if f.Group == "" {
+		return f.Src + "->" + f.Dst
+	}
+	return f.Src + "->" + f.Dst + " (" + f.Group + ")"
+}
+
+func megabytes(b []int64) []float64 {
+	out := make([]float64, len(b))
+	for i, n := range b {
+		out[i] = float64(n) / 1e6
+	}
+	return out
 }
 
 // activeCurves makes a curve of value per flow over the samples at which the flow ran
@@ -120,8 +193,7 @@ func activeCurves(v *Variant, value func(fs *FlowSeries) []float64) (curves []ti
 		if vals == nil || r == nil {
 			continue
 		}
-		var c timeCurve
-		c.label = fmt.Sprintf("flow %d", s.Flows[i].Flow)
+		c := timeCurve{label: flowLabel(s.Flows[i].Flow, r), id: s.Flows[i].Flow}
 		for k, t := range s.TimesUS {
 			if t >= r.StartUS && (r.FinishUS == nil || t <= *r.FinishUS) {
 				c.xsUS = append(c.xsUS, t)
@@ -202,7 +274,7 @@ func queueFigure(v *Variant) (*Figure, string, error) {
 	var curves []timeCurve
 	for _, i := range idx {
 		q := &s.Queues[i]
-		curves = append(curves, timeCurve{fmt.Sprintf("%s:%d prio %d", q.Node, q.Port, q.Priority), s.TimesUS, kilobytes(q.Bytes)})
+		curves = append(curves, timeCurve{label: fmt.Sprintf("%s:%d prio %d", q.Node, q.Port, q.Priority), xsUS: s.TimesUS, ys: kilobytes(q.Bytes)})
 	}
 	f, err := timeFigure("queues-", v, "egress queue depth", "queue (KB)", caption, curves)
 	return f, "", err
@@ -232,7 +304,7 @@ func ingressFigure(v *Variant) (*Figure, string, error) {
 	var curves []timeCurve
 	for _, i := range idx {
 		in := &s.Ingress[i]
-		curves = append(curves, timeCurve{fmt.Sprintf("%s:%d from %s prio %d", in.Node, in.Port, in.Peer, in.Priority), s.TimesUS, kilobytes(in.Bytes)})
+		curves = append(curves, timeCurve{label: fmt.Sprintf("%s:%d from %s prio %d", in.Node, in.Port, in.Peer, in.Priority), xsUS: s.TimesUS, ys: kilobytes(in.Bytes)})
 	}
 	top := &s.Ingress[idx[0]]
 	for _, th := range []struct {
@@ -243,18 +315,22 @@ func ingressFigure(v *Variant) (*Figure, string, error) {
 		for k := range ys {
 			ys[k] = float64(th.bytes) / 1e3
 		}
-		curves = append(curves, timeCurve{fmt.Sprintf("%s %s KB", th.name, fixed(float64(th.bytes)/1e3)), s.TimesUS, ys})
+		curves = append(curves, timeCurve{label: fmt.Sprintf("%s %s KB", th.name, fixed(float64(th.bytes)/1e3)), xsUS: s.TimesUS, ys: ys})
 	}
 	f, err := timeFigure("ingress-", v, "lossless ingress occupancy", "held from peer (KB)", caption, curves)
 	if err != nil {
 		return nil, "", err
 	}
-	for _, l := range f.lines[len(f.lines)-2:] { // the thresholds: grey, dashed
+	// The thresholds: grey, XOFF long dashes and XON dots, so the two read apart in print.
+	for k, l := range f.lines[len(f.lines)-2:] {
 		l.Color = color.Gray{Y: 90}
-		l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		l.Dashes = thresholdDashes[k]
 	}
 	return f, "", nil
 }
+
+// thresholdDashes are the dash patterns of the XOFF and XON lines.
+var thresholdDashes = [2][]vg.Length{{vg.Points(6), vg.Points(3)}, {vg.Points(1.5), vg.Points(2.5)}}
 
 func kilobytes(b []int64) []float64 {
 	out := make([]float64, len(b))

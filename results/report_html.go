@@ -34,7 +34,10 @@ type report struct {
 	Title, Version   string
 	Seed             uint64
 	Interrupted      bool
-	Description      []string
+	Description      []descriptionBlock
+	Tables           []Table  // the comparison in column groups, drops by reason, flows by group
+	Replicated       string   // what a replicated run's cells are, "" for one seed
+	Takeaways        []string // Reading's lines
 	YAML             string
 	Overrides        []string
 	Header           []string
@@ -49,18 +52,24 @@ type report struct {
 	Files            []string
 }
 
-// WriteReport writes d as one self-contained HTML page: the scenario's description, the
-// comparison and slowdown-by-size tables with the definition of every column, the notes
+// WriteReport writes d as one self-contained HTML page: the scenario's description (its
+// bullet lists as lists), the comparison in column groups (ComparisonTables: narrow
+// enough, side by side or one under another, for a 1,400 px window) with the takeaways
+// (Reading), the slowdown-by-size table with the definition of every column, the notes
 // and deadlocks, every figure as inline SVG with its caption (and what was not plotted,
 // and why), links to the other files, and the scenario as run. It needs no network and no
 // script.
 func WriteReport(w io.Writer, d *Document, figs []*Figure, omitted []Omitted, files []string) error {
 	r := report{Title: d.Scenario, Version: d.Version, Seed: d.Seed, Interrupted: d.Interrupted,
-		Description: paragraphs(describe(d.ResolvedScenario)), YAML: d.ResolvedScenario, Overrides: d.Overrides,
-		Header: summaryHeader, SizeHeader: sizeHeader, Defs: TableDefinitions, SizeDefs: SizeDefinitions,
+		Description: describeBlocks(describe(d.ResolvedScenario)), Tables: ComparisonTables(d),
+		Takeaways: Reading(d, ""), YAML: d.ResolvedScenario, Overrides: d.Overrides,
+		Header: summaryHeader, Defs: TableDefinitions, SizeDefs: SizeDefinitions,
 		Omitted: omitted, Files: files}
 	if r.Title == "" {
 		r.Title = "fabricsim results"
+	}
+	if len(d.Replication) > 0 {
+		r.Replicated = ReplicatedNote + "."
 	}
 	for i := range d.Variants {
 		v := &d.Variants[i]
@@ -75,6 +84,7 @@ func WriteReport(w io.Writer, d *Document, figs []*Figure, omitted []Omitted, fi
 		}
 	}
 	r.SizeRows = sizeRows(d, SizeTableMinFlows)
+	r.SizeHeader, _ = sizeColumns(d, SizeTableMinFlows)
 	if len(r.SizeRows) == 0 {
 		r.SizeNone = fmt.Sprintf("No variant has %d flows or more: too few for a table by flow size.", SizeTableMinFlows)
 	}

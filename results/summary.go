@@ -21,19 +21,23 @@ import (
 //   - Flows: the flows counted by status (Total counts all of them);
 //   - FCT: mean, p50, p95, p99 and max of fct_us over completed flows only;
 //   - Slowdown: p50, p95 and p99 over completed flows that have a slowdown;
+//   - SlowdownBySize: the flows by size bin, all together and per group (bySize);
 //   - GoodputGbps: the sum of delivered_bytes in bits over the time from the first flow's
 //     start to the last flow's finish, or to the end of the run (SimTimeUS) when any flow is
 //     unfinished (has no finish time, whatever its status), in Gbit/s;
 //   - RetransmittedPackets, Timeouts, NAKs: the sums over flows;
 //   - Drops.Total: Drops.ByReason.Sum().
 //
-// Quantiles follow the definition above. Every summary is 0, never NaN, when it has nothing
+// FCT, Slowdown and SlowdownBySize leave out the flows that start before WarmupUS (none
+// when it is 0); the counts, goodput and sums take every flow. Quantiles follow the
+// definition above. Every summary is 0, never NaN, when it has nothing
 // to summarise (no completed flow, no elapsed time). Summarize may be called again after the
 // records change; it recomputes everything it fills.
 func Summarize(v *Variant) {
 	v.Flows = FlowCounts{Total: int64(len(v.PerFlow))}
 	v.RetransmittedPackets, v.Timeouts, v.NAKs = 0, 0, 0
 	var fcts, slowdowns []float64
+	var measured []*Flow // the flows the FCT and slowdown statistics are of: not in the warm-up
 	var deliveredBits float64
 	first, last := math.Inf(1), math.Inf(-1)
 	unfinished := false
@@ -59,6 +63,10 @@ func Summarize(v *Variant) {
 		} else {
 			last = math.Max(last, *f.FinishUS)
 		}
+		if f.StartUS < v.WarmupUS {
+			continue
+		}
+		measured = append(measured, f)
 		if f.Status != StatusCompleted {
 			continue
 		}
@@ -80,7 +88,7 @@ func Summarize(v *Variant) {
 	slices.Sort(slowdowns)
 	v.Slowdown = SlowdownSummary{P50: quantile(0.50, slowdowns), P95: quantile(0.95, slowdowns),
 		P99: quantile(0.99, slowdowns)}
-	v.SlowdownBySize = sizeBins(v.PerFlow, v.SizeEdges)
+	v.SlowdownBySize = bySize(measured, v.SizeEdges, v.SizeQuantiles)
 
 	v.FlowGbps = nil
 	var rates []float64
@@ -119,8 +127,8 @@ func quantile(p float64, sorted []float64) *float64 {
 }
 
 // sizeBins bins flows by size at edges (DefaultSizeEdges when nil): [0, e1), [e1, e2), ...,
-// [en, no bound).
-func sizeBins(flows []Flow, edges []int64) []SizeBin {
+// [en, no bound). Group, when not empty, is copied into every bin.
+func sizeBins(flows []*Flow, edges []int64, group string) []SizeBin {
 	if edges == nil {
 		edges = DefaultSizeEdges
 	}
@@ -128,6 +136,7 @@ func sizeBins(flows []Flow, edges []int64) []SizeBin {
 	fcts := make([][]float64, len(bins))
 	slows := make([][]float64, len(bins))
 	for i := range bins {
+		bins[i].Group = group
 		if i > 0 {
 			bins[i].LoBytes = edges[i-1]
 		}
@@ -136,8 +145,7 @@ func sizeBins(flows []Flow, edges []int64) []SizeBin {
 			bins[i].HiBytes = &hi
 		}
 	}
-	for i := range flows {
-		f := &flows[i]
+	for _, f := range flows {
 		b, _ := slices.BinarySearch(edges, f.SizeBytes+1) // the first edge above the size
 		bins[b].Flows++
 		if f.Status != StatusCompleted {
@@ -158,6 +166,67 @@ func sizeBins(flows []Flow, edges []int64) []SizeBin {
 		bins[i].P50, bins[i].P95, bins[i].P99 = quantile(0.50, slows[i]), quantile(0.95, slows[i]), quantile(0.99, slows[i])
 	}
 	return bins
+}
+
+// bySize is slowdown_by_size of the measured flows: the bins of all of them (no group),
+// then, when they come from two groups or more, each group's bins in the order its first
+// flow appears. The edges are edges, or with quantiles > 0 the equal-population edges of
+// the measured flows' sizes (QuantileEdges).
+func bySize(measured []*Flow, edges []int64, quantiles int) []SizeBin {
+	if quantiles > 0 {
+		sizes := make([]int64, len(measured))
+		for i, f := range measured {
+			sizes[i] = f.SizeBytes
+		}
+		edges = QuantileEdges(sizes, quantiles)
+	}
+	out := sizeBins(measured, edges, "")
+	var order []string
+	groups := map[string][]*Flow{}
+	for _, f := range measured {
+		if _, seen := groups[f.Group]; !seen {
+			order = append(order, f.Group)
+		}
+		groups[f.Group] = append(groups[f.Group], f)
+	}
+	if len(order) < 2 {
+		return out
+	}
+	for _, g := range order {
+		out = append(out, sizeBins(groups[g], edges, g)...)
+	}
+	return out
+}
+
+// QuantileEdges are the edges of n equal-population size bins of sizes: the k/n-quantiles
+// (the definition above) for k = 1..n-1, each edge the smallest size of the flows above
+// the quantile (a bin is [lo, hi), so the quantile's own flow stays below it). Sizes are
+// discrete: an edge equal to the one before, or not above the smallest size, is left out,
+// so heavy ties give fewer bins, never an empty one made up. The HPCC authors' analysis
+// (alibaba-edu/High-Precision-Congestion-Control, analysis/fct_analysis.py) cuts the flows
+// sorted by size into equal shares; there a tie may split across two shares, here a size is
+// always in one bin.
+func QuantileEdges(sizes []int64, n int) []int64 {
+	if len(sizes) == 0 || n < 2 {
+		return []int64{}
+	}
+	sorted := slices.Clone(sizes)
+	slices.Sort(sorted)
+	edges := []int64{}
+	for k := 1; k < n; k++ {
+		// x[ceil(p m)] is the k/n-quantile; the edge is the first size above it.
+		i := int(math.Ceil(float64(k)*float64(len(sorted))/float64(n))) - 1
+		j, _ := slices.BinarySearch(sorted, sorted[max(i, 0)]+1)
+		if j >= len(sorted) {
+			break
+		}
+		e := sorted[j]
+		if len(edges) > 0 && e <= edges[len(edges)-1] {
+			continue
+		}
+		edges = append(edges, e)
+	}
+	return edges
 }
 
 // rate is the flow's delivered payload over its active time, from its start to its finish

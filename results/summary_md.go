@@ -6,8 +6,9 @@ import (
 	"strings"
 )
 
-// writeSummary writes summary.md: a heading, the scenario's description, the comparison
-// (and slowdown-by-size) tables in Markdown with their notes, the definition of every
+// writeSummary writes summary.md: a heading, the scenario's description (its lists as
+// lists), the comparison in column groups with drops by reason and flows by group
+// (ComparisonTables), the slowdown-by-size table and the notes, the takeaways (Reading), the definition of every
 // column, and links to the plots, with those not drawn and why. What the user wrote (the
 // description, variant names in rows, notes, titles and reasons) is escaped (MarkdownText):
 // it shows as written, never as markup or HTML.
@@ -22,14 +23,32 @@ func writeSummary(w io.Writer, d *Document, figs []*Figure, omitted []Omitted) e
 		version = ", " + d.Version
 	}
 	fmt.Fprintf(&b, "# %s\n\nseed %d%s\n\n", title, d.Seed, version)
-	for _, p := range paragraphs(describe(d.ResolvedScenario)) {
-		b.WriteString(markdownLine(strings.Join(strings.Fields(p), " ")) + "\n\n")
+	for _, p := range describeBlocks(describe(d.ResolvedScenario)) {
+		if p.Text != "" {
+			b.WriteString(markdownLine(p.Text) + "\n\n")
+		}
+		for _, item := range p.Items {
+			b.WriteString("- " + MarkdownText(item) + "\n")
+		}
+		if len(p.Items) > 0 {
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("## Comparison\n\n")
+	if len(d.Replication) > 0 {
+		b.WriteString(ReplicatedNote + ".\n\n")
 	}
 	if err := flush(w, &b); err != nil {
 		return err
 	}
-	if err := WriteTable(w, d, FormatMarkdown); err != nil {
+	if err := writeMarkdownTables(w, ComparisonTables(d)); err != nil {
 		return err
+	}
+	if err := writeSizesAndNotes(w, d); err != nil {
+		return err
+	}
+	for _, l := range Reading(d, "") {
+		b.WriteString("- " + MarkdownText(l) + "\n")
 	}
 	b.WriteString("\n## What the columns mean\n\n")
 	for _, defs := range []struct {
@@ -48,7 +67,7 @@ func writeSummary(w io.Writer, d *Document, figs []*Figure, omitted []Omitted) e
 	}
 	b.WriteString("## Plots\n\nAll of them, with captions, are in [report.html](report.html).\n\n")
 	for _, f := range figs {
-		fmt.Fprintf(&b, "- [%s](%s.png) ([SVG](%s.svg))\n", MarkdownText(f.Title), f.Name, f.Name)
+		fmt.Fprintf(&b, "- [%s](%s.png) ([SVG](%s.svg), [PDF](%s.pdf))\n", MarkdownText(f.Title), f.Name, f.Name, f.Name)
 	}
 	if len(omitted) > 0 {
 		b.WriteString("\nNot plotted:\n\n")

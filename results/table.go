@@ -100,24 +100,64 @@ func csvRow(v *Variant) []string {
 // slowdown_by_size table under the comparison.
 const SizeTableMinFlows = 100
 
-// sizeHeader is the slowdown-by-size table's header.
+// sizeHeader is the slowdown-by-size table's header; grouped tables have a group column
+// after the variant (sizeColumns).
 var sizeHeader = []string{"variant", "size", "flows", "completed", "fct_p50_us", "fct_p99_us",
 	"slowdown_p50", "slowdown_p95", "slowdown_p99"}
 
 var sizeAlign = []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight,
 	tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight}
 
-// sizeRows are the slowdown_by_size rows of the variants with at least minFlows flows.
-func sizeRows(d *Document, minFlows int64) [][]string {
-	var rows [][]string
+// AllFlowsGroup is what the group column of a by-size table says for a bin of all flows.
+const AllFlowsGroup = "(all)"
+
+// sizeVariants are the variants of the by-size table (at least minFlows flows), and
+// whether any has bins per group.
+func sizeVariants(d *Document, minFlows int64) ([]*Variant, bool) {
+	var vs []*Variant
+	grouped := false
 	for i := range d.Variants {
 		v := &d.Variants[i]
 		if v.Flows.Total < minFlows {
 			continue
 		}
+		vs = append(vs, v)
+		grouped = grouped || len(v.OverallSizeBins()) < len(v.SlowdownBySize)
+	}
+	return vs, grouped
+}
+
+// withGroup inserts a group column after the first (the variant's) when grouped.
+func withGroup[T any](row []T, grouped bool, group T) []T {
+	if !grouped {
+		return row
+	}
+	return append([]T{row[0], group}, row[1:]...)
+}
+
+// sizeColumns are the by-size table's header and alignment.
+func sizeColumns(d *Document, minFlows int64) ([]string, []tw.Align) {
+	_, grouped := sizeVariants(d, minFlows)
+	return withGroup(sizeHeader, grouped, "group"), withGroup(sizeAlign, grouped, tw.AlignLeft)
+}
+
+// groupName is a bin's group for a table: AllFlowsGroup for a bin of all the flows.
+func groupName(b SizeBin) string {
+	if b.Group == "" {
+		return AllFlowsGroup
+	}
+	return b.Group
+}
+
+// sizeRows are the slowdown_by_size rows of the variants with at least minFlows flows: all
+// flows' bins, then each group's, with a group column when some variant has groups.
+func sizeRows(d *Document, minFlows int64) [][]string {
+	var rows [][]string
+	vs, grouped := sizeVariants(d, minFlows)
+	for _, v := range vs {
 		for _, b := range v.SlowdownBySize {
-			rows = append(rows, []string{v.Name, b.Range(), integer(b.Flows), integer(b.Completed),
-				optFixed(b.FCTP50US), optFixed(b.FCTP99US), optFixed(b.P50), optFixed(b.P95), optFixed(b.P99)})
+			rows = append(rows, withGroup([]string{v.Name, b.Range(), integer(b.Flows), integer(b.Completed),
+				optFixed(b.FCTP50US), optFixed(b.FCTP99US), optFixed(b.P50), optFixed(b.P95), optFixed(b.P99)}, grouped, groupName(b)))
 		}
 	}
 	return rows
@@ -128,21 +168,18 @@ var sizeCSVHeader = []string{"variant", "lo_bytes", "hi_bytes", "flows", "comple
 	"slowdown_p50", "slowdown_p95", "slowdown_p99"}
 
 // sizeCSVRows are sizeRows in CSV: the bin as lo_bytes and hi_bytes (empty: unbounded),
-// numbers at full precision, empty cells for nothing.
+// numbers at full precision, empty cells for nothing (and for the group of all flows).
 func sizeCSVRows(d *Document, minFlows int64) [][]string {
 	var rows [][]string
-	for i := range d.Variants {
-		v := &d.Variants[i]
-		if v.Flows.Total < minFlows {
-			continue
-		}
+	vs, grouped := sizeVariants(d, minFlows)
+	for _, v := range vs {
 		for _, b := range v.SlowdownBySize {
 			hi := ""
 			if b.HiBytes != nil {
 				hi = integer(*b.HiBytes)
 			}
-			rows = append(rows, []string{v.Name, integer(b.LoBytes), hi, integer(b.Flows), integer(b.Completed),
-				optExact(b.FCTP50US), optExact(b.FCTP99US), optExact(b.P50), optExact(b.P95), optExact(b.P99)})
+			rows = append(rows, withGroup([]string{v.Name, integer(b.LoBytes), hi, integer(b.Flows), integer(b.Completed),
+				optExact(b.FCTP50US), optExact(b.FCTP99US), optExact(b.P50), optExact(b.P95), optExact(b.P99)}, grouped, b.Group))
 		}
 	}
 	return rows
@@ -214,7 +251,8 @@ func WriteTable(w io.Writer, d *Document, format string) error {
 		if _, err := io.WriteString(w, "\n"); err != nil {
 			return err
 		}
-		return writeCSV(w, sizeCSVHeader, sizeCSVRows(d, SizeTableMinFlows))
+		_, grouped := sizeVariants(d, SizeTableMinFlows)
+		return writeCSV(w, withGroup(sizeCSVHeader, grouped, "group"), sizeCSVRows(d, SizeTableMinFlows))
 	case FormatTable, FormatMarkdown:
 		if err := renderTable(w, format, summaryHeader, summaryAlign, rows); err != nil {
 			return err
@@ -223,7 +261,8 @@ func WriteTable(w io.Writer, d *Document, format string) error {
 			if _, err := io.WriteString(w, "\nslowdown by flow size:\n"); err != nil {
 				return err
 			}
-			if err := renderTable(w, format, sizeHeader, sizeAlign, sizes); err != nil {
+			header, align := sizeColumns(d, SizeTableMinFlows)
+			if err := renderTable(w, format, header, align, sizes); err != nil {
 				return err
 			}
 		}
@@ -358,6 +397,30 @@ func writeCSV(w io.Writer, header []string, rows [][]string) error {
 	return cw.WriteAll(rows) // flushes
 }
 
+// ReplicatedNote heads the comparison of a replicated run.
+const ReplicatedNote = "mean ±95% confidence half-width over the seeds (Student's t)"
+
+// replicatedRows are the comparison of a replicated run: per variant, its name, transport,
+// number of seeds and each metric as "mean ±ci95" ("-" when no seed has it).
+func replicatedRows(d *Document) (header []string, rows [][]string) {
+	header = []string{"variant", "transport", "seeds"}
+	for _, m := range replicatedMetrics {
+		header = append(header, m.name)
+	}
+	for _, r := range d.Replication {
+		row := []string{r.Name, r.Transport, strconv.Itoa(len(r.Seeds))}
+		for _, m := range replicatedMetrics {
+			if e, ok := r.Metrics[m.name]; ok {
+				row = append(row, e.cell())
+			} else {
+				row = append(row, "-")
+			}
+		}
+		rows = append(rows, row)
+	}
+	return header, rows
+}
+
 // writeReplicated writes the comparison of a replicated run: in a table or Markdown, one row
 // per variant, each metric as "mean ±ci95" over its seeds; in CSV, one row per variant and
 // seed (the comparison's columns with a seed column), then, after a blank line, one row per
@@ -400,24 +463,12 @@ func writeReplicated(w io.Writer, d *Document, format string, notes []string) er
 		}
 		return writeCSV(w, header, rows)
 	case FormatTable, FormatMarkdown:
-		header := append([]string{"variant", "transport", "seeds"}, metrics...)
+		header, rows := replicatedRows(d)
 		align := []tw.Align{tw.AlignLeft, tw.AlignLeft}
 		for range len(header) - 2 {
 			align = append(align, tw.AlignRight)
 		}
-		var rows [][]string
-		for _, r := range d.Replication {
-			row := []string{r.Name, r.Transport, strconv.Itoa(len(r.Seeds))}
-			for _, m := range metrics {
-				if e, ok := r.Metrics[m]; ok {
-					row = append(row, e.cell())
-				} else {
-					row = append(row, "-")
-				}
-			}
-			rows = append(rows, row)
-		}
-		if _, err := io.WriteString(w, "mean ±95% confidence half-width over the seeds (Student's t):\n"); err != nil {
+		if _, err := io.WriteString(w, ReplicatedNote+":\n"); err != nil {
 			return err
 		}
 		if err := renderTable(w, format, header, align, rows); err != nil {

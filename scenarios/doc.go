@@ -549,6 +549,16 @@
 // random draw comes from the scenario seed and the item's index, so a run is the same
 // whatever the number of workers.
 //
+// Every traffic item takes label: the name of its flows' group in the results (per_flow's
+// group, flows.csv, the per-group slowdown_by_size bins and the plots), 1 to 64 bytes of
+// printable text with no space at either end; without one an item is its kind and index in
+// the list ("poisson 0", "incast 1"). Items that share a label make one group, e.g. two
+// flows both labelled background. A new traffic kind takes label in its own block, read in
+// one place (rawTraffic.label) and checked there (itemLabel).
+//
+//	- poisson: {hosts: all, load: 0.5, workload: websearch, count: 1500, label: web search}
+//	- incast: {senders: [h17, h18], receiver: h1, size: 200KB, label: incast}
+//
 // # Library
 //
 // Bundled and BundledYAML give the scenarios shipped inside the binary (library/*.yaml).

@@ -125,7 +125,7 @@ func TestDefaults(t *testing.T) {
 		Link: LinkSpec{Rate: 100 * sim.Gbps, Delay: sim.Microsecond}}, Pos: Pos{4, 3}}, sc.Topology)
 	require.Len(t, sc.Traffic, 1)
 	require.Equal(t, Traffic{Kind: "flow", Pos: Pos{9, 5}, Flow: &Flow{Src: "h1", Dst: "h2", Size: 1_000_000,
-		Transport: "rocev2", Priority: 3, Pos: Pos{9, 11}}}, sc.Traffic[0])
+		Transport: "rocev2", Priority: 3, Pos: Pos{9, 11}}, Label: "flow 0"}, sc.Traffic[0])
 }
 
 func TestExplicitResolution(t *testing.T) {

@@ -67,6 +67,12 @@ traffic:
 		}},
 		{"rate 0 is no line rate", strings.Replace(twoHosts, "transport: rocev2}", "transport: rocev2, rate: 0}", 1),
 			[]string{"f.yaml:6:78: traffic.0.flow.rate: rate must be > 0: omit rate for line rate, or give a pace such as rate: 8Gbps"}},
+		{"empty label", strings.Replace(twoHosts, "transport: rocev2}", "transport: rocev2, label: ''}", 1),
+			[]string{`f.yaml:6:79: traffic.0.flow.label: label "" is empty: a label is 1 to 64 bytes of printable text naming the item's flows, e.g. label: background (omit it for "flow 0")`}},
+		{"label with a tab", strings.Replace(twoHosts, "transport: rocev2}", `transport: rocev2, label: "a\tb"}`, 1),
+			[]string{`f.yaml:6:79: traffic.0.flow.label: label "a\tb" holds the unprintable character U+0009: a label is 1 to 64 bytes of printable text naming the item's flows, e.g. label: background (omit it for "flow 0")`}},
+		{"long label", strings.Replace(twoHosts, "transport: rocev2}", "transport: rocev2, label: "+strings.Repeat("x", 65)+"}", 1),
+			[]string{`f.yaml:6:79: traffic.0.flow.label: label "` + strings.Repeat("x", 65) + `" is 65 bytes long: a label is 1 to 64 bytes of printable text naming the item's flows, e.g. label: background (omit it for "flow 0")`}},
 		{"a route via a host", strings.Replace(routedTwo, "via: r2", "via: h1", 1),
 			[]string{`f.yaml:13:44: topology.routes.0.via: "h1" is a host, and hosts do not forward: via is a neighbouring switch`}},
 	} {
@@ -122,4 +128,35 @@ func TestPauseOnALossyClassSaysWhy(t *testing.T) {
 		col := strings.Index(pause, "priority: 3") - strings.Index(pause, "  - ") + len("priority: ") + 1
 		require.Equal(t, fmt.Sprintf("f.yaml:8:%d: faults.0.pause.priority: %s", col, c.want), warns[0].Error())
 	}
+}
+
+// TestTrafficLabels: every kind takes a label; without one an item is its kind and index.
+func TestTrafficLabels(t *testing.T) {
+	file := `version: 1
+name: labels
+stop: 1ms
+topology: {preset: star, params: {hosts: 4, link: {rate: 100Gbps}}}
+traffic:
+  - flow: {src: h1, dst: h2, size: 1MB, transport: rocev2, label: victim}
+  - incast: {senders: [h1, h2], receiver: h3, size: 1MB, transport: rocev2}
+  - permutation: {hosts: all, size: 1MB, transport: rocev2, label: "perm é"}
+  - poisson: {hosts: all, load: 0.1, workload: websearch, count: 5, transport: rocev2}
+  - all_to_all: {hosts: [h1, h2], size: 1KB, transport: rocev2, label: victim}
+`
+	f, errs, _ := Load("f.yaml", []byte(file), nil)
+	require.Empty(t, errs)
+	sc := f.Scenario(0)
+	var got []string
+	for _, it := range sc.Traffic {
+		got = append(got, it.Label)
+	}
+	require.Equal(t, []string{"victim", "incast 1", "perm é", "poisson 3", "victim"}, got)
+	// --set reaches it as any field does.
+	f, errs, _ = Load("f.yaml", []byte(file), []Override{{Path: "traffic.1.incast.label", Value: "burst"}})
+	require.Empty(t, errs)
+	require.Equal(t, "burst", f.Scenario(0).Traffic[1].Label)
+	// A misspelt field offers label.
+	_, errs, _ = Load("f.yaml", []byte(strings.Replace(file, "label: victim}", "lable: victim}", 1)), nil)
+	require.NotEmpty(t, errs)
+	require.Contains(t, errs[0].Error(), `did you mean "label"`)
 }

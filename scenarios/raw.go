@@ -97,6 +97,26 @@ type rawTraffic struct {
 	Collective  *rawCollective  `yaml:"collective"`
 }
 
+// label is the item's label field, whatever its kind; nil when it gives none. A new traffic
+// kind adds its block here, so that every kind's label is checked in one place (itemLabel).
+func (t *rawTraffic) label() *string {
+	switch {
+	case t.Flow != nil:
+		return t.Flow.Label
+	case t.Incast != nil:
+		return t.Incast.Label
+	case t.Permutation != nil:
+		return t.Permutation.Label
+	case t.Poisson != nil:
+		return t.Poisson.Label
+	case t.AllToAll != nil:
+		return t.AllToAll.Label
+	case t.Collective != nil:
+		return t.Collective.Label
+	}
+	return nil
+}
+
 type rawFlow struct {
 	Src       string    `yaml:"src"`
 	Dst       string    `yaml:"dst"`
@@ -105,6 +125,7 @@ type rawFlow struct {
 	Transport string    `yaml:"transport"`
 	Priority  *int      `yaml:"priority"`
 	Rate      *Rate     `yaml:"rate"`
+	Label     *string   `yaml:"label"`
 }
 
 type rawIncast struct {
@@ -116,6 +137,7 @@ type rawIncast struct {
 	Priority  *int       `yaml:"priority"`
 	Rate      *Rate      `yaml:"rate"`
 	Repeat    *rawRepeat `yaml:"repeat"`
+	Label     *string    `yaml:"label"`
 }
 
 type rawRepeat struct {
@@ -130,6 +152,7 @@ type rawPermutation struct {
 	Transport string    `yaml:"transport"`
 	Priority  *int      `yaml:"priority"`
 	Rate      *Rate     `yaml:"rate"`
+	Label     *string   `yaml:"label"`
 }
 
 type rawPoisson struct {
@@ -143,6 +166,7 @@ type rawPoisson struct {
 	Transport string    `yaml:"transport"`
 	Priority  *int      `yaml:"priority"`
 	Rate      *Rate     `yaml:"rate"`
+	Label     *string   `yaml:"label"`
 }
 
 type rawAllToAll struct {
@@ -152,6 +176,7 @@ type rawAllToAll struct {
 	Transport string    `yaml:"transport"`
 	Priority  *int      `yaml:"priority"`
 	Rate      *Rate     `yaml:"rate"`
+	Label     *string   `yaml:"label"`
 }
 
 type rawCollective struct {

@@ -124,7 +124,11 @@ type Traffic struct {
 	Poisson     *Poisson
 	AllToAll    *AllToAll
 	Collective  *Collective
-	Pos         Pos
+	// Label names the item's flows as a group in the results (their group): the item's
+	// label field, else its kind and index in the list ("poisson 0", "incast 1"). Items may
+	// share a label; their flows then form one group.
+	Label string
+	Pos   Pos
 }
 
 // Poisson is open-loop traffic: each host of Hosts starts flows at the times of a Poisson

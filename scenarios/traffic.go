@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v4"
 
@@ -149,6 +151,7 @@ func (r *resolver) traffic(raw []rawTraffic) {
 		}
 		item := Traffic{Kind: kinds[0], Pos: r.pos(path)}
 		kp := path + "." + kinds[0]
+		item.Label = r.itemLabel(kp+".label", it.label(), kinds[0], i)
 		switch {
 		case it.Flow != nil:
 			item.Flow = r.flow(kp, it.Flow)
@@ -162,11 +165,50 @@ func (r *resolver) traffic(raw []rawTraffic) {
 			item.AllToAll = r.allToAll(kp, it.AllToAll)
 		case it.Collective != nil:
 			item.Collective = r.collective(kp, i, it.Collective)
+			if item.Collective != nil {
+				item.Label = item.Collective.Label // the job's name is its flows' group
+			}
 		default:
 			r.errf(kp, "%s is empty; it needs %s", kinds[0], kindNeeds[kinds[0]])
 		}
 		r.sc.Traffic = append(r.sc.Traffic, item)
 	}
+}
+
+// maxLabel bounds a traffic item's label: it heads table rows and plot legends.
+const maxLabel = 64
+
+// itemLabel resolves a traffic item's label at path: the one given, checked (1 to maxLabel
+// bytes of printable UTF-8, no space at either end), else the item's kind and index.
+func (r *resolver) itemLabel(path string, given *string, kind string, index int) string {
+	if given == nil {
+		return fmt.Sprintf("%s %d", kind, index)
+	}
+	l := *given
+	bad := ""
+	switch {
+	case l == "":
+		bad = "is empty"
+	case len(l) > maxLabel:
+		bad = fmt.Sprintf("is %d bytes long", len(l))
+	case !utf8.ValidString(l):
+		bad = "is not valid UTF-8"
+	case strings.TrimSpace(l) != l:
+		bad = "starts or ends with a space"
+	default:
+		for _, c := range l {
+			if !unicode.IsPrint(c) {
+				bad = fmt.Sprintf("holds the unprintable character %U", c)
+				break
+			}
+		}
+	}
+	if bad != "" {
+		r.errf(path, "label %q %s: a label is 1 to %d bytes of printable text naming the item's flows, e.g. label: background (omit it for %q)",
+			l, bad, maxLabel, fmt.Sprintf("%s %d", kind, index))
+		return fmt.Sprintf("%s %d", kind, index)
+	}
+	return l
 }
 
 func (r *resolver) flow(path string, f *rawFlow) *Flow {

@@ -16,9 +16,13 @@ const maxCurves = 10
 // figures are the sweep's plots: each table metric against each swept parameter but seed,
 // one curve per variant (and per value of the other parameters, if any), each point the
 // seeds' mean with its 95% interval as an error bar. Named METRIC-vs-PARAMETER (the
-// parameter's path as a file-name part), in metric order, then parameter order.
-func figures(m *Manifest) ([]*results.Figure, error) {
+// parameter's path as a file-name part), in metric order, then parameter order. A metric
+// that is the same at every point of every curve, with no interval (a count that stayed 0,
+// say), is not drawn: flat lists it, as "METRIC (VALUE at every point)".
+func figures(m *Manifest) ([]*results.Figure, []string, error) {
 	var figs []*results.Figure
+	var flat []string
+	flatSeen := map[string]bool{}
 	for pi, p := range m.Parameters {
 		if p.Path == seedParam {
 			continue
@@ -27,6 +31,13 @@ func figures(m *Manifest) ([]*results.Figure, error) {
 		for _, mt := range results.TableMetrics() {
 			curves, labels := curvesOf(m, pi, x, mt.Name)
 			if len(curves) == 0 {
+				continue
+			}
+			if v, ok := flatValue(curves); ok {
+				if !flatSeen[mt.Name] {
+					flatSeen[mt.Name] = true
+					flat = append(flat, fmt.Sprintf("%s (%s at every point)", mt.Name, strconv.FormatFloat(v, 'f', -1, 64)))
+				}
 				continue
 			}
 			caption := fmt.Sprintf("%s against %s, one curve per %s: each point is the mean over the seeds", mt.Name, p.Path, strings.Join(labels, " and "))
@@ -43,12 +54,27 @@ func figures(m *Manifest) ([]*results.Figure, error) {
 			f, err := results.NewErrorFigure(mt.Name+"-vs-"+results.Slug(p.Path), m.Scenario+": "+mt.Name+" against "+p.Path,
 				caption, x.axis, mt.Name, curves)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			figs = append(figs, f)
 		}
 	}
-	return figs, nil
+	return figs, flat, nil
+}
+
+// flatValue is the one value every point of curves has, when they have one and no
+// interval.
+func flatValue(curves []results.ErrorCurve) (float64, bool) {
+	v, set := 0.0, false
+	for _, c := range curves {
+		for k, y := range c.Y {
+			if c.Err[k] != 0 || (set && y != v) {
+				return 0, false
+			}
+			v, set = y, true
+		}
+	}
+	return v, set
 }
 
 // seedCount is the number of seeds each combination ran under (the seed axis's values).

@@ -26,13 +26,14 @@ type report struct {
 	Header  []string   // the summary table's header
 	Rows    [][]string // a row per summary entry: variant, parameters, seeds, metrics
 	Figures []reportFigure
+	Flat    []string // the metrics not plotted because they never change
 }
 
 // writeReport writes the sweep as one self-contained HTML page: its parameters, the seeds'
 // summary (each metric's mean ±95% interval per variant and combination of the
 // parameters), every plot inline with its caption, and links to the files.
-func writeReport(w io.Writer, m *Manifest, figs []*results.Figure) error {
-	r := report{M: m, Header: []string{"variant"}}
+func writeReport(w io.Writer, m *Manifest, figs []*results.Figure, flat []string) error {
+	r := report{M: m, Header: []string{"variant"}, Flat: flat}
 	metrics := results.TableMetrics()
 	for _, p := range m.Parameters {
 		if p.Path != seedParam {

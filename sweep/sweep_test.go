@@ -292,7 +292,11 @@ func TestSweepCSVHasARowPerPointAndVariant(t *testing.T) {
 	require.NoError(t, err)
 	header := rows[0]
 	require.Equal(t, []string{"point", "switch.ecn.kmax", "switch.pfc.priorities", "variant", "transport", "seed"}, header[:6])
-	require.Equal(t, results.TableCSVHeader()[2:], header[6:])
+	n := len(results.TableCSVHeader()) - 2
+	require.Equal(t, results.TableCSVHeader()[2:], header[6:6+n])
+	require.Equal(t, []string{"slowdown_p50_0B-10KB", "slowdown_p99_0B-10KB", "slowdown_p50_10KB-100KB", "slowdown_p99_10KB-100KB",
+		"slowdown_p50_100KB-1MB", "slowdown_p99_100KB-1MB", "slowdown_p50_1MB-10MB", "slowdown_p99_1MB-10MB",
+		"slowdown_p50_>=10MB", "slowdown_p99_>=10MB"}, header[6+n:], "then the slowdown by size of all flows")
 	require.Contains(t, header, "fct_p99_us")
 	require.Len(t, rows, 1+12*2, "one header, then a row per point and variant")
 	for k, row := range rows[1:] {

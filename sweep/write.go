@@ -150,7 +150,7 @@ func Write(dir string, m *Manifest, shard *ShardInfo) error {
 	if shard != nil {
 		return nil
 	}
-	figs, err := figures(&out)
+	figs, flat, err := figures(&out)
 	if err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func Write(dir string, m *Manifest, shard *ShardInfo) error {
 		return err
 	}
 	for _, f := range figs {
-		for _, format := range []string{"png", "svg"} {
+		for _, format := range results.FigureFormats {
 			if err := results.WriteFileAtomic(filepath.Join(dir, DirPlots, f.Name+"."+format), func(w io.Writer) error {
 				return f.Render(w, format)
 			}); err != nil {
@@ -166,7 +166,7 @@ func Write(dir string, m *Manifest, shard *ShardInfo) error {
 			}
 		}
 	}
-	return results.WriteFileAtomic(filepath.Join(dir, FileHTML), func(w io.Writer) error { return writeReport(w, &out, figs) })
+	return results.WriteFileAtomic(filepath.Join(dir, FileHTML), func(w io.Writer) error { return writeReport(w, &out, figs, flat) })
 }
 
 // readPoint reads a point's document from dir, checking that it is the point's.
@@ -196,7 +196,7 @@ const seedParam = "seed"
 // csvHeader is sweep.csv's header: the point's name, each parameter but seed (by its path),
 // the variant, its transport and seed, then the comparison table's CSV columns
 // (results.TableCSVHeader: units in the names, full precision, empty for a statistic of
-// nothing).
+// nothing), then the p50 and p99 slowdown of each flow-size bin of all flows.
 func csvHeader(params []Parameter) []string {
 	header := []string{"point"}
 	for _, p := range params {
@@ -205,7 +205,45 @@ func csvHeader(params []Parameter) []string {
 		}
 	}
 	header = append(header, "variant", "transport", "seed")
-	return append(header, results.TableCSVHeader()[2:]...)
+	header = append(header, results.TableCSVHeader()[2:]...)
+	for _, b := range defaultBins() {
+		header = append(header, "slowdown_p50_"+b.Range(), "slowdown_p99_"+b.Range())
+	}
+	return header
+}
+
+// defaultBins are the slowdown_by_size bins of a point's run (the default edges): sweep.csv
+// gives each one's p50 and p99 slowdown, named by its range ("slowdown_p99_0B-10KB").
+func defaultBins() []results.SizeBin {
+	var bins []results.SizeBin
+	lo := int64(0)
+	for _, e := range results.DefaultSizeEdges {
+		hi := e
+		bins = append(bins, results.SizeBin{LoBytes: lo, HiBytes: &hi})
+		lo = e
+	}
+	return append(bins, results.SizeBin{LoBytes: lo})
+}
+
+// binCells are v's p50 and p99 slowdown of each default bin, at full precision, empty for
+// a bin with no completed flow or one the run did not have.
+func binCells(v *results.Variant) []string {
+	var cells []string
+	for _, want := range defaultBins() {
+		p50, p99 := "", ""
+		for _, b := range v.OverallSizeBins() {
+			if b.Range() == want.Range() {
+				if b.P50 != nil {
+					p50 = strconv.FormatFloat(*b.P50, 'f', -1, 64)
+				}
+				if b.P99 != nil {
+					p99 = strconv.FormatFloat(*b.P99, 'f', -1, 64)
+				}
+			}
+		}
+		cells = append(cells, p50, p99)
+	}
+	return cells
 }
 
 // csvRow is variant v of point pt as a row of sweep.csv.
@@ -218,7 +256,8 @@ func csvRow(params []Parameter, pt PointInfo, v *results.Variant) []string {
 	}
 	table := results.TableCSVRow(v)
 	row = append(row, table[0], table[1], strconv.FormatUint(v.Seed, 10))
-	return append(row, table[2:]...)
+	row = append(row, table[2:]...)
+	return append(row, binCells(v)...)
 }
 
 // summarize groups the rows by variant and the parameters other than seed, in the order

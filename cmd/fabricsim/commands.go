@@ -76,7 +76,7 @@ With no arguments it runs the bundled scenario "tradeoff".`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err} })
 	root.AddCommand(runCmd, newListCommand(stdout), newShowCommand(stdout), newValidateCommand(stdout, stderr),
 		newExplainCommand(stdout, stderr), newBenchCommand(stdout, stderr),
-		newSweepCommand(stdout, stderr), newMergeCommand(stdout))
+		newSweepCommand(stdout, stderr), newMergeCommand(stdout), newCompareCommand(stdout))
 	return root
 }
 

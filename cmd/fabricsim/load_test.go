@@ -17,7 +17,7 @@ func TestUnknownCommandNamesTheCommands(t *testing.T) {
 	status, stdout, stderr := fabricsim(t, "rnu")
 	require.Equal(t, 2, status)
 	require.Empty(t, stdout)
-	require.Equal(t, `fabricsim: unknown command "rnu" (did you mean "run"?); the commands are bench, completion, explain, list, merge, run, show, sweep, validate (a scenario file runs with: fabricsim run FILE)`+"\n", stderr)
+	require.Equal(t, `fabricsim: unknown command "rnu" (did you mean "run"?); the commands are bench, compare, completion, explain, list, merge, run, show, sweep, validate (a scenario file runs with: fabricsim run FILE)`+"\n", stderr)
 	require.NotContains(t, stderr, "fabricsim fabricsim")
 }
 

@@ -257,13 +257,87 @@ func TestSizeBinsFlag(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(data, &doc))
 	bins := doc.Variants[0].Bins
-	require.Len(t, bins, 3)
+	require.Len(t, bins, 3*3, "all flows' 3 bins, then those of each flow item (2 groups)")
 	require.EqualValues(t, 1000, bins[1].Lo)
 	require.EqualValues(t, 1_000_000, *bins[1].Hi)
 	require.Nil(t, bins[2].Hi)
-	for _, bad := range []string{"1MB,1KB", "10", "0B", "1KB,,2KB"} {
+	for _, bad := range []string{"1MB,1KB", "10", "0B", "1KB,,2KB", "quantiles:1", "quantiles:x", "quantiles:101"} {
 		status, _, stderr = fabricsim(t, "run", path, "-q", "--size-bins", bad)
 		require.Equal(t, 2, status, bad)
 		require.Contains(t, stderr, "--size-bins", bad)
+	}
+}
+
+// TestQuantileBinsAndWarmup: --size-bins quantiles:N makes equal-population bins of the
+// flows' sizes, and --warmup T leaves the flows starting before T out of fct_us and the bins.
+func TestQuantileBinsAndWarmup(t *testing.T) {
+	// Four flows of 1, 2, 3 and 4 KB from h1, h2, h1, h2 to h3, starting 0, 0, 100 and 100 us.
+	file := `version: 1
+name: quant
+stop: 5ms
+topology: {preset: star, params: {hosts: 3, link: {rate: 100Gbps, delay: 1us}}}
+traffic:
+  - flow: {src: h1, dst: h3, size: 1KB, transport: rocev2}
+  - flow: {src: h2, dst: h3, size: 2KB, transport: rocev2}
+  - flow: {src: h1, dst: h3, size: 3KB, start: 100us, transport: rocev2}
+  - flow: {src: h2, dst: h3, size: 4KB, start: 100us, transport: rocev2}
+`
+	path := writeFile(t, "quant.yaml", file)
+	type bin struct {
+		Lo    int64  `json:"lo_bytes"`
+		Flows int64  `json:"flows"`
+		Group string `json:"group"`
+	}
+	read := func(args ...string) (bins []bin, completed int64, fcts []float64) {
+		j := filepath.Join(t.TempDir(), "r.json")
+		status, _, stderr := fabricsim(t, append([]string{"run", path, "-q", "--json", j}, args...)...)
+		require.Equal(t, 0, status, stderr)
+		data, err := os.ReadFile(j)
+		require.NoError(t, err)
+		var doc struct {
+			Variants []struct {
+				Bins  []bin `json:"slowdown_by_size"`
+				Flows struct {
+					Completed int64 `json:"completed"`
+				} `json:"flows"`
+				FCT struct {
+					Mean float64 `json:"mean"`
+				} `json:"fct_us"`
+				PerFlow []struct {
+					FCT float64 `json:"fct_us"`
+				} `json:"per_flow"`
+			}
+		}
+		require.NoError(t, json.Unmarshal(data, &doc))
+		v := doc.Variants[0]
+		for _, f := range v.PerFlow {
+			fcts = append(fcts, f.FCT)
+		}
+		fcts = append(fcts, v.FCT.Mean)
+		return v.Bins, v.Flows.Completed, fcts
+	}
+	// Quartiles of 1..4 KB: edges 2, 3 and 4 KB, one flow a bin; four items, four groups.
+	bins, _, _ := read("--size-bins", "quantiles:4")
+	require.Len(t, bins, 4+4*4)
+	for i, lo := range []int64{0, 2000, 3000, 4000} {
+		require.Equal(t, lo, bins[i].Lo)
+		require.EqualValues(t, 1, bins[i].Flows)
+	}
+	require.Equal(t, "flow 0", bins[4].Group)
+	bins, completed, fcts := read("--warmup", "50us", "--size-bins", "quantiles:2")
+	require.EqualValues(t, 4, completed, "the counts keep every flow")
+	// The FCT mean is of the two later flows only.
+	require.InDelta(t, (fcts[2]+fcts[3])/2, fcts[4], 1e-9)
+	var measured int64
+	for _, b := range bins {
+		if b.Group == "" {
+			measured += b.Flows
+		}
+	}
+	require.EqualValues(t, 2, measured)
+	for _, bad := range []string{"-1ms", "10", "soon"} {
+		status, _, stderr := fabricsim(t, "run", path, "-q", "--warmup", bad)
+		require.Equal(t, 2, status, bad)
+		require.Contains(t, stderr, "--warmup", bad)
 	}
 }

@@ -42,7 +42,7 @@ func TestREADMESetUpIsWhatCIRuns(t *testing.T) {
 	require.NotRegexp(t, `(?m)^go test \./\.\.\.`, ci, "and not a test command of its own")
 
 	script := readRepoFile(t, "test.sh")
-	for _, tool := range []string{"tshark", "chromium"} {
+	for _, tool := range []string{"tshark", "chromium", "poppler-utils"} {
 		require.Contains(t, script, "missing+=("+tool+")", "test.sh installs %s when missing", tool)
 	}
 	require.Regexp(t, `(?m)^go test \./\.\.\. "\$@"\n*$`, script, "test.sh ends by running the tests")

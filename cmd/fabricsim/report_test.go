@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"html"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -73,4 +76,47 @@ func TestReportRendersInChromium(t *testing.T) {
 	require.NoError(t, err)
 	require.Greater(t, len(data), 10_000, "a screenshot with something on it")
 	require.Equal(t, "\x89PNG", string(data[:4]))
+}
+
+// TestReportComparisonFitsA1400pxWindow opens tradeoff's and a replicated lossy-link's
+// (two of its variants, five seeds each) report.html in headless Chromium with a 1,400 px window and
+// measures the rendered comparison: every table of it ends inside the window, and the page
+// does not scroll sideways, so no column (the PFC ones were past the edge) is hidden. The
+// measurement is a copy of the page with a script that writes the sizes into the DOM.
+func TestReportComparisonFitsA1400pxWindow(t *testing.T) {
+	const viewport = 1400
+	for _, args := range [][]string{{"tradeoff"}, {"lossy-link", "--variant", "RoCEv2 loss 1%", "--variant", "iWARP loss 1%"}} {
+		dir := t.TempDir()
+		status, _, errOut := fabricsim(t, append(append([]string{"run"}, args...), "-q", "-o", dir, "--format", "csv")...)
+		require.Zero(t, status, errOut)
+		page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+		require.NoError(t, err)
+		probe := `<script>
+const c = document.getElementById("comparison");
+const rights = [...c.querySelectorAll("table")].map(t => Math.ceil(t.getBoundingClientRect().right));
+document.body.setAttribute("data-fit", JSON.stringify({inner: window.innerWidth,
+  scroll: document.documentElement.scrollWidth, tables: rights,
+  headers: [...c.querySelectorAll("th")].map(h => h.textContent)}));
+</script></body>`
+		measured := filepath.Join(dir, "measured.html")
+		require.NoError(t, os.WriteFile(measured, bytes.Replace(page, []byte("</body>"), []byte(probe), 1), 0o644))
+		dom := browse(t, measured, "--dump-dom", "--window-size="+strconv.Itoa(viewport)+",1000")
+		m := regexp.MustCompile(`data-fit="([^"]*)"`).FindStringSubmatch(dom)
+		require.NotNil(t, m, "the probe ran")
+		var fit struct {
+			Inner, Scroll int
+			Tables        []int
+			Headers       []string
+		}
+		require.NoError(t, json.Unmarshal([]byte(html.UnescapeString(m[1])), &fit))
+		require.Equal(t, viewport, fit.Inner)
+		require.LessOrEqual(t, fit.Scroll, viewport, "%v: the page scrolls sideways", args)
+		require.NotEmpty(t, fit.Tables)
+		for i, right := range fit.Tables {
+			require.LessOrEqual(t, right, viewport, "%v: comparison table %d ends at %d px", args, i, right)
+		}
+		for _, col := range []string{"pause_frames", "paused_us", "ecn_marks", "cnps", "deadlocks"} {
+			require.Contains(t, fit.Headers, col, "%v: the comparison shows %s", args, col)
+		}
+	}
 }

@@ -48,7 +48,9 @@ type runSettings struct {
 	force     bool
 	json, out string
 	sizeEdges []int64
-	seeds     int // --seeds: 0 unless given
+	sizeQuant int     // --size-bins quantiles:N: 0 unless given
+	warmup    float64 // --warmup, in us: 0 unless given
+	seeds     int     // --seeds: 0 unless given
 	maxEvents uint64
 	maxWall   time.Duration
 
@@ -102,11 +104,18 @@ func readSettings(cmd *cobra.Command, v *viper.Viper) (runSettings, error) {
 	s.json, s.jsonSrc, _ = raw("json")
 	s.out, s.outSrc, _ = raw("out")
 	if val, src, set := raw("size-bins"); set {
-		edges, err := parseSizeBins(val)
+		edges, n, err := parseSizeBins(val)
 		if err != nil {
 			bad(src, "%v", err)
 		}
-		s.sizeEdges = edges
+		s.sizeEdges, s.sizeQuant = edges, n
+	}
+	if val, src, set := raw("warmup"); set {
+		d, err := scenarios.ParseDuration(val)
+		if err != nil || d < 0 {
+			bad(src, "%q: flows that start before this time are left out of the FCT and slowdown statistics; a time with a unit, e.g. 1ms (or 0)", val)
+		}
+		s.warmup = d.Microseconds()
 	}
 	if val, src, set := raw("seeds"); set {
 		n, err := strconv.Atoi(val)
@@ -168,24 +177,35 @@ func workersOf(val, what string) (int, error) {
 	return n, nil
 }
 
+// maxQuantileBins bounds --size-bins quantiles:N: a bin of fewer than 1% of the flows has
+// no p99 of its own.
+const maxQuantileBins = 100
+
 // parseSizeBins reads --size-bins: sizes with units, comma-separated, each above the one
-// before; "" means the default edges (nil).
-func parseSizeBins(s string) ([]int64, error) {
+// before, or quantiles:N (N equal-population bins, 2 to maxQuantileBins, returned as n);
+// "" means the default edges (nil).
+func parseSizeBins(s string) (edges []int64, n int, err error) {
 	if strings.TrimSpace(s) == "" {
-		return nil, nil
+		return nil, 0, nil
 	}
-	var edges []int64
+	if q, ok := strings.CutPrefix(strings.TrimSpace(s), "quantiles:"); ok {
+		n, err := strconv.Atoi(q)
+		if err != nil || n < 2 || n > maxQuantileBins {
+			return nil, 0, fmt.Errorf("%q: quantiles:N takes N from 2 to %d, the number of bins of equal flow count, e.g. quantiles:20", s, maxQuantileBins)
+		}
+		return nil, n, nil
+	}
 	for _, part := range strings.Split(s, ",") {
 		n, err := scenarios.ParseSize(strings.TrimSpace(part))
 		if err != nil {
-			return nil, fmt.Errorf("%q: %v (want sizes with units, e.g. 10KB,100KB,1MB)", part, err)
+			return nil, 0, fmt.Errorf("%q: %v (want sizes with units, e.g. 10KB,100KB,1MB, or quantiles:20)", part, err)
 		}
 		if n <= 0 || (len(edges) > 0 && n <= edges[len(edges)-1]) {
-			return nil, fmt.Errorf("%q: edges are positive and each above the one before", part)
+			return nil, 0, fmt.Errorf("%q: edges are positive and each above the one before", part)
 		}
 		edges = append(edges, n)
 	}
-	return edges, nil
+	return edges, 0, nil
 }
 
 // writable checks that files can be created in dir, or in the directory that will hold it
@@ -309,10 +329,14 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 				return err
 			}
 			doc.Overrides = sets
-			if s.sizeEdges != nil {
+			if s.sizeEdges != nil || s.sizeQuant > 0 || s.warmup > 0 {
 				for i := range doc.Variants {
-					doc.Variants[i].SizeEdges = s.sizeEdges
-					results.Summarize(&doc.Variants[i])
+					v := &doc.Variants[i]
+					v.SizeEdges, v.SizeQuantiles, v.WarmupUS = s.sizeEdges, s.sizeQuant, s.warmup
+					results.Summarize(v)
+				}
+				if len(doc.Replication) > 0 {
+					results.Replicate(doc) // its FCT and slowdown means change with the warm-up
 				}
 			}
 			// The table first: a results file that cannot be written does not lose it.
@@ -343,7 +367,8 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 	fl.StringArrayVar(&variants, "variant", nil, "run only the variant `NAME` (repeatable)")
 	fl.StringArrayVar(&pcaps, "pcap", nil, "write the packets crossing a link (`NODE:PORT`, ports from 1, or A-B) to a pcap file in the --out directory (repeatable)")
 	fl.Int("seeds", 0, "run each variant under `N` seeds (the scenario's seed and the N-1 after it) and report means with 95% intervals")
-	fl.String("size-bins", "", "flow-size bin edges of slowdown_by_size, e.g. `10KB,100KB,1MB,10MB` (the default)")
+	fl.String("size-bins", "", "flow-size bin edges of slowdown_by_size, e.g. `10KB,100KB,1MB,10MB` (the default), or quantiles:N for N bins of equal flow count")
+	fl.String("warmup", "", "leave the flows that start before this `time` (e.g. 1ms) out of the FCT and slowdown statistics")
 	fl.Uint64("max-events", 0, "stop each variant after `N` events if it needs more (exit 3, results so far written)")
 	fl.Duration("max-wall", 0, "stop the run after this wall-clock `time`, e.g. 5m (exit 3, results so far written)")
 	fl.BoolP("quiet", "q", false, "no progress display")

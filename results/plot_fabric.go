@@ -1,0 +1,268 @@
+package results
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"sort"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// fabricNode is a node of the fabric drawing: its tier (0 for hosts, then the hops from
+// the nearest host: leaves or edges 1, spines or aggregation 2, cores 3) and its place in it.
+type fabricNode struct {
+	name string
+	tier int
+	x    float64
+}
+
+// fabricEdge is a link of the drawing: its two ends, the busier direction's utilisation,
+// and how long each end's sending was paused by the other (pfc_ports' paused_us).
+type fabricEdge struct {
+	a, b             int
+	util             float64
+	pausedA, pausedB float64 // us
+}
+
+// fabricDrawing is the plotter of a fabric figure.
+type fabricDrawing struct {
+	nodes    []fabricNode
+	edges    []fabricEdge
+	simUS    float64
+	labelled bool // node names drawn (not when a tier is too crowded)
+}
+
+// utilColour is a link's colour by utilisation: light grey when idle, through blue to red
+// when busy all the time.
+func utilColour(u float64) color.Color {
+	u = math.Max(0, math.Min(1, u))
+	switch {
+	case u < 0.01:
+		return color.Gray{Y: 200}
+	case u < 0.5:
+		return color.RGBA{0, 114, 178, 255}
+	case u < 0.9:
+		return color.RGBA{230, 159, 0, 255}
+	}
+	return color.RGBA{213, 94, 0, 255}
+}
+
+// utilClasses name utilColour's colours in the legend.
+var utilClasses = []struct {
+	label string
+	u     float64
+}{{"link idle (< 1%)", 0}, {"link busy 1-50%", 0.2}, {"link busy 50-90%", 0.7}, {"link busy >= 90%", 0.95}}
+
+// Plot implements plot.Plotter: links under nodes, paused ends on the links.
+func (d *fabricDrawing) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, trY := plt.Transforms(&c)
+	at := func(i int) vg.Point { return vg.Point{X: trX(d.nodes[i].x), Y: trY(float64(d.nodes[i].tier))} }
+	for _, e := range d.edges {
+		pa, pb := at(e.a), at(e.b)
+		c.StrokeLine2(draw.LineStyle{Color: utilColour(e.util), Width: vg.Points(0.8 + 2.5*e.util)}, pa.X, pa.Y, pb.X, pb.Y)
+		// A paused end: a red dot a fifth of the way along, larger the longer it was paused.
+		for _, end := range []struct {
+			from, to vg.Point
+			us       float64
+		}{{pa, pb, e.pausedA}, {pb, pa, e.pausedB}} {
+			if end.us <= 0 {
+				continue
+			}
+			share := math.Min(1, end.us/math.Max(d.simUS, 1e-9))
+			p := vg.Point{X: end.from.X + (end.to.X-end.from.X)/5, Y: end.from.Y + (end.to.Y-end.from.Y)/5}
+			c.DrawGlyph(draw.GlyphStyle{Color: pausedColour, Radius: vg.Points(2 + 4*share), Shape: draw.CircleGlyph{}}, p)
+		}
+	}
+	for i, n := range d.nodes {
+		p := at(i)
+		style := draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3.5), Shape: draw.BoxGlyph{}}
+		if n.tier == 0 {
+			style = draw.GlyphStyle{Color: color.Gray{Y: 60}, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
+		}
+		c.DrawGlyph(style, p)
+		if d.labelled || n.tier > 0 {
+			ts := plt.X.Tick.Label
+			ts.XAlign, ts.YAlign = draw.XCenter, draw.YTop
+			if n.tier > 0 {
+				ts.YAlign = draw.YBottom
+				p.Y += vg.Points(5)
+			} else {
+				p.Y -= vg.Points(5)
+			}
+			c.FillText(ts, p, n.name)
+		}
+	}
+}
+
+// DataRange implements plot.DataRanger: the unit width, the tiers with room round them.
+func (d *fabricDrawing) DataRange() (xmin, xmax, ymin, ymax float64) {
+	top := 0
+	for _, n := range d.nodes {
+		top = max(top, n.tier)
+	}
+	return 0, 1, -0.6, float64(top) + 0.6
+}
+
+// maxLabelledHosts is the most hosts a fabric drawing names; beyond, their names overlap.
+const maxLabelledHosts = 24
+
+// fabricFigure draws v's fabric by tier, from the links that carried a frame: hosts at the
+// bottom, each switch tier above by its hops from the nearest host, every link coloured by
+// its busier direction's utilisation, and a red dot near each end whose sending a PFC pause
+// held, larger the longer (pfc_ports).
+func fabricFigure(v *Variant) (*Figure, string, error) {
+	if len(v.Links) == 0 {
+		return nil, "no link carried a frame", nil
+	}
+	index := map[string]int{}
+	var names []string
+	node := func(n string) int {
+		i, ok := index[n]
+		if !ok {
+			i = len(names)
+			index[n] = i
+			names = append(names, n)
+		}
+		return i
+	}
+	type pair struct{ a, b int }
+	edges := map[pair]*fabricEdge{}
+	var order []pair
+	adj := map[int][]int{}
+	for _, l := range v.Links {
+		a, b := node(l.From), node(l.To)
+		k := pair{min(a, b), max(a, b)}
+		e := edges[k]
+		if e == nil {
+			e = &fabricEdge{a: k.a, b: k.b}
+			edges[k] = e
+			order = append(order, k)
+			adj[a], adj[b] = append(adj[a], b), append(adj[b], a)
+		}
+		e.util = math.Max(e.util, l.Utilization)
+	}
+	for _, p := range v.PFCPorts {
+		a, okA := index[p.Node]
+		b, okB := index[p.Peer]
+		if !okA || !okB {
+			continue
+		}
+		if e := edges[pair{min(a, b), max(a, b)}]; e != nil {
+			if a == e.a {
+				e.pausedA += p.PausedUS
+			} else {
+				e.pausedB += p.PausedUS
+			}
+		}
+	}
+	// Hosts are the flows' ends; tiers are the hops from the nearest host (breadth first).
+	tier := make([]int, len(names))
+	for i := range tier {
+		tier[i] = -1
+	}
+	var queue []int
+	for _, f := range v.PerFlow {
+		for _, h := range []string{f.Src, f.Dst} {
+			if i, ok := index[h]; ok && tier[i] < 0 {
+				tier[i] = 0
+				queue = append(queue, i)
+			}
+		}
+	}
+	for len(queue) > 0 {
+		i := queue[0]
+		queue = queue[1:]
+		for _, j := range adj[i] {
+			if tier[j] < 0 {
+				tier[j] = tier[i] + 1
+				queue = append(queue, j)
+			}
+		}
+	}
+	d := &fabricDrawing{simUS: v.SimTimeUS}
+	byTier := map[int][]int{}
+	for i, t := range tier {
+		if t < 0 {
+			t = 1 // a node no host reaches through a used link
+		}
+		tier[i] = t
+		byTier[t] = append(byTier[t], i)
+	}
+	d.nodes = make([]fabricNode, len(names))
+	hosts := len(byTier[0])
+	for t, members := range byTier {
+		sort.SliceStable(members, func(a, b int) bool { return naturalLess(names[members[a]], names[members[b]]) })
+		for k, i := range members {
+			d.nodes[i] = fabricNode{name: names[i], tier: t, x: (float64(k) + 0.5) / float64(len(members))}
+		}
+	}
+	d.labelled = hosts <= maxLabelledHosts
+	for _, k := range order {
+		d.edges = append(d.edges, *edges[k])
+	}
+	f := newFigure("fabric-", v.Name, v.Name+": the fabric, its load and its pauses", "", "")
+	f.Caption = "The fabric as the run used it: hosts at the bottom, each switch tier above by its hops from the nearest host (leaves, then spines, or a fat-tree's edges, aggregation and cores), every link that carried a frame coloured and thickened by its busier direction's utilisation (links' utilization), and a red dot near each end whose sending PFC paused, larger the longer (pfc_ports' paused_us over the run)."
+	if !d.labelled {
+		f.Caption += fmt.Sprintf(" The %d hosts are not named.", hosts)
+	}
+	f.plot.Add(d)
+	f.fabric = d
+	f.plot.HideAxes()
+	f.plot.X.Min, f.plot.X.Max = 0, 1
+	top := 0
+	for t := range byTier {
+		top = max(top, t)
+	}
+	f.plot.Y.Min, f.plot.Y.Max = -0.6, float64(top)+0.6
+	for _, u := range utilClasses {
+		f.legend = append(f.legend, legendEntry{u.label, lineThumb{utilColour(u.u), vg.Points(0.8 + 2.5*u.u)}})
+	}
+	f.legend = append(f.legend, legendEntry{"sending paused by PFC", dotThumb{}})
+	f.Curves = append(f.Curves, Curve{Label: "links", Points: len(d.edges)})
+	return f, "", nil
+}
+
+// lineThumb is a legend swatch of a line of a colour and width.
+type lineThumb struct {
+	c color.Color
+	w vg.Length
+}
+
+func (t lineThumb) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(draw.LineStyle{Color: t.c, Width: t.w}, c.Min.X, y, c.Max.X, y)
+}
+
+// pausedColour marks a paused end.
+var pausedColour = color.RGBA{200, 0, 0, 255}
+
+// dotThumb is the legend swatch of a paused end.
+type dotThumb struct{}
+
+func (dotThumb) Thumbnail(c *draw.Canvas) {
+	c.DrawGlyph(draw.GlyphStyle{Color: pausedColour, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}, c.Center())
+}
+
+// naturalLess orders names with their numbers by value: h2 before h10.
+func naturalLess(a, b string) bool {
+	split := func(s string) (string, int) {
+		i := len(s)
+		for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+			i--
+		}
+		n := 0
+		for _, c := range s[i:] {
+			n = 10*n + int(c-'0')
+		}
+		return s[:i], n
+	}
+	pa, na := split(a)
+	pb, nb := split(b)
+	if pa != pb {
+		return pa < pb
+	}
+	return na < nb
+}

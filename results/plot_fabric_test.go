@@ -1,0 +1,44 @@
+package results
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestFabricTiers: hosts (the flows' ends) are tier 0, each switch its hops from the nearest
+// host; a link's two directions are one edge at the busier one's utilisation; a paused
+// sending port marks its own end.
+func TestFabricTiers(t *testing.T) {
+	v := &Variant{Name: "v", SimTimeUS: 100,
+		Links: []Link{{From: "h1", To: "leaf1", Utilization: 0.2}, {From: "leaf1", To: "h1", Utilization: 0.6},
+			{From: "leaf1", To: "spine1", Utilization: 0.5}, {From: "spine1", To: "leaf2", Utilization: 0.5},
+			{From: "leaf2", To: "h10", Utilization: 0.95}, {From: "h2", To: "leaf1", Utilization: 0.1}},
+		PerFlow:  []Flow{{ID: 1, Src: "h1", Dst: "h10"}, {ID: 2, Src: "h2", Dst: "h10"}},
+		PFCPorts: []PFCPort{{Node: "spine1", Peer: "leaf2", PausedUS: 40}},
+	}
+	f, why, err := fabricFigure(v)
+	require.NoError(t, err)
+	require.Empty(t, why)
+	d := f.fabric
+	tiers := map[string]int{}
+	for _, n := range d.nodes {
+		tiers[n.name] = n.tier
+	}
+	require.Equal(t, map[string]int{"h1": 0, "h2": 0, "h10": 0, "leaf1": 1, "leaf2": 1, "spine1": 2}, tiers)
+	require.Len(t, d.edges, 5, "h1-leaf1's two directions are one link")
+	for _, e := range d.edges {
+		a, b := d.nodes[e.a].name, d.nodes[e.b].name
+		switch {
+		case a == "h1" && b == "leaf1" || a == "leaf1" && b == "h1":
+			require.Equal(t, 0.6, e.util, "the busier direction")
+		case a == "spine1" && b == "leaf2":
+			require.Equal(t, 40.0, e.pausedA)
+		case a == "leaf2" && b == "spine1":
+			require.Equal(t, 40.0, e.pausedB)
+		}
+	}
+	require.True(t, naturalLess("h2", "h10"))
+	_, why, _ = fabricFigure(&Variant{})
+	require.Equal(t, "no link carried a frame", why)
+}

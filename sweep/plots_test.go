@@ -1,0 +1,30 @@
+package sweep
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fabricsim/fabricsim/results"
+)
+
+// TestFlatMetricsAreNotPlotted: a metric that is the same at every point (drops 0 at both
+// buffer sizes) gets no plot but a line saying so; one that changes gets its plot.
+func TestFlatMetricsAreNotPlotted(t *testing.T) {
+	m := &Manifest{Scenario: "s", Parameters: []Parameter{{Path: "switch.buffer", Values: []string{"1MB", "2MB"}}}}
+	for i, buf := range []string{"1MB", "2MB"} {
+		metrics := map[string]results.Estimate{}
+		for _, mt := range results.TableMetrics() {
+			metrics[mt.Name] = results.Estimate{Mean: 0}
+		}
+		metrics["goodput_gbps"] = results.Estimate{Mean: 10 * float64(i+1)}
+		m.Summary = append(m.Summary, Summary{Variant: "v", Parameters: map[string]string{"switch.buffer": buf},
+			Seeds: []uint64{1}, Metrics: metrics})
+	}
+	figs, flat, err := figures(m)
+	require.NoError(t, err)
+	require.Len(t, figs, 1)
+	require.Equal(t, "goodput_gbps-vs-switch-buffer", figs[0].Name)
+	require.Len(t, flat, len(results.TableMetrics())-1)
+	require.Contains(t, flat, "drops (0 at every point)")
+}
