@@ -127,6 +127,9 @@ func (j *jobRun) ideal() jobIdeal {
 		if fr.Segments() > 1 {
 			full, payload = fr.SegmentWire(1), fr.SegmentPayload(1)
 		}
+	case "uet":
+		mtu := int64(f.starter.uc.MTU)
+		full, payload = transports.UETWireBytes(mtu), mtu
 	default:
 		rc := f.starter.configs[j.c.Transport]
 		full, payload = transports.RoCEWireBytes(rc.Version, int64(rc.MTU), false), int64(rc.MTU)

@@ -86,8 +86,7 @@ func (r *UETReceiver) onData(now sim.Time, p *topology.Packet) {
 		r.ooo++
 	}
 	if r.expected == r.npkts && r.flow.Status == Pending {
-		r.flow.Status, r.flow.Finish = Completed, now
-		r.reg.ended()
+		r.reg.complete(r.index, now) // a collective's next messages wait for this (OnComplete)
 		force = true
 	}
 	if ce || r.accepted >= r.ackBytes || force {
