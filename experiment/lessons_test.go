@@ -47,7 +47,7 @@ func variantNamed(t *testing.T, d *results.Document, name string) *results.Varia
 // small-flow tail of the lossless variants, DCQCN cuts it, DCTCP without PFC cuts it most.
 func TestWebsearchLeafSpineLesson(t *testing.T) {
 	d := golden(t, "websearch-leafspine")
-	require.Len(t, d.Variants, 9)
+	require.Len(t, d.Variants, 10)
 	small := func(v *results.Variant) float64 {
 		b := v.SlowdownBySize[0]
 		require.EqualValues(t, 0, b.LoBytes)
@@ -97,6 +97,14 @@ func TestWebsearchLeafSpineLesson(t *testing.T) {
 	require.Less(t, mid(sw), mid(dcqcn))
 	require.Less(t, mid(sw), mid(hpcc))
 	require.Greater(t, sw.GoodputGbps, tm.GoodputGbps)
+	// UET without PFC: trimming and NSCC lose nothing whole, every flow completes, and it
+	// carries the most.
+	uet := variantNamed(t, d, "UET")
+	require.Zero(t, uet.Drops.Total)
+	require.Equal(t, uet.Flows.Total, uet.Flows.Completed)
+	for i := range d.Variants {
+		require.GreaterOrEqual(t, uet.GoodputGbps, d.Variants[i].GoodputGbps, d.Variants[i].Name)
+	}
 }
 
 // flowOf is the record of the flow from src to dst of v (the first such).
