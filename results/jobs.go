@@ -176,16 +176,8 @@ func jobStepsFigure(d *Document) (*Figure, string, error) {
 			for k, t := range j.IdealStepEndUS {
 				ideal = append(ideal, plotter.XY{X: float64(k), Y: t})
 			}
-			label := v.Name + ": " + j.Label
-			if _, err := f.addLine(line, label, pts); err != nil {
+			if err := f.addJobLines(line, v.Name+": "+j.Label, pts, ideal); err != nil {
 				return nil, "", err
-			}
-			if len(ideal) > 0 {
-				l, err := f.addLine(line, label+" ideal", ideal)
-				if err != nil {
-					return nil, "", err
-				}
-				l.Dashes = plotutil.Dashes(1)
 			}
 			line++
 		}
@@ -195,6 +187,23 @@ func jobStepsFigure(d *Document) (*Figure, string, error) {
 	}
 	f.plot.Y.Min = 0
 	return f, "", nil
+}
+
+// addJobLines draws a job's measured line and, when there is one, its ideal dashed in the
+// same colour (line).
+func (f *Figure) addJobLines(line int, label string, pts, ideal plotter.XYs) error {
+	if _, err := f.addLine(line, label, pts); err != nil {
+		return err
+	}
+	if len(ideal) == 0 {
+		return nil
+	}
+	l, err := f.addLine(line, label+" ideal", ideal)
+	if err != nil {
+		return err
+	}
+	l.Dashes = plotutil.Dashes(1)
+	return nil
 }
 
 // jobsFigure is each job's iteration time per iteration, one line per variant and job, with
@@ -219,15 +228,9 @@ func jobsFigure(d *Document) (*Figure, string, error) {
 			if len(pts) == 0 {
 				continue
 			}
-			label := v.Name + ": " + j.Label
-			if _, err := f.addLine(line, label, pts); err != nil {
+			if err := f.addJobLines(line, v.Name+": "+j.Label, pts, ideal); err != nil {
 				return nil, "", err
 			}
-			l, err := f.addLine(line, label+" ideal", ideal)
-			if err != nil {
-				return nil, "", err
-			}
-			l.Dashes = plotutil.Dashes(1)
 			line++
 		}
 	}
