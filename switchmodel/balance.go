@@ -3,6 +3,7 @@ package switchmodel
 import (
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
@@ -82,7 +83,7 @@ func (sw *Switch) choose(now sim.Time, t topology.Table, p *topology.Packet) int
 		return sw.shortest(now, ports)
 	}
 	slot := &b.flowlets[p.Hash&(flowletSlots-1)]
-	if slot.port < 0 || now-slot.last > b.gap || !member(ports, slot.port) {
+	if slot.port < 0 || now-slot.last > b.gap || !slices.Contains(ports, slot.port) {
 		slot.port = ports[b.rng.IntN(len(ports))]
 	}
 	slot.last = now
@@ -118,13 +119,4 @@ func (pt *Port) queuedBytes() int64 {
 		n += pt.Queues[bits.TrailingZeros8(c)].Bytes
 	}
 	return n
-}
-
-func member(ports []int32, q int32) bool {
-	for _, x := range ports {
-		if x == q {
-			return true
-		}
-	}
-	return false
 }
