@@ -84,7 +84,8 @@ func (t *Trace) Sequence() ([]Collective, error) {
 				if !ok {
 					return nil, t.nodeErr(n, "depends on node %d, which the trace does not hold", d)
 				}
-				if !slices.Contains(children[j], int32(i)) {
+				// Nodes are visited in order, so a repeated dependency is the last child.
+				if c := children[j]; len(c) == 0 || c[len(c)-1] != int32(i) {
 					children[j] = append(children[j], int32(i))
 					pending[i]++
 				}
