@@ -233,7 +233,17 @@ func trafficFrames(sc *Scenario, hosts int64) int64 {
 			// One iteration's messages at most are on the wires at once, each over its channels.
 			c := t.Collective
 			n := int(set(c.Hosts))
-			add(mulSat(collective.Count(c.Op, c.Algorithm, n, c.Size), int64(c.Channels)), float64(c.Size)/float64(max(n, 1)))
+			steps := c.Steps
+			if steps == nil {
+				steps = []CollectiveStep{{Op: c.Op, Algorithm: c.Algorithm, Size: c.Size}}
+			}
+			var most, per int64 // the step with the most bytes in its messages
+			for _, s := range steps {
+				if m := collective.Count(s.Op, s.Algorithm, n, s.Size); mulSat(m, s.Size) >= mulSat(most, per) {
+					most, per = m, s.Size
+				}
+			}
+			add(mulSat(most, int64(c.Channels)), float64(per)/float64(max(n, 1)))
 		case t.Poisson != nil && t.Poisson.Workload != nil:
 			// Every flow at the workload's largest size.
 			p := t.Poisson.Workload.Points
