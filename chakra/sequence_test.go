@@ -20,7 +20,14 @@ func sequence(t *testing.T, nodes ...chakra.Node) ([]chakra.Collective, error) {
 	return tr.Sequence()
 }
 
-// TestSequenceWaits: compute 10 us, allreduce, compute 20 us, allgather gives two collectives
+// ctrlAfter makes n depend on dep by a control dependency.
+func ctrlAfter(n chakra.Node, dep uint64) chakra.Node {
+	n.CtrlDeps = append(n.CtrlDeps, dep)
+	return n
+}
+
+// TestSequenceWaits: compute 10 us, allreduce, compute 20 us, allgather (after the compute by
+// a control dependency, which counts as a data one does) gives two collectives
 // waiting 10 us after the start and 20 us after the first; branches take the longest chain,
 // a metadata node takes no time, and a collective that does not wait for the one before it
 // keeps both waits (after the start, and none after the first).
@@ -29,7 +36,7 @@ func TestSequenceWaits(t *testing.T) {
 		chakratest.Comp(1, 10),
 		chakratest.Coll(2, chakra.AllReduce, 4_000_000, 1),
 		chakratest.Comp(3, 20, 2),
-		chakratest.Coll(4, chakra.AllGather, 1_000_000, 3))
+		ctrlAfter(chakratest.Coll(4, chakra.AllGather, 1_000_000), 3))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,6 +90,8 @@ func TestChakraJobClosedForm(t *testing.T) {
 		require.InDelta(t, c.form, *it.IdealUS, c.form*1e-3, "iteration %d's ideal", k)
 	}
 	require.Nil(t, j.AlgbwGbps, "a chakra job's collectives differ: no algbw of its own")
+	require.Zero(t, j.BusFactor)
+	require.InDelta(t, (ar+ag)/2, j.IdealUS, (ar+ag)*1e-3, "the job's ideal_us is its collectives' mean")
 	// The jobs CSV gives each iteration its own op, size and ideal.
 	doc := &results.Document{Scenario: "chakra", Variants: []results.Variant{*v}}
 	out := t.TempDir()
@@ -130,4 +132,35 @@ func TestChakraPerRankCompute(t *testing.T) {
 	require.Equal(t, 30*sim.Microsecond, j.gate(0, 1))
 	require.Equal(t, j.ended[0]+80*sim.Microsecond, j.gate(1, 2))
 	require.Equal(t, j.ended[0]+20*sim.Microsecond, j.gate(1, 0))
+}
+
+// TestASTRASimSampleRuns runs ASTRA-sim's 4-NPU all_reduce microbenchmark (chakra/testdata,
+// named by ASTRA-sim's prefix convention): one allreduce of 1 MiB with no compute, within 2%
+// of the ring's closed form (6 steps of 256 KiB) and not below it.
+func TestASTRASimSampleRuns(t *testing.T) {
+	text := `
+version: 1
+name: astra
+stop: 10ms
+topology:
+  preset: star
+  params: {hosts: 4, link: {rate: 100Gbps, delay: 1us}}
+transports:
+  rocev2: {cc: none}
+traffic:
+  - chakra: {traces: all_reduce, hosts: all}
+variants:
+  - {name: v, transport: rocev2}
+`
+	f, problems, _ := scenarios.Load("../chakra/testdata/astra.yaml", []byte(text), nil)
+	require.Empty(t, problems)
+	v, err := Run(f.Scenario(0), nil)
+	require.NoError(t, err)
+	j := v.Jobs[0]
+	want := closedForm([]float64{1 << 18, 1 << 18, 1 << 18, 1 << 18, 1 << 18, 1 << 18})
+	require.Equal(t, "allreduce", j.PerIteration[0].Op)
+	require.Equal(t, int64(1<<20), j.PerIteration[0].SizeBytes)
+	require.InDelta(t, want, *j.JobUS, want*0.02)
+	require.GreaterOrEqual(t, *j.JobUS, want*0.999)
+	t.Logf("ASTRA-sim's sample: %.2f us against the closed form %.2f us", *j.JobUS, want)
 }

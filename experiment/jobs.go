@@ -58,7 +58,7 @@ func (j *jobRun) result(now sim.Time) results.Job {
 		r.PerIteration = append(r.PerIteration, ji)
 	}
 	if c.Steps != nil {
-		r.IdealUS, r.Traces = 0, c.Traces
+		r.IdealUS, r.Traces, r.BusFactor = 0, c.Traces, 0
 		for _, u := range id.us {
 			r.IdealUS += u / float64(len(id.us))
 		}

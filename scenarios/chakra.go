@@ -71,11 +71,11 @@ func (r *resolver) chakra(path string, index int, c *rawChakra) *Collective {
 		out.Algorithm = c.Algorithm
 	}
 	okTail := r.jobTail(path, fmt.Sprintf("chakra-%d", index), out, c.Channels, c.Label)
-	files := r.traceFiles(path+".traces", c.Traces, n)
+	names, files := r.traceFiles(path+".traces", c.Traces, n)
 	if files == nil || n < 2 || !okAlg || !okTail {
 		return out
 	}
-	out.Traces = files
+	out.Traces = names
 	seqs := make([][]chakra.Collective, n)
 	for rank, f := range files {
 		seq, err := readSequence(f)
@@ -120,26 +120,27 @@ func (r *resolver) chakra(path string, index int, c *rawChakra) *Collective {
 	return out
 }
 
-// traceFiles is the trace file of each of n ranks, relative to the scenario's directory: a
-// list as given (one per rank), or a pattern with %d for the rank (trace.%d.et), or without
-// it ASTRA-sim's prefix, to which it appends .RANK.et (astra-sim/workload/Workload.cc line
-// 29 at commit 518bd513ae110428cd62eb60efc0f3993fd53c70). nil after an error, or when the
-// number of ranks is not known.
-func (r *resolver) traceFiles(path string, l *traceList, n int) []string {
+// traceFiles is the trace file of each of n ranks as the scenario names it, and as a path
+// (relative to the scenario's directory): a list as given (one per rank), or a pattern with
+// %d for the rank (trace.%d.et), or without it ASTRA-sim's prefix, to which it appends
+// .RANK.et (astra-sim/workload/Workload.cc line 29 at commit
+// 518bd513ae110428cd62eb60efc0f3993fd53c70). nil after an error, or when the number of
+// ranks is not known.
+func (r *resolver) traceFiles(path string, l *traceList, n int) (names, paths []string) {
 	var files []string
 	switch {
 	case l == nil || l.Pattern == "" && l.Files == nil:
 		r.errf(path, `traces is required: one Chakra trace per rank, a pattern such as "trace.%%d.et" (%%d is the rank) or a list of files`)
-		return nil
+		return nil, nil
 	case l.Files != nil:
 		if n > 0 && len(l.Files) != n {
 			r.errf(path, "traces lists %d files for %d ranks (hosts); give one per rank", len(l.Files), n)
-			return nil
+			return nil, nil
 		}
 		files = l.Files
 	case strings.Count(l.Pattern, "%d") > 1:
 		r.errf(path, "traces pattern %q has %%d more than once; it stands for the rank once", l.Pattern)
-		return nil
+		return nil, nil
 	default:
 		for rank := range n {
 			f := l.Pattern + "." + strconv.Itoa(rank) + ".et"
@@ -150,20 +151,20 @@ func (r *resolver) traceFiles(path string, l *traceList, n int) []string {
 		}
 	}
 	if n == 0 {
-		return nil
+		return nil, nil
 	}
 	out := make([]string, len(files))
 	for i, f := range files {
 		if f == "" {
 			r.errf(fmt.Sprintf("%s.%d", path, i), "a trace file name is empty")
-			return nil
+			return nil, nil
 		}
 		out[i] = f
 		if !filepath.IsAbs(f) {
 			out[i] = filepath.Join(filepath.Dir(r.l.file), f)
 		}
 	}
-	return out
+	return files, out
 }
 
 // readSequence reads one rank's trace and orders its collectives.

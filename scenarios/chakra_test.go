@@ -77,7 +77,8 @@ func TestChakraItem(t *testing.T) {
 		require.Equal(t, "chakra", job.Op)
 		require.Equal(t, "chakra-0", job.Label)
 		require.Len(t, job.Traces, 4)
-		require.Equal(t, filepath.Join(dir, fmt.Sprintf(c.pattern, 3)), job.Traces[3])
+		require.Equal(t, fmt.Sprintf(c.pattern, 3), job.Traces[3])
+		require.DirExists(t, dir)
 		alg := "ring"
 		if strings.Contains(c.item, "halving") {
 			alg = "halving_doubling"

@@ -179,7 +179,8 @@ type Collective struct {
 	Pos           Pos
 	// Steps, for a job read from Chakra traces (traffic kind chakra; Op is then "chakra"),
 	// are its collectives in order, each one iteration of the job, and Size their sum; nil
-	// for a collective item. Traces are the files read, rank by rank.
+	// for a collective item. Traces are the files read, rank by rank, as the scenario names
+	// them (relative to its directory).
 	Steps  []CollectiveStep
 	Traces []string
 }
