@@ -37,7 +37,7 @@ type jobRun struct {
 }
 
 // jobPhase is one phase of a job: its plan, its first instance, and per rank what the rank
-// waits for before it sends in it.
+// waits for before it sends in it (one entry when every rank waits the same).
 type jobPhase struct {
 	plan  *collective.Plan
 	off   int
@@ -58,12 +58,16 @@ func (f *fabric) collectiveFlows(c *scenarios.Collective, add func(src, dst stri
 	if err := j.buildPhases(); err != nil {
 		return err
 	}
-	start, _ := j.gates(0)
+	gate, uniform := j.gates(0)
 	for k := range j.phases {
 		for m, msg := range j.phases[k].plan.Messages {
 			inst := j.phases[k].off + m
 			j.waitDeps[inst], j.waitChan[inst] = int32(len(msg.After)), int32(j.C)
 			j.released[inst], j.arrived[inst] = sim.Never, sim.Never
+			start := c.Start // a held flow's until released
+			if k == 0 && uniform && len(msg.After) == 0 {
+				start = gate
+			}
 			for ch := 0; ch < j.C; ch++ {
 				b := msg.Bytes / int64(j.C)
 				if int64(ch) < msg.Bytes%int64(j.C) {
@@ -102,11 +106,7 @@ func (j *jobRun) buildPhases() error {
 			if it > 0 {
 				w[0].Compute = c.Compute
 			}
-			waits := make([][]scenarios.Wait, R)
-			for r := range waits {
-				waits[r] = w
-			}
-			add(plan, waits)
+			add(plan, [][]scenarios.Wait{w})
 		}
 	} else {
 		for _, s := range c.Steps {
@@ -143,8 +143,13 @@ func (j *jobRun) gateAt(k, r int, ended []sim.Time) sim.Time {
 		}
 		return ended[after]
 	}
+	ws := j.phases[k].waits
+	mine := ws[0] // every rank's, unless each has its own
+	if len(ws) > 1 {
+		mine = ws[r]
+	}
 	g := base(k - 1)
-	for _, w := range j.phases[k].waits[r] {
+	for _, w := range mine {
 		g = max(g, base(w.After)+w.Compute)
 	}
 	return g

@@ -216,6 +216,10 @@ func chakraStep(k int, c chakra.Collective, alg string, n int) (CollectiveStep, 
 		return CollectiveStep{}, fmt.Errorf("%s runs in process group %q; only the group of all ranks (pg_name empty or \"0\") is modelled", where, c.PG)
 	}
 	if a := c.Node.Attr("involved_dim"); a != nil {
+		if a.Kind != chakra.Bool || !a.IsList {
+			// ASTRA-sim exits on any other type (Workload.cc lines 308-324).
+			return CollectiveStep{}, fmt.Errorf("%s has involved_dim of type %s; it is a bool list", where, a.Kind)
+		}
 		for _, v := range a.List {
 			if v.I == 0 {
 				return CollectiveStep{}, fmt.Errorf("%s involves only some dimensions of ASTRA-sim's logical topology (involved_dim %v); a collective here spans every rank", where, a.List)

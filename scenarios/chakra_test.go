@@ -117,12 +117,20 @@ func TestChakraErrors(t *testing.T) {
 	gather := chakratest.Trace("0.0.4", chakratest.Comp(1, 10), chakratest.Coll(2, chakra.Gather, 4_000_000, 1))
 	pg := chakratest.Coll(2, chakra.AllReduce, 4_000_000, 1)
 	pg.Attrs = append(pg.Attrs, chakratest.String("pg_name", "3"))
+	dims := chakratest.Coll(2, chakra.AllReduce, 4_000_000)
+	dims.Attrs = append(dims.Attrs, chakra.Attr{Name: "involved_dim", Kind: chakra.Bool, IsList: true, List: []chakra.Value{{I: 1}, {I: 0}}})
+	dimsInt := chakratest.Coll(2, chakra.AllReduce, 4_000_000)
+	dimsInt.Attrs = append(dimsInt.Attrs, chakratest.Int64("involved_dim", 1))
 	for _, c := range []struct {
 		name  string
 		item  string
 		files map[string][]byte
 		want  string
 	}{
+		{"dimensions", `traces: "r%d.et"`, fourRanks("r%d.et", func(int) []byte { return chakratest.Trace("1", dims) }),
+			"involves only some dimensions of ASTRA-sim's logical topology"},
+		{"dimensions type", `traces: "r%d.et"`, fourRanks("r%d.et", func(int) []byte { return chakratest.Trace("1", dimsInt) }),
+			"has involved_dim of type int64; it is a bool list"},
 		{"truncated", `traces: "r%d.et"`, fourRanks("r%d.et", withRank(2, good[:len(good)-3])),
 			fmt.Sprintf("traffic.0.chakra.traces: rank 2: %%s/r2.et: byte %d: a message of", meta+comp+arLen+len(chakratest.Frame(chakratest.Node(&chakra.Node{ID: 3, Name: "compute", Type: chakra.CompNode, DurationMicros: 20, DataDeps: []uint64{2}}))))},
 		{"send node", `traces: "r%d.et"`, fourRanks("r%d.et", withRank(1, rankTrace(chakra.Node{ID: 9, Name: "send", Type: chakra.CommSendNode}))),
