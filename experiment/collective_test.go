@@ -321,7 +321,7 @@ variants:
 // TestRingAllreduceOverUET: a collective runs over UET as over RoCE v2: each message's flows
 // start when its inputs' UET flows complete at their receivers. A ring allreduce of S per
 // rank over 8 ranks of the uncontended star completes both iterations within 5% of the closed
-// form with UET's headers (4096 payload bytes of UETWireBytes(4096) per packet, and one full
+// form with UET's headers (4096 payload bytes of UETWireBytes(4096, false) per packet, and one full
 // packet's latency per step).
 func TestRingAllreduceOverUET(t *testing.T) {
 	const n, rate, delay = 8, 100e9, 1e-6
@@ -332,7 +332,7 @@ func TestRingAllreduceOverUET(t *testing.T) {
 	require.Len(t, v.Jobs, 1)
 	j := v.Jobs[0]
 	require.Equal(t, 2, j.Completed, "both iterations end: UET's completions release the next steps")
-	full := float64(transports.UETWireBytes(4096))
+	full := float64(transports.UETWireBytes(4096, false))
 	want := 0.0
 	for range 2 * (n - 1) {
 		want += float64(S)/n*full/4096*8/rate + (delay + full*8/rate + delay)

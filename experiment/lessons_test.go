@@ -538,7 +538,7 @@ func TestAllreduceLeafSpineLesson(t *testing.T) {
 		require.Equal(t, 16, j.Ranks)
 		payload := 100 * 1024 / float64(transports.RoCEWireBytes(2, 1024, false))
 		if v.Transport == "uet" {
-			payload = 100 * 4096 / float64(transports.UETWireBytes(4096))
+			payload = 100 * 4096 / float64(transports.UETWireBytes(4096, false))
 		}
 		for _, it := range j.PerIteration {
 			require.GreaterOrEqual(t, *it.CompletionUS, j.IdealUS, v.Name)
