@@ -278,7 +278,7 @@ variants:
 // TestCollectiveFlowsCount: a job makes iterations x messages x channels flows.
 func TestCollectiveFlowsCount(t *testing.T) {
 	v := runOne(t, starCollective(4, "op: allgather, hosts: all, size: 400KB, iterations: 3, channels: 2"), 0)
-	require.EqualValues(t, 3*collective.Count("allgather", "ring", 4, 400_000)*2, v.Flows.Total)
+	require.EqualValues(t, 3*collective.Count("allgather", "ring", 4, 400_000, 0)*2, v.Flows.Total)
 	require.EqualValues(t, v.Flows.Total, v.Flows.Completed)
 	require.False(t, math.IsNaN(v.Jobs[0].IdealUS))
 }

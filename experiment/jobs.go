@@ -37,7 +37,7 @@ func (j *jobRun) result(now sim.Time) results.Job {
 	c := j.c
 	id := j.ideal()
 	r := results.Job{Label: c.Label, Op: c.Op, Algorithm: c.Algorithm, Ranks: len(j.ranks), SizeBytes: c.Size,
-		Channels: c.Channels, Iterations: c.Iterations, BusFactor: collective.BusFactor(c.Op, len(j.ranks)),
+		Channels: c.Channels, ChunkBytes: c.Chunk, Iterations: c.Iterations, BusFactor: collective.BusFactor(c.Op, len(j.ranks)),
 		IdealUS: id.us, IdealStepEndUS: id.steps, BottleneckGbps: float64(id.rate) / 1e9, PayloadShare: id.share,
 		StepLatencyUS: id.alpha.Microseconds(), Steps: j.plan.Steps, PerIteration: []results.JobIteration{}}
 	var sum float64
