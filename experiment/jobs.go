@@ -116,7 +116,9 @@ type jobIdeal struct {
 // sender sends or its receiver receives in its step, the more) at its path's slowest link
 // with the transport's headers (the payload's share of a full packet), plus its path's
 // latency: one full packet's time along the path (store and forward, propagation, switch
-// latencies; see pipeline) less its first serialization, which the load term counts.
+// latencies; see pipeline) less its first serialization, which the load term counts. The
+// tree's steps are its pipeline's rounds, so on a uniform fabric this is the tree's lockstep
+// closed form (docs/model.md section 12).
 func (j *jobRun) ideal() jobIdeal {
 	f := j.f
 	var full, payload int64
