@@ -38,7 +38,7 @@ type jobRun struct {
 // root messages start at c.Start: the others are held until released.
 func (f *fabric) collectiveFlows(c *scenarios.Collective, add func(src, dst string, size int64, start sim.Time, transport string, prio int, rate sim.Rate) error, count func() int) error {
 	ranks := f.hostNames(c.Hosts)
-	plan, err := collective.Build(c.Op, c.Algorithm, len(ranks), c.Size)
+	plan, err := collective.Build(c.Op, c.Algorithm, len(ranks), c.Size, c.Chunk)
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ func (j *jobRun) result(now sim.Time) results.Job {
 	c := j.c
 	id := j.ideal()
 	r := results.Job{Label: c.Label, Op: c.Op, Algorithm: c.Algorithm, Ranks: len(j.ranks), SizeBytes: c.Size,
-		Channels: c.Channels, Iterations: c.Iterations, BusFactor: collective.BusFactor(c.Op, len(j.ranks)),
+		Channels: c.Channels, ChunkBytes: c.Chunk, Iterations: c.Iterations, BusFactor: collective.BusFactor(c.Op, len(j.ranks)),
 		IdealUS: id.us, IdealStepEndUS: id.steps, BottleneckGbps: float64(id.rate) / 1e9, PayloadShare: id.share,
 		StepLatencyUS: id.alpha.Microseconds(), Steps: j.plan.Steps, PerIteration: []results.JobIteration{}}
 	var sum float64
@@ -116,7 +116,9 @@ type jobIdeal struct {
 // sender sends or its receiver receives in its step, the more) at its path's slowest link
 // with the transport's headers (the payload's share of a full packet), plus its path's
 // latency: one full packet's time along the path (store and forward, propagation, switch
-// latencies; see pipeline) less its first serialization, which the load term counts.
+// latencies; see pipeline) less its first serialization, which the load term counts. The
+// tree's steps are its pipeline's rounds, so on a uniform fabric this is the tree's lockstep
+// closed form (docs/model.md section 12).
 func (j *jobRun) ideal() jobIdeal {
 	f := j.f
 	var full, payload int64

@@ -544,13 +544,15 @@
 // googlerpc, or a regular file of "size_bytes cumulative_percent" lines, checked with
 // file:line; a fifo, device or directory is refused without being opened for a blocking read),
 // destinations uniform over the other hosts of dst (default hosts), until stop (default the
-// scenario's) or until count flows in all; collective {op, algorithm, hosts, size, start,
-// iterations, compute, channels, transport, priority, label}: one job's collective (op
+// scenario's) or until count flows in all; collective {op, algorithm, hosts, size, chunk,
+// start, iterations, compute, channels, transport, priority, label}: one job's collective (op
 // allreduce, allgather, reduce_scatter, all_to_all or broadcast; algorithm ring (the default)
-// or halving_doubling (a power of two hosts) for the first three, direct for all_to_all, ring
-// for broadcast) over hosts (rank i the i-th; all: the topology's, in order), size the bytes
-// each rank holds (at least one per rank, at least one per channel in every message),
-// iterations (default 1, at most 100,000) each compute (default 0) after the one before
+// or halving_doubling (a power of two hosts) for the first three, and tree (NCCL's double
+// binary tree) for allreduce only, direct for all_to_all, ring for broadcast) over hosts
+// (rank i the i-th; all: the topology's, in order), size the bytes each rank holds (at least
+// one per rank, at least one per channel in every message), chunk the piece the pipelined
+// algorithms (tree, broadcast) send at a time (default 512KiB, one NCCL buffer slot; refused
+// for the others), iterations (default 1, at most 100,000) each compute (default 0) after the one before
 // ended, every message split over channels (default 1, at most 64) queue pairs of their own
 // UDP source port; each message starts when the messages that bring its sender its data have
 // arrived (docs/model.md section 12); label (default OP-INDEX, unique among the collectives,

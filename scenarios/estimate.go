@@ -233,7 +233,11 @@ func trafficFrames(sc *Scenario, hosts int64) int64 {
 			// One iteration's messages at most are on the wires at once, each over its channels.
 			c := t.Collective
 			n := int(set(c.Hosts))
-			add(mulSat(collective.Count(c.Op, c.Algorithm, n, c.Size), int64(c.Channels)), float64(c.Size)/float64(max(n, 1)))
+			bytes := float64(c.Size) / float64(max(n, 1))
+			if c.Algorithm == collective.Tree { // a message is a chunk of a half
+				bytes = float64(min(c.Chunk, c.Size-c.Size/2))
+			}
+			add(mulSat(collective.Count(c.Op, c.Algorithm, n, c.Size, c.Chunk), int64(c.Channels)), bytes)
 		case t.Poisson != nil && t.Poisson.Workload != nil:
 			// Every flow at the workload's largest size.
 			p := t.Poisson.Workload.Points

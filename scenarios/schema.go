@@ -169,6 +169,7 @@ type Collective struct {
 	Op, Algorithm string
 	Hosts         []string // nil = all hosts of the topology, in order
 	Size          int64
+	Chunk         int64 // the pipeline's piece (tree, broadcast); 0 for the other algorithms
 	Start         sim.Time
 	Iterations    int
 	Compute       sim.Time
