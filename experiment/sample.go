@@ -40,6 +40,7 @@ type sampler struct {
 	pauseCol    []int32
 	nicPauseCol []int32
 	ingressCol  []int32
+	fabricColumns
 }
 
 // pfcRef is a switch's lossless ingress port-class.
@@ -82,6 +83,7 @@ func (f *fabric) startSampler() {
 	s.pauseCol = noColumns(ports * switchmodel.NumPriorities)
 	s.nicPauseCol = noColumns(len(f.nics) * topology.NumPriorities)
 	s.ingressCol = noColumns(len(s.refs))
+	s.initFabric()
 	if start == sim.Never {
 		return // no flow: nothing to follow
 	}
@@ -98,11 +100,13 @@ func (s *sampler) Handle(now sim.Time, _ int, _ any) {
 	s.f.eng.At(now+s.interval, s, 0, nil)
 }
 
-// finish takes a last sample at the end of the run, unless one was taken then.
+// finish takes a last sample at the end of the run; one taken at that very time is taken
+// again, since events of that time may have run after it.
 func (s *sampler) finish(now sim.Time) *results.Series {
-	if s.series.Len() == 0 || now > s.last {
-		s.take(now)
+	if s.series.Len() > 0 && now == s.last {
+		s.dropLast()
 	}
+	s.take(now)
 	s.series.IntervalUS = s.interval.Microseconds()
 	return &s.series
 }
@@ -179,6 +183,7 @@ func (s *sampler) take(now sim.Time) {
 			s.pause(&s.nicPauseCol[ni*topology.NumPriorities+c], nic.ID, 0, c, nic.Pause.PausedTime(c, now), n)
 		}
 	}
+	s.takeFabric(n)
 }
 
 // pause appends the paused time so far of one sending port-class (port of node, class
@@ -228,6 +233,7 @@ func (s *sampler) thin() {
 	for i := range ss.Pauses {
 		ss.Pauses[i].PausedUS = half(ss.Pauses[i].PausedUS)
 	}
+	s.thinFabric()
 	s.interval *= 2
 }
 
