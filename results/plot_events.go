@@ -2,8 +2,8 @@ package results
 
 import (
 	"fmt"
-	"sort"
 	"math"
+	"sort"
 	"strings"
 
 	"gonum.org/v1/plot"
