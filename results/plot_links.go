@@ -172,7 +172,7 @@ func linksHeatmapFigure(v *Variant) (*Figure, string, error) {
 		util[r] = make([]float64, bins)
 		for b := range bins {
 			for _, li := range row.links {
-				util[r][b] = math.Max(util[r][b], linkUtilization(s, &s.Links[li], edges[b], edges[b+1]))
+				util[r][b] = math.Max(util[r][b], LinkUtilization(s, &s.Links[li], edges[b], edges[b+1]))
 			}
 		}
 	}

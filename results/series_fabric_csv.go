@@ -13,11 +13,11 @@ const (
 	FileEvents     = "events.csv"    // drops, retransmissions, ECN marks, CNPs, trims by place, per sample
 )
 
-// linkUtilization is the share of its line rate that link l carried between samples a and
+// LinkUtilization is the share of its line rate that link l carried between samples a and
 // b (a < b): the wire bytes put on it in that time over the bytes the line could carry.
 // A frame counts when its serialization starts, so over a short time one frame more than
 // fits may count: the share may pass 1 by one frame's serialization over the time.
-func linkUtilization(s *Series, l *LinkSeries, a, b int) float64 {
+func LinkUtilization(s *Series, l *LinkSeries, a, b int) float64 {
 	dt := s.TimesUS[b] - s.TimesUS[a]
 	if dt <= 0 || l.RateGbps <= 0 {
 		return 0
@@ -47,7 +47,7 @@ func writeLinksCSV(w io.Writer, d *Document) error {
 				bytes, util := "", ""
 				if k > 0 {
 					bytes = integer(l.WireBytes[k] - l.WireBytes[k-1])
-					util = exact(linkUtilization(s, l, k-1, k))
+					util = exact(LinkUtilization(s, l, k-1, k))
 				}
 				ft, tt := tiers[l.From], tiers[l.To]
 				if err := emit(exact(t), l.From, strconv.Itoa(l.FromPort), l.To, strconv.Itoa(l.ToPort),
