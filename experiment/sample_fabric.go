@@ -128,57 +128,6 @@ func (s *sampler) event(col *int32, count int64, n int, place, placeType, event,
 	e.Counts = append(e.Counts, count)
 }
 
-// thinFabric keeps every other sample of the link, buffer and event columns (thin).
-func (s *sampler) thinFabric() {
-	ss := &s.series
-	for i := range ss.Links {
-		ss.Links[i].WireBytes = half(ss.Links[i].WireBytes)
-	}
-	for i := range ss.Buffers {
-		ss.Buffers[i].Bytes = half(ss.Buffers[i].Bytes)
-	}
-	for i := range ss.Events {
-		ss.Events[i].Counts = half(ss.Events[i].Counts)
-	}
-}
-
-// dropLast removes the last sample from every column, so that finish can take it again
-// when the run ended at the very time of a sample, after the sampler's event (events at
-// one time run in the order they were scheduled): the last sample holds the final counts.
-func (s *sampler) dropLast() {
-	ss := &s.series
-	k := ss.Len() - 1
-	ss.TimesUS = ss.TimesUS[:k]
-	for i := range ss.Flows {
-		fs := &ss.Flows[i]
-		fs.DeliveredBytes = fs.DeliveredBytes[:k]
-		if fs.RateGbps != nil {
-			fs.RateGbps = fs.RateGbps[:k]
-		}
-		if fs.CwndSegments != nil {
-			fs.CwndSegments = fs.CwndSegments[:k]
-		}
-	}
-	for i := range ss.Queues {
-		ss.Queues[i].Bytes = ss.Queues[i].Bytes[:k]
-	}
-	for i := range ss.Ingress {
-		ss.Ingress[i].Bytes = ss.Ingress[i].Bytes[:k]
-	}
-	for i := range ss.Pauses {
-		ss.Pauses[i].PausedUS = ss.Pauses[i].PausedUS[:k]
-	}
-	for i := range ss.Links {
-		ss.Links[i].WireBytes = ss.Links[i].WireBytes[:k]
-	}
-	for i := range ss.Buffers {
-		ss.Buffers[i].Bytes = ss.Buffers[i].Bytes[:k]
-	}
-	for i := range ss.Events {
-		ss.Events[i].Counts = ss.Events[i].Counts[:k]
-	}
-}
-
 // queueDepths records queue q's time-weighted depth over [0, now] (a queue of the
 // document's queues list: node's port, class prio) for the series.
 func (s *sampler) queueDepths(node topology.NodeID, port, prio int, q *topology.Queue, now sim.Time) {
