@@ -487,7 +487,8 @@
 // in 8 copies, the original and retry_limit 7 retransmissions, or for iWARP 1 + the RTO's
 // doublings + stop / max_rto, so a 100 KB flow over a 1 s link is 3,133 frames, not the
 // link's 12.5 GB), time-series rows (only for a run that keeps the time series, run -o:
-// at most every flow in every sample, plus two queues per switch port) and memory. A run
+// at most every flow in every sample, plus two queues per switch port, both directions of
+// every link and every switch's buffer) and memory. A run
 // over any of these limits is refused with the estimate and how to shrink it, naming the
 // cause (the flows, -o's time series, the links' frames in flight, or the topology; for a
 // preset, the largest size of its shape that fits):
@@ -497,7 +498,7 @@
 //	route-table entries           1,000,000,000 (MaxRouteEntries, the builder's own bound)
 //	routing steps                 1,000,000,000 (MaxRouteWork, a few seconds of routing)
 //	flows                         1,000,000 (MaxFlows, all traffic items together)
-//	time-series rows              2,000,000 (MaxSeriesRows: rates.csv and queues.csv together; -o only)
+//	time-series rows              2,000,000 (MaxSeriesRows: rates.csv, queues.csv, links.csv and buffers.csv together; -o only)
 //	memory                        4 GB (MaxMemory, estimated per variant)
 //
 // Routing binds first: the largest star is 14,142 hosts, the largest fat-tree k = 32

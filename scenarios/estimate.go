@@ -81,7 +81,7 @@ type Estimate struct {
 	// FramesInFlight bounds the frames on all wires at once, one direction: what the wires
 	// hold (rate x delay), or, when less, every data frame of the traffic in its most copies.
 	FramesInFlight int64
-	SeriesRows     int64 // at most: every flow in every sample, plus the queues'; 0 without Series
+	SeriesRows     int64 // at most: every flow in every sample, plus the queues', links' and buffers'; 0 without Series
 	MemoryBytes    int64
 	Series         bool // the run keeps the time series (LoadOptions.Series)
 }
@@ -178,14 +178,18 @@ func estimate(sc *Scenario, series bool) Estimate {
 }
 
 // seriesRows is the most rows the time series can hold at interval: every flow in every
-// sample, and the queues that carry traffic (queuesPerPortEst per switch port).
+// sample, the queues that carry traffic (queuesPerPortEst per switch port), both directions
+// of every link (links.csv) and every switch's buffer (buffers.csv). The counts of
+// events.csv are left out: it has a row only where a count grew, and the sampler a column
+// per place and kind of event that happened (a few per switch, link or host).
 func seriesRows(sc *Scenario, e Estimate, interval sim.Time) int64 {
 	samples := int64(sc.SeriesSamples) + 1 // the automatic sampler's bound
 	if interval > 0 {
 		samples = int64(sc.Stop / interval)
 	}
 	switchPorts := max(mulSat(2, e.Links)-e.Hosts, 0)
-	return mulSat(samples, addSat(e.Flows, mulSat(queuesPerPortEst, switchPorts)))
+	perSample := addSat(addSat(e.Flows, mulSat(queuesPerPortEst, switchPorts)), addSat(mulSat(2, e.Links), e.Switches))
+	return mulSat(samples, perSample)
 }
 
 // wireFrames is the number of full frames on all wires at once, one direction: a wire holds

@@ -493,3 +493,6 @@ func (sw *Switch) InTransit(k topology.Kind) int64 { return sw.delayed[k] }
 
 // MarksECN reports whether the switch marks ECN.
 func (sw *Switch) MarksECN() bool { return sw.cfg.ECN != nil }
+
+// BufferBytes is the size of the switch's shared packet buffer (BufferUsed is its use).
+func (sw *Switch) BufferBytes() int64 { return sw.cfg.BufferBytes }
