@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"strings"
 )
 
 // Operations, as the scenario file names them.
@@ -28,13 +29,17 @@ const (
 	HalvingDoubling = "halving_doubling"
 	// Direct is all_to_all's only algorithm: every rank to every other at once.
 	Direct = "direct"
+	// Tree is NCCL's double binary tree (tree.go), allreduce's only: NCCL builds trees for
+	// allreduce alone (NVIDIA/nccl src/graph/tuning.cc, ncclTopoTuneModel, skips
+	// NCCL_ALGO_TREE for every other collective).
+	Tree = "tree"
 )
 
 // Ops lists the operations; Algorithms each one's algorithms, the first its default.
 var (
 	Ops        = []string{AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast}
 	Algorithms = map[string][]string{
-		AllReduce:     {Ring, HalvingDoubling},
+		AllReduce:     {Ring, HalvingDoubling, Tree},
 		AllGather:     {Ring, HalvingDoubling},
 		ReduceScatter: {Ring, HalvingDoubling},
 		AllToAll:      {Direct},
@@ -42,10 +47,17 @@ var (
 	}
 )
 
-// BroadcastChunk is the piece a ring broadcast pipelines its buffer in: one of NCCL's
-// buffer slots, NCCL_BUFFSIZE (4 MiB by default: NCCL's docs, "Environment Variables")
-// over NCCL_STEPS (8: NVIDIA/nccl src/include/device.h), 512 KiB.
-const BroadcastChunk = 4 << 20 / 8
+// DefaultChunk is the piece a pipelined algorithm (ring broadcast, tree) cuts its buffer in
+// unless the scenario says otherwise: one of NCCL's buffer slots, NCCL_BUFFSIZE (4 MiB by
+// default: NCCL's docs, "Environment Variables"; DEFAULT_BUFFSIZE in NVIDIA/nccl
+// src/init.cc) over NCCL_STEPS (8: src/include/device.h), 512 KiB. NCCL's tree and
+// broadcast with the simple protocol send one slot a chunk (src/enqueue.cc,
+// calcCollChunking: chunkSteps = 1 for every algorithm but the ring).
+const DefaultChunk = 4 << 20 / 8
+
+// Pipelined reports whether op by alg cuts its buffer in chunks (the scenario's chunk): the
+// ring broadcast and the tree.
+func Pipelined(op, alg string) bool { return op == Broadcast || alg == Tree }
 
 // Message is one transfer of a collective: Bytes from rank Src to rank Dst in step Step of
 // the algorithm, pieces Lo..Hi-1 of the buffer (broadcast: its chunks), sent once every
@@ -62,12 +74,14 @@ type Message struct {
 	After  []int32
 }
 
-// Plan is one iteration of a collective over Ranks ranks of Size bytes each: its messages,
-// and for each the messages that wait for it (Next, the reverse of After).
+// Plan is one iteration of a collective over Ranks ranks of Size bytes each, pipelined in
+// pieces of Chunk bytes (0 when it is not pipelined): its messages, and for each the
+// messages that wait for it (Next, the reverse of After).
 type Plan struct {
 	Op, Algorithm string
 	Ranks         int
 	Size          int64
+	Chunk         int64
 	Steps         int
 	Messages      []Message
 	Next          [][]int32
@@ -76,18 +90,23 @@ type Plan struct {
 // MaxMessages bounds one iteration's messages: more would not fit a run's flows.
 const MaxMessages = 1_000_000
 
-// Count is the number of messages one iteration of op by alg over n ranks of size bytes
-// has, without building them; 0 when the combination is refused (Build says why).
-func Count(op, alg string, n int, size int64) int64 {
-	if Check(op, alg, n, size) != nil {
+// Count is the number of messages one iteration of op by alg over n ranks of size bytes,
+// pipelined in chunks of chunk bytes, has, without building them; 0 when the combination is
+// refused (Build says why).
+func Count(op, alg string, n int, size, chunk int64) int64 {
+	if Check(op, alg, n, size, chunk) != nil {
 		return 0
 	}
 	N := int64(n)
 	L := int64(bits.TrailingZeros(uint(n)))
 	switch op {
 	case AllReduce:
-		if alg == HalvingDoubling {
+		switch alg {
+		case HalvingDoubling:
 			return 2 * L * N
+		case Tree: // every rank but a tree's root sends each chunk of the tree's half up once and receives it down once
+			h0, h1 := halves(size)
+			return 2 * (N - 1) * (chunks(h0, chunk) + chunks(h1, chunk))
 		}
 		return 2 * (N - 1) * N
 	case AllGather, ReduceScatter:
@@ -98,27 +117,32 @@ func Count(op, alg string, n int, size int64) int64 {
 	case AllToAll:
 		return N * (N - 1)
 	case Broadcast:
-		return chunks(size) * (N - 1)
+		return chunks(size, chunk) * (N - 1)
 	}
 	return 0
 }
 
-// Check reports why op by alg over n ranks of size bytes each cannot be built, or nil.
-func Check(op, alg string, n int, size int64) error {
+// Check reports why op by alg over n ranks of size bytes each, pipelined in chunks of chunk
+// bytes (0 for an algorithm that is not pipelined), cannot be built, or nil.
+func Check(op, alg string, n int, size, chunk int64) error {
 	algs, ok := Algorithms[op]
 	if !ok {
 		return fmt.Errorf("unknown op %q", op)
 	}
-	found := false
-	for _, a := range algs {
-		found = found || a == alg
-	}
 	switch {
-	case !found:
+	case alg == Tree && op != AllReduce:
+		return fmt.Errorf("%s has no algorithm %q: NCCL builds its double binary tree for allreduce only (NVIDIA/nccl src/graph/tuning.cc); %s has %s", op, alg, op, strings.Join(algs, ", "))
+	case !slices.Contains(algs, alg):
 		return fmt.Errorf("%s has no algorithm %q", op, alg)
 	case n < 2:
 		return fmt.Errorf("a collective needs at least 2 ranks, got %d", n)
-	case size < int64(n) && op != Broadcast:
+	case Pipelined(op, alg) && chunk < 1:
+		return fmt.Errorf("%s by %s is pipelined in chunks: chunk must be at least 1 byte, got %d", op, alg, chunk)
+	case !Pipelined(op, alg) && chunk != 0:
+		return fmt.Errorf("%s by %s is not pipelined: chunk applies to algorithm tree and to broadcast only", op, alg)
+	case alg == Tree && size < 2:
+		return fmt.Errorf("the tree splits the buffer in two halves, one per tree: size must be at least 2 bytes, got %d", size)
+	case size < int64(n) && op != Broadcast && alg != Tree:
 		return fmt.Errorf("a size of %d bytes cannot be cut into %d pieces, one per rank", size, n)
 	case size < 1:
 		return fmt.Errorf("size must be at least 1 byte")
@@ -131,15 +155,17 @@ func Check(op, alg string, n int, size int64) error {
 // Build returns one iteration of op by alg over n ranks of size bytes each (the size a rank
 // holds: allreduce's buffer, allgather's output, reduce_scatter's input, all_to_all's send
 // buffer, broadcast's buffer, as nccl-tests count them).
-func Build(op, alg string, n int, size int64) (*Plan, error) {
-	if err := Check(op, alg, n, size); err != nil {
+func Build(op, alg string, n int, size, chunk int64) (*Plan, error) {
+	if err := Check(op, alg, n, size, chunk); err != nil {
 		return nil, err
 	}
-	if c := Count(op, alg, n, size); c > MaxMessages {
+	if c := Count(op, alg, n, size, chunk); c > MaxMessages {
 		return nil, fmt.Errorf("%s by %s over %d ranks is %d messages an iteration; at most %d", op, alg, n, c, MaxMessages)
 	}
-	p := &Plan{Op: op, Algorithm: alg, Ranks: n, Size: size}
+	p := &Plan{Op: op, Algorithm: alg, Ranks: n, Size: size, Chunk: chunk}
 	switch {
+	case alg == Tree:
+		p.trees()
 	case op == AllReduce && alg == Ring:
 		p.ring(0, n-1, true)
 		p.ring(n-1, n-1, false)
@@ -342,21 +368,26 @@ func (p *Plan) direct() {
 	}
 }
 
-// chunks is the number of BroadcastChunk pieces size is cut into.
-func chunks(size int64) int64 { return max((size+BroadcastChunk-1)/BroadcastChunk, 1) }
+// chunks is the number of pieces of chunk bytes size is cut into, the last the rest.
+func chunks(size, chunk int64) int64 { return max((size+chunk-1)/chunk, 1) }
+
+// chunkBytes is the size of piece c of the k pieces of chunk bytes size is cut into.
+func chunkBytes(size, chunk int64, c, k int) int64 {
+	if c == k-1 {
+		return size - int64(k-1)*chunk
+	}
+	return chunk
+}
 
 // chain appends a ring broadcast from rank 0 (NCCL's ring broadcast: the ring without its
-// last link), pipelined in BroadcastChunk pieces: rank j sends piece c to rank j+1 once it
+// last link), pipelined in pieces of Chunk bytes: rank j sends piece c to rank j+1 once it
 // holds it (from rank j-1) and once its piece c-1 has arrived at j+1 (one slot in flight
 // per link); piece c on link j is step c+j.
 func (p *Plan) chain() {
 	n := p.Ranks
-	K := int(chunks(p.Size))
+	K := int(chunks(p.Size, p.Chunk))
 	for c := 0; c < K; c++ {
-		b := int64(BroadcastChunk)
-		if c == K-1 {
-			b = p.Size - int64(K-1)*BroadcastChunk
-		}
+		b := chunkBytes(p.Size, p.Chunk, c, K)
 		for j := 0; j < n-1; j++ {
 			var after []int32 // the data dependency (on piece c from rank j-1) comes from inputs
 			if c > 0 {

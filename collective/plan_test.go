@@ -18,8 +18,12 @@ func play(t *testing.T, p *Plan) [][]uint64 {
 	n := p.Ranks
 	full := uint64(1)<<n - 1
 	pieces := n
-	if p.Op == Broadcast {
-		pieces = int(chunks(p.Size))
+	switch {
+	case p.Op == Broadcast:
+		pieces = int(chunks(p.Size, p.Chunk))
+	case p.Algorithm == Tree:
+		h0, h1 := halves(p.Size)
+		pieces = int(chunks(h0, p.Chunk) + chunks(h1, p.Chunk))
 	}
 	hold := make([][]uint64, n)
 	from := make([][]int32, n) // the message that last wrote each piece, -1 for none
@@ -110,15 +114,19 @@ func TestPlansDeliverTheirResult(t *testing.T) {
 					continue
 				}
 				size := int64(1000*n + 7) // not a multiple of n: the pieces differ by a byte
-				if op == Broadcast {
-					size = 3*BroadcastChunk + 5
+				var chunk int64
+				switch {
+				case op == Broadcast:
+					size, chunk = 3*DefaultChunk+5, DefaultChunk
+				case alg == Tree:
+					chunk = 300 // halves of 500n+4 and 500n+3 bytes: a short last chunk
 				}
-				p, err := Build(op, alg, n, size)
+				p, err := Build(op, alg, n, size, chunk)
 				if err != nil {
 					t.Fatalf("%s/%s n=%d: %v", op, alg, n, err)
 				}
-				if int64(len(p.Messages)) != Count(op, alg, n, size) {
-					t.Fatalf("%s/%s n=%d: %d messages, Count says %d", op, alg, n, len(p.Messages), Count(op, alg, n, size))
+				if int64(len(p.Messages)) != Count(op, alg, n, size, chunk) {
+					t.Fatalf("%s/%s n=%d: %d messages, Count says %d", op, alg, n, len(p.Messages), Count(op, alg, n, size, chunk))
 				}
 				hold := play(t, p)
 				full := uint64(1)<<n - 1
@@ -156,7 +164,24 @@ func TestPlansDeliverTheirResult(t *testing.T) {
 				for _, m := range p.Messages {
 					sent[m.Src] += m.Bytes
 				}
-				for r := 0; r < n && op != Broadcast; r++ {
+				if alg == Tree {
+					// Each of a tree's n-1 edges carries its half up once and down once:
+					// 2(n-1) S in all; a rank sends its half once per edge it has in
+					// each tree, at most 3 edges in one and 1 in the other: at most 3 h0 +
+					// h1 (2S and a byte: the halves differ by a byte).
+					h0, h1 := halves(size)
+					var all int64
+					for r := range sent {
+						all += sent[r]
+						if sent[r] > 3*h0+h1 {
+							t.Fatalf("tree n=%d: rank %d sends %d bytes, more than 3 h0 + h1 = %d", n, r, sent[r], 3*h0+h1)
+						}
+					}
+					if all != 2*int64(n-1)*size {
+						t.Fatalf("tree n=%d: the ranks send %d bytes in all, want 2(n-1)S = %d", n, all, 2*int64(n-1)*size)
+					}
+				}
+				for r := 0; r < n && op != Broadcast && alg != Tree; r++ {
 					want := float64(size) * float64(n-1) / float64(n)
 					if op == AllReduce {
 						want *= 2
@@ -191,9 +216,13 @@ func TestIdealClosedForms(t *testing.T) {
 			{AllGather, Ring, (N-1)/N*float64(S)*b + (N-1)*a},
 			{ReduceScatter, HalvingDoubling, (N-1)/N*float64(S)*b + L*a},
 			{AllToAll, Direct, (N-1)/N*float64(S)*b + a},
-			{Broadcast, Ring, (float64(S/BroadcastChunk) + N - 2) * (BroadcastChunk*b + a)},
+			{Broadcast, Ring, (float64(S/DefaultChunk) + N - 2) * (DefaultChunk*b + a)},
 		} {
-			p, err := Build(c.op, c.alg, n, S)
+			var chunk int64
+			if c.op == Broadcast {
+				chunk = DefaultChunk
+			}
+			p, err := Build(c.op, c.alg, n, S, chunk)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -215,7 +244,7 @@ func TestIdealClosedForms(t *testing.T) {
 // form would charge L in all 2(N-1) steps.
 func TestCriticalPathFollowsTheRing(t *testing.T) {
 	const n, L = 8, 1.0
-	p, err := Build(AllReduce, Ring, n, 8<<20)
+	p, err := Build(AllReduce, Ring, n, 8<<20, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +286,7 @@ func TestCheckRefuses(t *testing.T) {
 		{AllReduce, Ring, 8, 5, "cannot be cut"},
 		{"gather", Ring, 4, 400, "unknown op"},
 	} {
-		err := Check(c.op, c.alg, c.n, c.size)
+		err := Check(c.op, c.alg, c.n, c.size, 0)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Check(%s, %s, %d, %d) = %v, want %q", c.op, c.alg, c.n, c.size, err, c.want)
 		}

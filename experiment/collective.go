@@ -97,7 +97,7 @@ func (j *jobRun) buildPhases() error {
 		n += len(p.Messages)
 	}
 	if c.Steps == nil {
-		plan, err := collective.Build(c.Op, c.Algorithm, R, c.Size)
+		plan, err := collective.Build(c.Op, c.Algorithm, R, c.Size, c.Chunk)
 		if err != nil {
 			return err
 		}
@@ -110,7 +110,7 @@ func (j *jobRun) buildPhases() error {
 		}
 	} else {
 		for _, s := range c.Steps {
-			plan, err := collective.Build(s.Op, s.Algorithm, R, s.Size)
+			plan, err := collective.Build(s.Op, s.Algorithm, R, s.Size, s.Chunk)
 			if err != nil {
 				return err
 			}

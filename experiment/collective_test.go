@@ -133,7 +133,8 @@ func TestBusbwPerNCCLTests(t *testing.T) {
 // leaf-spine, so that messages finish out of step, and checks every message instance: it was
 // released at the latest arrival of the messages of its After in its iteration (not before,
 // and not later: nothing else holds it), an iteration's first messages compute after the
-// iteration before ended, and every flow of a message started when it was released.
+// iteration before ended, and every flow of a message started when it was released. The
+// tree (5 ranks: NCCL's shifted second tree) pipelines 4 chunks a tree over 2 channels.
 func TestNoStepBeforeItsInputs(t *testing.T) {
 	const text = `
 version: 1
@@ -147,13 +148,14 @@ traffic:
   - collective: {op: allreduce, algorithm: halving_doubling, hosts: [h3, h7, h4, h8], size: 1MB, iterations: 2, label: b}
   - collective: {op: broadcast, hosts: [h8, h1, h7, h2], size: 2MB, label: c}
   - collective: {op: all_to_all, hosts: [h1, h2, h7, h8], size: 400KB, iterations: 2, label: d}
+  - collective: {op: allreduce, algorithm: tree, hosts: [h2, h6, h3, h7, h4], size: 1MB, chunk: 128KiB, iterations: 2, compute: 2us, channels: 2, label: e}
   - poisson: {hosts: all, load: 0.3, workload: websearch, count: 60}
 variants:
   - {name: v, transport: rocev2}
 `
 	f := build0(t, text)
 	f.runWithin(Limits{}, nil)
-	require.Len(t, f.jobs, 4)
+	require.Len(t, f.jobs, 5)
 	for _, j := range f.jobs {
 		for it := range j.left {
 			require.NotEqual(t, sim.Never, j.ended[it], "%s iteration %d did not end", j.c.Label, it)
@@ -279,7 +281,7 @@ variants:
 // TestCollectiveFlowsCount: a job makes iterations x messages x channels flows.
 func TestCollectiveFlowsCount(t *testing.T) {
 	v := runOne(t, starCollective(4, "op: allgather, hosts: all, size: 400KB, iterations: 3, channels: 2"), 0)
-	require.EqualValues(t, 3*collective.Count("allgather", "ring", 4, 400_000)*2, v.Flows.Total)
+	require.EqualValues(t, 3*collective.Count("allgather", "ring", 4, 400_000, 0)*2, v.Flows.Total)
 	require.EqualValues(t, v.Flows.Total, v.Flows.Completed)
 	require.False(t, math.IsNaN(v.Jobs[0].IdealUS))
 }
@@ -322,7 +324,7 @@ variants:
 // TestRingAllreduceOverUET: a collective runs over UET as over RoCE v2: each message's flows
 // start when its inputs' UET flows complete at their receivers. A ring allreduce of S per
 // rank over 8 ranks of the uncontended star completes both iterations within 5% of the closed
-// form with UET's headers (4096 payload bytes of UETWireBytes(4096) per packet, and one full
+// form with UET's headers (4096 payload bytes of UETWireBytes(4096, false) per packet, and one full
 // packet's latency per step).
 func TestRingAllreduceOverUET(t *testing.T) {
 	const n, rate, delay = 8, 100e9, 1e-6
@@ -333,7 +335,7 @@ func TestRingAllreduceOverUET(t *testing.T) {
 	require.Len(t, v.Jobs, 1)
 	j := v.Jobs[0]
 	require.Equal(t, 2, j.Completed, "both iterations end: UET's completions release the next steps")
-	full := float64(transports.UETWireBytes(4096))
+	full := float64(transports.UETWireBytes(4096, false))
 	want := 0.0
 	for range 2 * (n - 1) {
 		want += float64(S)/n*full/4096*8/rate + (delay + full*8/rate + delay)

@@ -45,7 +45,7 @@ func (j *jobRun) result(now sim.Time) results.Job {
 	id := j.ideal()
 	p0 := j.phases[0].plan
 	r := results.Job{Label: c.Label, Op: c.Op, Algorithm: c.Algorithm, Ranks: len(j.ranks), SizeBytes: c.Size,
-		Channels: c.Channels, Iterations: len(j.phases), BusFactor: collective.BusFactor(c.Op, len(j.ranks)),
+		Channels: c.Channels, ChunkBytes: c.Chunk, Iterations: len(j.phases), BusFactor: collective.BusFactor(c.Op, len(j.ranks)),
 		IdealUS: id.us[0], IdealStepEndUS: id.steps[0], BottleneckGbps: float64(id.rate) / 1e9, PayloadShare: id.share,
 		StepLatencyUS: id.alpha.Microseconds(), Steps: p0.Steps, PerIteration: []results.JobIteration{}}
 	var sum float64
@@ -163,8 +163,9 @@ type jobIdeal struct {
 // with the transport's headers (the payload's share of a full packet), plus its path's
 // latency: one full packet's time along the path (store and forward, propagation, switch
 // latencies; see pipeline) less its first serialization, which the load term counts. The
-// job's ideal end chains the phases: each starts at its last rank's gate, computed from the
-// ideal ends before it.
+// tree's steps are its pipeline's rounds, so on a uniform fabric this is the tree's lockstep
+// closed form (docs/model.md section 12). The job's ideal end chains the phases: each
+// starts at its last rank's gate, computed from the ideal ends before it.
 func (j *jobRun) ideal() jobIdeal {
 	f := j.f
 	var full, payload int64
@@ -177,7 +178,7 @@ func (j *jobRun) ideal() jobIdeal {
 		}
 	case "uet":
 		mtu := int64(f.starter.uc.MTU)
-		full, payload = transports.UETWireBytes(mtu), mtu
+		full, payload = transports.UETWireBytes(mtu, f.starter.uc.CC != transports.CCNSCC), mtu
 	default:
 		rc := f.starter.configs[j.c.Transport]
 		full, payload = transports.RoCEWireBytes(rc.Version, int64(rc.MTU), false), int64(rc.MTU)

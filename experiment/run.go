@@ -408,6 +408,9 @@ func (f *fabric) addQueue(v *results.Variant, node topology.NodeID, port, prio i
 	n := &f.nw.Nodes[node]
 	v.Queues = append(v.Queues, results.Queue{Node: n.Name, Port: port + 1, Peer: f.nw.Nodes[n.Ports[port].Peer].Name,
 		Priority: prio, MeanBytes: q.MeanBytes(now), P99Bytes: q.QuantileBytes(0.99, now), MaxBytes: q.MaxBytes})
+	if f.sampler != nil {
+		f.sampler.queueDepths(node, port, prio, q, now)
+	}
 }
 
 // workloadsOf lists the flow-size distributions the file's traffic draws from, each once,

@@ -40,6 +40,7 @@ type sampler struct {
 	pauseCol    []int32
 	nicPauseCol []int32
 	ingressCol  []int32
+	fabricColumns
 }
 
 // pfcRef is a switch's lossless ingress port-class.
@@ -82,6 +83,7 @@ func (f *fabric) startSampler() {
 	s.pauseCol = noColumns(ports * switchmodel.NumPriorities)
 	s.nicPauseCol = noColumns(len(f.nics) * topology.NumPriorities)
 	s.ingressCol = noColumns(len(s.refs))
+	s.initFabric()
 	if start == sim.Never {
 		return // no flow: nothing to follow
 	}
@@ -98,11 +100,13 @@ func (s *sampler) Handle(now sim.Time, _ int, _ any) {
 	s.f.eng.At(now+s.interval, s, 0, nil)
 }
 
-// finish takes a last sample at the end of the run, unless one was taken then.
+// finish takes a last sample at the end of the run; one taken at that very time is taken
+// again, since events of that time may have run after it.
 func (s *sampler) finish(now sim.Time) *results.Series {
-	if s.series.Len() == 0 || now > s.last {
-		s.take(now)
+	if s.series.Len() > 0 && now == s.last {
+		s.dropLast()
 	}
+	s.take(now)
 	s.series.IntervalUS = s.interval.Microseconds()
 	return &s.series
 }
@@ -179,6 +183,7 @@ func (s *sampler) take(now sim.Time) {
 			s.pause(&s.nicPauseCol[ni*topology.NumPriorities+c], nic.ID, 0, c, nic.Pause.PausedTime(c, now), n)
 		}
 	}
+	s.takeFabric(n)
 }
 
 // pause appends the paused time so far of one sending port-class (port of node, class
@@ -211,24 +216,52 @@ func noColumns(n int) []int32 {
 // thin keeps every other sample (the first, the third, ..., the last: there are an odd
 // number) of every column and doubles the interval, so the samples stay evenly spaced.
 func (s *sampler) thin() {
+	s.eachColumn(half[int64], half[float64])
+	s.interval *= 2
+}
+
+// dropLast removes the last sample from every column, so that finish can take it again
+// when the run ended at the very time of a sample, after the sampler's event (events at
+// one time run in the order they were scheduled): the last sample holds the final counts.
+func (s *sampler) dropLast() { s.eachColumn(allButLast[int64], allButLast[float64]) }
+
+// eachColumn replaces every column of the series, the sample times included, by what ints
+// or floats make of it (a column a flow does not have, nil, stays nil).
+func (s *sampler) eachColumn(ints func([]int64) []int64, floats func([]float64) []float64) {
 	ss := &s.series
-	ss.TimesUS = half(ss.TimesUS)
+	ss.TimesUS = floats(ss.TimesUS)
 	for i := range ss.Flows {
 		fs := &ss.Flows[i]
-		fs.DeliveredBytes = half(fs.DeliveredBytes)
-		fs.RateGbps = half(fs.RateGbps)
-		fs.CwndSegments = half(fs.CwndSegments)
+		fs.DeliveredBytes = ints(fs.DeliveredBytes)
+		fs.RateGbps = floats(fs.RateGbps)
+		fs.CwndSegments = floats(fs.CwndSegments)
 	}
 	for i := range ss.Queues {
-		ss.Queues[i].Bytes = half(ss.Queues[i].Bytes)
+		ss.Queues[i].Bytes = ints(ss.Queues[i].Bytes)
 	}
 	for i := range ss.Ingress {
-		ss.Ingress[i].Bytes = half(ss.Ingress[i].Bytes)
+		ss.Ingress[i].Bytes = ints(ss.Ingress[i].Bytes)
 	}
 	for i := range ss.Pauses {
-		ss.Pauses[i].PausedUS = half(ss.Pauses[i].PausedUS)
+		ss.Pauses[i].PausedUS = floats(ss.Pauses[i].PausedUS)
 	}
-	s.interval *= 2
+	for i := range ss.Links {
+		ss.Links[i].WireBytes = ints(ss.Links[i].WireBytes)
+	}
+	for i := range ss.Buffers {
+		ss.Buffers[i].Bytes = ints(ss.Buffers[i].Bytes)
+	}
+	for i := range ss.Events {
+		ss.Events[i].Counts = ints(ss.Events[i].Counts)
+	}
+}
+
+// allButLast is xs without its last element (nil stays nil).
+func allButLast[T any](xs []T) []T {
+	if len(xs) == 0 {
+		return xs
+	}
+	return xs[:len(xs)-1]
 }
 
 // half keeps the even-indexed elements of xs, in place.

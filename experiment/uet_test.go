@@ -144,20 +144,26 @@ func TestUETIncastWithoutPFC(t *testing.T) {
 	}
 }
 
+// captureIncastReceiver runs uetIncast's first variant with the overrides, capturing h17's
+// link, and returns the results and the pcap file's path.
+func captureIncastReceiver(t *testing.T, sets ...string) (*results.Variant, string) {
+	t.Helper()
+	dir := t.TempDir()
+	v, err := RunCapture(load(t, uetIncast(t), sets...).Scenario(0), nil, Capture{Links: []string{"h17-sw"}, Dir: dir})
+	require.NoError(t, err)
+	matches, err := filepath.Glob(filepath.Join(dir, "*h17-sw.pcap"))
+	require.NoError(t, err)
+	require.Len(t, matches, 1)
+	return v, matches[0]
+}
+
 // TestTsharkShowsUET: on the receiver's link UET frames are UDP to port 4793 that Wireshark
 // decodes without complaint: data frames carry the PDS and SES headers and the payload (4152
 // bytes of UDP payload, 4194-byte frames in the capture, which holds no FCS), trimmed ones
 // the headers alone (98 bytes), in DSCP CS7, as many as the switch trimmed; ACKs are 74-byte
 // frames, NACKs 58 bytes padded to 60, in the ACK class (CS7).
 func TestTsharkShowsUET(t *testing.T) {
-	dir := t.TempDir()
-	sc := load(t, uetIncast(t), "switch.buffer=1MB", "transports.uet.ack_bytes=4096B").Scenario(0)
-	v, err := RunCapture(sc, nil, Capture{Links: []string{"h17-sw"}, Dir: dir})
-	require.NoError(t, err)
-	matches, err := filepath.Glob(filepath.Join(dir, "*h17-sw.pcap"))
-	require.NoError(t, err)
-	require.Len(t, matches, 1)
-	file := matches[0]
+	v, file := captureIncastReceiver(t, "switch.buffer=1MB", "transports.uet.ack_bytes=4096B")
 	hdr := topology.EthernetHeader + topology.IPv4Header + topology.UDPHeader
 	uet := topology.PDSRUDHeader + topology.SESStandardHeader
 	require.Zero(t, count(t, file, problems), "frames Wireshark finds wrong")

@@ -15,11 +15,20 @@ const (
 	SESStandardSize = 44
 	PDSAckCCSize    = 32
 	PDSNackSize     = 16
+	// PDSRUDCCSize is a RUD_CC_REQ's PDS header (a RUD request's and the request CC state:
+	// CCC id, credit target); PDSControlSize a PDS control packet's.
+	PDSRUDCCSize   = 16
+	PDSControlSize = 16
 
 	// PDS types (UET_PDS_TYPE_*).
 	PDSTypeRUDRequest = 2
 	PDSTypeAckCC      = 8
 	PDSTypeNack       = 10
+	PDSTypeControl    = 11
+	PDSTypeRUDCC      = 13
+	// Control packet types, in a control packet's next-header bits (PDS_CTL_TYPE_*).
+	PDSControlCredit        = 7
+	PDSControlCreditRequest = 8
 	// Next header codes: the SES standard request header follows; none.
 	PDSNextSESStandard = 3
 	PDSNextNone        = 0
@@ -50,6 +59,10 @@ type PDSRUDFields struct {
 	Length     uint32 // the message's length (SES request length)
 	Offset     uint64 // the packet's payload offset in the message (SES buffer offset)
 	PayloadLen uint32
+	// CreditTarget, with CC, makes the header a RUD_CC_REQ carrying RCCC's credit target
+	// (24 bits, in 256-byte units).
+	CC           bool
+	CreditTarget uint32
 }
 
 // EncodeRUD writes a RUD request's PDS header and its SES standard request header (a write)
@@ -62,12 +75,19 @@ func EncodeRUD(b []byte, f *PDSRUDFields) {
 	if f.AR {
 		flags |= PDSFlagAR
 	}
-	pdsPrologue(b, PDSTypeRUDRequest, PDSNextSESStandard, flags)
+	typ, size := uint8(PDSTypeRUDRequest), PDSRUDSize
+	if f.CC {
+		typ, size = PDSTypeRUDCC, PDSRUDCCSize
+	}
+	pdsPrologue(b, typ, PDSNextSESStandard, flags)
 	binary.BigEndian.PutUint16(b[2:], 0) // clear PSN offset: nothing cleared beyond the PSN
 	binary.BigEndian.PutUint32(b[4:], f.PSN)
 	binary.BigEndian.PutUint16(b[8:], f.PDC)  // SPDCID
 	binary.BigEndian.PutUint16(b[10:], f.PDC) // DPDCID
-	s := b[PDSRUDSize:]
+	if f.CC {
+		binary.BigEndian.PutUint32(b[12:], f.CreditTarget&0xFFFFFF) // CCC id 0, then the target
+	}
+	s := b[size:]
 	s[0] = SESOpWrite
 	var sf uint8
 	if f.SOM {
@@ -113,6 +133,18 @@ func EncodeAckCC(b []byte, f *PDSAckFields) {
 	cc := e[12:]
 	binary.BigEndian.PutUint32(cc[2:], f.RecvdBytes&0xFFFFFF) // 24-bit received bytes at 3
 	binary.BigEndian.PutUint16(cc[6:], f.OOO)
+}
+
+// EncodeControl writes a PDS control packet of type ctl (PDSControlCredit,
+// PDSControlCreditRequest) with its PSN and 4-byte payload (a credit, a credit target) into b,
+// which holds PDSControlSize bytes.
+func EncodeControl(b []byte, ctl uint8, psn uint32, pdc uint16, payload uint32) {
+	pdsPrologue(b, PDSTypeControl, ctl, 0)
+	binary.BigEndian.PutUint16(b[2:], 0) // probe opaque
+	binary.BigEndian.PutUint32(b[4:], psn)
+	binary.BigEndian.PutUint16(b[8:], pdc)
+	binary.BigEndian.PutUint16(b[10:], pdc)
+	binary.BigEndian.PutUint32(b[12:], payload)
 }
 
 // EncodeNack writes a PDS NACK into b, which holds PDSNackSize bytes.

@@ -31,7 +31,7 @@ func WriteDir(dir string, d *Document) error {
 // WriteDirFiles creates dir (and its parents) if needed and writes d into it: results.json,
 // flows.csv (all variants' flows with leading variant and seed columns), sizes.csv, the
 // time series of each variant that has them (rates.csv, queues.csv, ingress.csv,
-// pauses.csv), table-<slug>.txt per variant, every figure of Figures as PNG and SVG,
+// pauses.csv, links.csv, buffers.csv, queue-cdf.csv, events.csv), table-<slug>.txt per variant, every figure of Figures as PNG and SVG,
 // summary.md (the description, the tables, the column definitions, notes and links to the
 // plots) and report.html (the whole run on one self-contained page), in that order. slug is
 // Slug(variant name) with "-2", "-3", ... appended when two variants' slugs collide.
@@ -72,7 +72,8 @@ func WriteDirFiles(dir string, d *Document) (written []string, err error) {
 		for _, f := range []struct {
 			name  string
 			write func(io.Writer, *Document) error
-		}{{FileRates, writeRatesCSV}, {FileQueues, writeQueuesCSV}, {FileIngress, writeIngressCSV}, {FilePauses, writePausesCSV}} {
+		}{{FileRates, writeRatesCSV}, {FileQueues, writeQueuesCSV}, {FileIngress, writeIngressCSV}, {FilePauses, writePausesCSV},
+			{FileLinks, writeLinksCSV}, {FileBuffers, writeBuffersCSV}, {FileQueueDepth, writeQueueDepthCSV}, {FileEvents, writeEventsCSV}} {
 			if err := write(f.name, func(w io.Writer) error { return f.write(w, d) }); err != nil {
 				return written, err
 			}

@@ -19,13 +19,16 @@ const FileJobs = "jobs.csv"
 // nccl-tests' factor for the op (BusFactor); IdealUS an iteration alone on the empty fabric,
 // the critical path through the algorithm's dependency graph (collective.Plan.CriticalPath).
 type Job struct {
-	Label      string `json:"label"`
-	Op         string `json:"op"`
-	Algorithm  string `json:"algorithm"`
-	Ranks      int    `json:"ranks"`
-	SizeBytes  int64  `json:"size_bytes"`
-	Channels   int    `json:"channels"`
-	Iterations int    `json:"iterations"`
+	Label     string `json:"label"`
+	Op        string `json:"op"`
+	Algorithm string `json:"algorithm"`
+	Ranks     int    `json:"ranks"`
+	SizeBytes int64  `json:"size_bytes"`
+	Channels  int    `json:"channels"`
+	// ChunkBytes is the piece a pipelined algorithm (tree, broadcast) sends at a time;
+	// absent for the others.
+	ChunkBytes int64 `json:"chunk_bytes,omitempty"`
+	Iterations int   `json:"iterations"`
 	// Completed is how many iterations ended by the end of the run.
 	Completed    int      `json:"completed_iterations"`
 	CompletionUS *float64 `json:"completion_us"`

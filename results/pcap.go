@@ -164,8 +164,14 @@ func uet(b []byte, p *topology.Packet) {
 			Marked: p.ECNEcho, Retx: p.Retx, SACKBitmap: p.SACKBitmap, RecvdBytes: p.RecvdBytes, OOO: p.OOO})
 	case topology.KindNak:
 		header.EncodeNack(b, p.PSN, pdc, header.PDSNackTrimmed, p.ECNEcho)
+	case topology.KindCredit:
+		ctl := uint8(header.PDSControlCredit)
+		if p.CreditRequest {
+			ctl = header.PDSControlCreditRequest
+		}
+		header.EncodeControl(b, ctl, p.PSN, pdc, p.Credit)
 	default:
-		header.EncodeRUD(b, &header.PDSRUDFields{PSN: p.PSN, PDC: pdc, Retx: p.Retx, AR: p.AckReq,
+		header.EncodeRUD(b, &header.PDSRUDFields{PSN: p.PSN, PDC: pdc, Retx: p.Retx, AR: p.AckReq, CC: p.CCReq, CreditTarget: p.Credit,
 			SOM: p.Opcode == topology.OpWriteFirst || p.Opcode == topology.OpWriteOnly, EOM: p.Opcode == topology.OpWriteLast || p.Opcode == topology.OpWriteOnly,
 			Length: p.DMALen, Offset: uint64(p.DDPOffset), PayloadLen: uint32(p.Payload)})
 	}

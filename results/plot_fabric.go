@@ -131,7 +131,6 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 	type pair struct{ a, b int }
 	edges := map[pair]*fabricEdge{}
 	var order []pair
-	adj := map[int][]int{}
 	for _, l := range v.Links {
 		a, b := node(l.From), node(l.To)
 		k := pair{min(a, b), max(a, b)}
@@ -140,7 +139,6 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 			e = &fabricEdge{a: k.a, b: k.b}
 			edges[k] = e
 			order = append(order, k)
-			adj[a], adj[b] = append(adj[a], b), append(adj[b], a)
 		}
 		e.util = math.Max(e.util, l.Utilization)
 	}
@@ -158,38 +156,12 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 			}
 		}
 	}
-	// Hosts are the flows' ends; tiers are the hops from the nearest host (breadth first).
-	tier := make([]int, len(names))
-	for i := range tier {
-		tier[i] = -1
-	}
-	var queue []int
-	for _, f := range v.PerFlow {
-		for _, h := range []string{f.Src, f.Dst} {
-			if i, ok := index[h]; ok && tier[i] < 0 {
-				tier[i] = 0
-				queue = append(queue, i)
-			}
-		}
-	}
-	for len(queue) > 0 {
-		i := queue[0]
-		queue = queue[1:]
-		for _, j := range adj[i] {
-			if tier[j] < 0 {
-				tier[j] = tier[i] + 1
-				queue = append(queue, j)
-			}
-		}
-	}
+	// Hosts are the flows' ends; tiers are the hops from the nearest host (nodeTiers).
+	tiers := nodeTiers(v)
 	d := &fabricDrawing{simUS: v.SimTimeUS}
 	byTier := map[int][]int{}
-	for i, t := range tier {
-		if t < 0 {
-			t = 1 // a node no host reaches through a used link
-		}
-		tier[i] = t
-		byTier[t] = append(byTier[t], i)
+	for i, n := range names {
+		byTier[tiers[n]] = append(byTier[tiers[n]], i)
 	}
 	d.nodes = make([]fabricNode, len(names))
 	hosts := len(byTier[0])

@@ -19,6 +19,11 @@ type Series struct {
 	Queues     []QueueSeries
 	Ingress    []IngressSeries
 	Pauses     []PauseSeries
+	Links      []LinkSeries
+	Buffers    []BufferSeries
+	Events     []EventSeries
+	// QueueDepths are not sampled: each queue's time-weighted depth over the run.
+	QueueDepths []QueueDepths
 }
 
 // FlowSeries is one flow over time: its delivered payload (cumulative), the rate limit of
@@ -64,3 +69,67 @@ type PauseSeries struct {
 
 // Len is the number of samples.
 func (s *Series) Len() int { return len(s.TimesUS) }
+
+// LinkSeries is one direction of a link that carried a frame by some sample: the wire
+// bytes put on it so far (cumulative; a frame with its preamble, SFD and inter-frame gap,
+// counted when its serialization starts) and its line rate, so that its utilisation over
+// any two samples is the bytes between them over what the line could carry in that time.
+type LinkSeries struct {
+	From, To         string
+	FromPort, ToPort int
+	RateGbps         float64
+	WireBytes        []int64
+}
+
+// BufferSeries is one switch whose shared buffer held a frame at some sample: the bytes of
+// the frames queued on all its ports and classes at each sample, and the buffer's size.
+type BufferSeries struct {
+	Node          string
+	CapacityBytes int64
+	Bytes         []int64
+}
+
+// EventSeries is one count of things that happened at one place, so far (cumulative): a
+// drop by reason at a switch (its counter, all ports together), a link direction
+// ("a->b": random_loss, link_down) or a host (unroutable: a frame for another host); ECN
+// marks and trimmed packets at a switch; retransmitted data packets at their sending host;
+// CNPs at the host that sent them (the flows' receivers). It appears at the first sample
+// with a count above 0.
+type EventSeries struct {
+	Place     string
+	PlaceType string // switch, host or link
+	Event     string // drop, retransmission, ecn_mark, cnp or trim
+	Reason    string // for a drop: its reason, as drops.by_reason names it; else ""
+	Counts    []int64
+}
+
+// The events and place types of EventSeries.
+const (
+	EventDrop       = "drop"
+	EventRetransmit = "retransmission"
+	EventMark       = "ecn_mark"
+	EventCNP        = "cnp"
+	EventTrim       = "trim"
+	PlaceSwitch     = "switch"
+	PlaceHost       = "host"
+	PlaceLink       = "link"
+)
+
+// QueueDepths is the time-weighted distribution of one egress queue's depth over the whole
+// run (the queues of the document's queues list): not sampled, but the queue's own record
+// of how long it held each depth, in ranges of its histogram (exact below 32 bytes, then 16
+// ranges per power of two), the first range depth 0.
+type QueueDepths struct {
+	Node     string
+	Port     int
+	Peer     string
+	Priority int
+	MaxBytes int64
+	Depths   []DepthRange
+}
+
+// DepthRange is the time a queue spent at a depth in [LoBytes, HiBytes].
+type DepthRange struct {
+	LoBytes, HiBytes int64
+	TimeUS           float64
+}

@@ -16,10 +16,18 @@ const (
 )
 
 // seriesCSV writes a header, then the rows each variant's series gives, each led by the
-// variant's name and seed.
+// variant's name and seed; the rows' first cell is the sample's time_us.
 func seriesCSV(w io.Writer, d *Document, header []string, rows func(s *Series, emit func(...string) error) error) error {
+	return variantCSV(w, d, append([]string{"time_us"}, header...), func(v *Variant, emit func(...string) error) error {
+		return rows(v.Series, emit)
+	})
+}
+
+// variantCSV writes a header, then the rows each variant with a series gives, each led by
+// the variant's name and seed.
+func variantCSV(w io.Writer, d *Document, header []string, rows func(v *Variant, emit func(...string) error) error) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(append([]string{"variant", "seed", "time_us"}, header...)); err != nil {
+	if err := cw.Write(append([]string{"variant", "seed"}, header...)); err != nil {
 		return err
 	}
 	for i := range d.Variants {
@@ -28,7 +36,7 @@ func seriesCSV(w io.Writer, d *Document, header []string, rows func(s *Series, e
 			continue
 		}
 		lead := []string{v.Name, strconv.FormatUint(v.Seed, 10)}
-		if err := rows(v.Series, func(cells ...string) error {
+		if err := rows(v, func(cells ...string) error {
 			return cw.Write(append(lead[:2:2], cells...))
 		}); err != nil {
 			return err

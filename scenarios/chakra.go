@@ -63,7 +63,7 @@ var chakraOps = map[chakra.CommType]string{
 func (r *resolver) chakra(path string, index int, c *rawChakra) *Collective {
 	out := &Collective{Op: "chakra", Channels: 1, Pos: r.pos(path)}
 	n := r.jobHosts(path, out, c.Hosts, c.Start, c.Transport, c.Priority)
-	algs := collective.Algorithms[collective.AllReduce]
+	algs := []string{collective.Ring, collective.HalvingDoubling} // allreduce's tree is not offered: allgather and reduce_scatter have none
 	out.Algorithm = algs[0]
 	okAlg := true
 	if c.Algorithm != "" {
@@ -235,10 +235,14 @@ func chakraStep(k int, c chakra.Collective, alg string, n int) (CollectiveStep, 
 	if op == collective.AllGather {
 		size = mulSat(size, int64(n))
 	}
-	if err := collective.Check(op, alg, n, size); err != nil {
+	var chunk int64
+	if collective.Pipelined(op, alg) {
+		chunk = collective.DefaultChunk
+	}
+	if err := collective.Check(op, alg, n, size, chunk); err != nil {
 		return CollectiveStep{}, fmt.Errorf("%s: %s of comm_size %d bytes over %d ranks: %v", where, c.CommType, c.CommSize, n, err)
 	}
-	return CollectiveStep{Op: op, Algorithm: alg, Size: size, Node: fmt.Sprintf("%d (%s)", c.Node.ID, c.Node.Name)}, nil
+	return CollectiveStep{Op: op, Algorithm: alg, Size: size, Chunk: chunk, Node: fmt.Sprintf("%d (%s)", c.Node.ID, c.Node.Name)}, nil
 }
 
 // waits converts a collective's waits to simulated time.
@@ -257,7 +261,7 @@ func waits(c chakra.Collective) ([]Wait, error) {
 func chakraSmallest(steps []CollectiveStep, n int) int64 {
 	least := int64(-1)
 	for _, s := range steps {
-		if m := smallestMessage(s.Op, n, s.Size); least < 0 || m < least {
+		if m := smallestMessage(&Collective{Op: s.Op, Algorithm: s.Algorithm, Size: s.Size, Chunk: s.Chunk}, n); least < 0 || m < least {
 			least = m
 		}
 	}

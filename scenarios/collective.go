@@ -29,7 +29,10 @@ func (r *resolver) collective(path string, index int, c *rawCollective) *Collect
 	if okOp {
 		algs := collective.Algorithms[c.Op]
 		out.Algorithm = algs[0]
-		if c.Algorithm != "" {
+		if c.Algorithm == collective.Tree && c.Op != collective.AllReduce {
+			r.errf(path+".algorithm", "%s has no algorithm %q: NCCL builds its double binary tree for allreduce only (allowed for %s: %s)", c.Op, c.Algorithm, c.Op, listOf(algs))
+			okOp = false
+		} else if c.Algorithm != "" {
 			if r.oneOf(path+".algorithm", c.Op+" algorithm", c.Algorithm, algs) {
 				out.Algorithm = c.Algorithm
 			} else {
@@ -43,6 +46,20 @@ func (r *resolver) collective(path string, index int, c *rawCollective) *Collect
 	} else if out.Size = int64(*c.Size); out.Size <= 0 || out.Size > maxFlowSize {
 		r.errf(path+".size", "size is the bytes each rank holds, from 1B to 1TB; got %d bytes", out.Size)
 		okOp = false
+	}
+	if okOp && collective.Pipelined(out.Op, out.Algorithm) {
+		out.Chunk = collective.DefaultChunk
+	}
+	if c.Chunk != nil {
+		switch {
+		case okOp && !collective.Pipelined(out.Op, out.Algorithm):
+			r.errf(path+".chunk", "chunk is the piece a pipelined algorithm sends at a time: it applies to algorithm tree and to broadcast, not to %s by %s", out.Op, out.Algorithm)
+		case *c.Chunk < 1 || int64(*c.Chunk) > maxFlowSize:
+			r.errf(path+".chunk", "chunk is the piece a pipelined algorithm sends at a time, from 1B to 1TB (default 512KiB, one NCCL buffer slot); got %d bytes", int64(*c.Chunk))
+			okOp = false
+		default:
+			out.Chunk = int64(*c.Chunk)
+		}
 	}
 	if c.Iterations != nil {
 		if out.Iterations = *c.Iterations; out.Iterations < 1 || out.Iterations > maxIterations {
@@ -58,7 +75,7 @@ func (r *resolver) collective(path string, index int, c *rawCollective) *Collect
 	if !okOp || out.Size <= 0 || n < 2 || (r.topo == nil && out.Hosts == nil) {
 		return out
 	}
-	if err := collective.Check(out.Op, out.Algorithm, n, out.Size); err != nil {
+	if err := collective.Check(out.Op, out.Algorithm, n, out.Size, out.Chunk); err != nil {
 		field := ".size"
 		if strings.Contains(err.Error(), "ranks") {
 			field = ".hosts"
@@ -66,7 +83,7 @@ func (r *resolver) collective(path string, index int, c *rawCollective) *Collect
 		r.errf(path+field, "%s over %d hosts: %v", out.Op, n, err)
 		return out
 	}
-	if least := smallestMessage(out.Op, n, out.Size); least < int64(out.Channels) {
+	if least := smallestMessage(out, n); least < int64(out.Channels) {
 		r.errf(path+".size", "size %d bytes over %d ranks makes messages of %d bytes, fewer than channels (%d): a channel carries at least a byte", out.Size, n, least, out.Channels)
 	}
 	if f := collectiveFlows(out, int64(n)); f > maxGenerated {
@@ -113,16 +130,21 @@ func (r *resolver) jobTail(path, def string, out *Collective, channels *int, lab
 	return ok
 }
 
-// smallestMessage is the fewest bytes one of the collective's messages carries: a piece,
-// Size/N rounded down, or a broadcast's last chunk.
-func smallestMessage(op string, n int, size int64) int64 {
-	if op == collective.Broadcast {
-		if rest := size % collective.BroadcastChunk; rest > 0 {
-			return rest
-		}
-		return min(size, collective.BroadcastChunk)
+// smallestMessage is the fewest bytes one of collective c's messages over n ranks carries:
+// a piece, Size/N rounded down, or a pipelined buffer's last chunk (the tree's: of the
+// smaller half).
+func smallestMessage(c *Collective, n int) int64 {
+	if !collective.Pipelined(c.Op, c.Algorithm) {
+		return c.Size / int64(n)
 	}
-	return size / int64(n)
+	buf := c.Size
+	if c.Algorithm == collective.Tree {
+		buf = c.Size / 2
+	}
+	if rest := buf % c.Chunk; rest > 0 {
+		return rest
+	}
+	return min(buf, c.Chunk)
 }
 
 // collectiveFlows is the number of flows collective c over n hosts makes: messages per
@@ -131,11 +153,11 @@ func collectiveFlows(c *Collective, n int64) int64 {
 	if c.Steps != nil {
 		var sum int64
 		for _, s := range c.Steps {
-			sum = addSat(sum, collective.Count(s.Op, s.Algorithm, int(n), s.Size))
+			sum = addSat(sum, collective.Count(s.Op, s.Algorithm, int(n), s.Size, s.Chunk))
 		}
 		return mulSat(sum, int64(c.Channels))
 	}
-	return mulSat(mulSat(collective.Count(c.Op, c.Algorithm, int(n), c.Size), int64(c.Iterations)), int64(c.Channels))
+	return mulSat(mulSat(collective.Count(c.Op, c.Algorithm, int(n), c.Size, c.Chunk), int64(c.Iterations)), int64(c.Channels))
 }
 
 // labelProblem says what is wrong with a job label, or "" when nothing is: it is 1 to 64

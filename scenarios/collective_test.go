@@ -23,7 +23,11 @@ func TestCollectiveFieldsChecked(t *testing.T) {
 	for _, c := range []struct{ item, want string }{
 		{"size: 1MB", "f.yaml:6:17: traffic.0.collective.op: op is required (one of allreduce, allgather, reduce_scatter, all_to_all, broadcast)"},
 		{"op: alreduce, size: 1MB", `f.yaml:6:22: traffic.0.collective.op: unknown op "alreduce" (did you mean "allreduce"?) (allowed: allreduce, allgather, reduce_scatter, all_to_all, broadcast)`},
-		{"op: allreduce, algorithm: tree, size: 1MB", `f.yaml:6:44: traffic.0.collective.algorithm: unknown allreduce algorithm "tree" (allowed: ring, halving_doubling)`},
+		{"op: allreduce, algorithm: trie, size: 1MB", `f.yaml:6:44: traffic.0.collective.algorithm: unknown allreduce algorithm "trie" (did you mean "tree"?) (allowed: ring, halving_doubling, tree)`},
+		{"op: allgather, algorithm: tree, size: 1MB", `f.yaml:6:44: traffic.0.collective.algorithm: allgather has no algorithm "tree": NCCL builds its double binary tree for allreduce only (allowed for allgather: ring, halving_doubling)`},
+		{"op: allreduce, size: 1MB, chunk: 64KB", "f.yaml:6:51: traffic.0.collective.chunk: chunk is the piece a pipelined algorithm sends at a time: it applies to algorithm tree and to broadcast, not to allreduce by ring"},
+		{"op: allreduce, algorithm: tree, size: 1MB, chunk: 0", "f.yaml:6:68: traffic.0.collective.chunk: chunk is the piece a pipelined algorithm sends at a time, from 1B to 1TB (default 512KiB, one NCCL buffer slot); got 0 bytes"},
+		{"op: allreduce, algorithm: tree, size: 1000010B, chunk: 100KB, channels: 64", "traffic.0.collective.size: size 1000010 bytes over 6 ranks makes messages of 5 bytes, fewer than channels (64)"},
 		{"op: all_to_all, algorithm: ring, size: 1MB", `f.yaml:6:45: traffic.0.collective.algorithm: unknown all_to_all algorithm "ring" (allowed: direct)`},
 		{"op: allreduce, algorithm: halving_doubling, size: 1MB", "f.yaml:6:17: traffic.0.collective.hosts: allreduce over 6 hosts: halving_doubling needs a power of two ranks"},
 		{"op: allreduce, hosts: [h1, h2, h3, h4], algorithm: halving_doubling, size: 1MB, channels: 0", "f.yaml:6:108: traffic.0.collective.channels: channels is the queue pairs each message is split over, 1 to 64; got 0"},
@@ -60,6 +64,15 @@ func TestCollectiveDefaults(t *testing.T) {
 	f, problems, _ = Load("f.yaml", []byte(strings.Replace(collectiveBase, "ITEM", "op: all_to_all, size: 6MB", 1)), nil)
 	require.Empty(t, problems)
 	require.Equal(t, "direct", f.Scenario(0).Traffic[0].Collective.Algorithm)
+	for item, chunk := range map[string]int64{
+		"op: allreduce, algorithm: tree, size: 6MB":               512 << 10, // one NCCL buffer slot
+		"op: broadcast, size: 6MB":                                512 << 10,
+		"op: allreduce, algorithm: tree, size: 6MB, chunk: 64KiB": 64 << 10,
+	} {
+		f, problems, _ = Load("f.yaml", []byte(strings.Replace(collectiveBase, "ITEM", item, 1)), nil)
+		require.Empty(t, problems, item)
+		require.Equal(t, chunk, f.Scenario(0).Traffic[0].Collective.Chunk, item)
+	}
 
 	two := strings.Replace(collectiveBase, "  - collective: {ITEM}\n", "  - collective: {op: allreduce, size: 6MB, label: job}\n  - collective: {op: allgather, size: 6MB, label: job}\n", 1)
 	_, problems, _ = Load("f.yaml", []byte(two), nil)

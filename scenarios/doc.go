@@ -414,6 +414,15 @@
 //	                              NACK, trimmed header) in a queue ahead of data
 //	                              (CompositeQueue), so by default the trim class's, 7; a class
 //	                              of data delays them behind it
+//	transports.uet.cc             nscc (nscc | rccc | nscc+rccc): nscc: the sender's window from
+//	                              ECN marks and measured delay (NSCC); rccc: the receiver's
+//	                              credit (RCCC: each data packet carries the credit the sender
+//	                              wants, the receiving NIC grants credit to its flows in turn,
+//	                              four packets' worth at a time, at 0.99 of its line rate, after
+//	                              a first speculative window of 1.5 BDP; uet-htsim
+//	                              UecPullPacer); nscc+rccc: a packet goes when both allow
+//	                              (uet-htsim's -sender_cc and -receiver_cc). With rccc each data
+//	                              packet's PDS header is a RUD_CC_REQ, 4 bytes longer
 //	transports.uet.qa_gate        3 (0..62): quick adapt cuts the window to what was
 //	                              acknowledged in its period only if that is below maxwnd /
 //	                              2^qa_gate (uet-htsim initNsccParams: 3)
@@ -478,7 +487,8 @@
 // in 8 copies, the original and retry_limit 7 retransmissions, or for iWARP 1 + the RTO's
 // doublings + stop / max_rto, so a 100 KB flow over a 1 s link is 3,133 frames, not the
 // link's 12.5 GB), time-series rows (only for a run that keeps the time series, run -o:
-// at most every flow in every sample, plus two queues per switch port) and memory. A run
+// at most every flow in every sample, plus two queues per switch port, both directions of
+// every link and every switch's buffer) and memory. A run
 // over any of these limits is refused with the estimate and how to shrink it, naming the
 // cause (the flows, -o's time series, the links' frames in flight, or the topology; for a
 // preset, the largest size of its shape that fits):
@@ -488,7 +498,7 @@
 //	route-table entries           1,000,000,000 (MaxRouteEntries, the builder's own bound)
 //	routing steps                 1,000,000,000 (MaxRouteWork, a few seconds of routing)
 //	flows                         1,000,000 (MaxFlows, all traffic items together)
-//	time-series rows              2,000,000 (MaxSeriesRows: rates.csv and queues.csv together; -o only)
+//	time-series rows              2,000,000 (MaxSeriesRows: rates.csv, queues.csv, links.csv and buffers.csv together; -o only)
 //	memory                        4 GB (MaxMemory, estimated per variant)
 //
 // Routing binds first: the largest star is 14,142 hosts, the largest fat-tree k = 32
@@ -535,13 +545,15 @@
 // googlerpc, or a regular file of "size_bytes cumulative_percent" lines, checked with
 // file:line; a fifo, device or directory is refused without being opened for a blocking read),
 // destinations uniform over the other hosts of dst (default hosts), until stop (default the
-// scenario's) or until count flows in all; collective {op, algorithm, hosts, size, start,
-// iterations, compute, channels, transport, priority, label}: one job's collective (op
+// scenario's) or until count flows in all; collective {op, algorithm, hosts, size, chunk,
+// start, iterations, compute, channels, transport, priority, label}: one job's collective (op
 // allreduce, allgather, reduce_scatter, all_to_all or broadcast; algorithm ring (the default)
-// or halving_doubling (a power of two hosts) for the first three, direct for all_to_all, ring
-// for broadcast) over hosts (rank i the i-th; all: the topology's, in order), size the bytes
-// each rank holds (at least one per rank, at least one per channel in every message),
-// iterations (default 1, at most 100,000) each compute (default 0) after the one before
+// or halving_doubling (a power of two hosts) for the first three, and tree (NCCL's double
+// binary tree) for allreduce only, direct for all_to_all, ring for broadcast) over hosts
+// (rank i the i-th; all: the topology's, in order), size the bytes each rank holds (at least
+// one per rank, at least one per channel in every message), chunk the piece the pipelined
+// algorithms (tree, broadcast) send at a time (default 512KiB, one NCCL buffer slot; refused
+// for the others), iterations (default 1, at most 100,000) each compute (default 0) after the one before
 // ended, every message split over channels (default 1, at most 64) queue pairs of their own
 // UDP source port; each message starts when the messages that bring its sender its data have
 // arrived (docs/model.md section 12); label (default OP-INDEX, unique among the collectives,

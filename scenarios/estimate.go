@@ -81,7 +81,7 @@ type Estimate struct {
 	// FramesInFlight bounds the frames on all wires at once, one direction: what the wires
 	// hold (rate x delay), or, when less, every data frame of the traffic in its most copies.
 	FramesInFlight int64
-	SeriesRows     int64 // at most: every flow in every sample, plus the queues'; 0 without Series
+	SeriesRows     int64 // at most: every flow in every sample, plus the queues', links' and buffers'; 0 without Series
 	MemoryBytes    int64
 	Series         bool // the run keeps the time series (LoadOptions.Series)
 }
@@ -178,14 +178,18 @@ func estimate(sc *Scenario, series bool) Estimate {
 }
 
 // seriesRows is the most rows the time series can hold at interval: every flow in every
-// sample, and the queues that carry traffic (queuesPerPortEst per switch port).
+// sample, the queues that carry traffic (queuesPerPortEst per switch port), both directions
+// of every link (links.csv) and every switch's buffer (buffers.csv). The counts of
+// events.csv are left out: it has a row only where a count grew, and the sampler a column
+// per place and kind of event that happened (a few per switch, link or host).
 func seriesRows(sc *Scenario, e Estimate, interval sim.Time) int64 {
 	samples := int64(sc.SeriesSamples) + 1 // the automatic sampler's bound
 	if interval > 0 {
 		samples = int64(sc.Stop / interval)
 	}
 	switchPorts := max(mulSat(2, e.Links)-e.Hosts, 0)
-	return mulSat(samples, addSat(e.Flows, mulSat(queuesPerPortEst, switchPorts)))
+	perSample := addSat(addSat(e.Flows, mulSat(queuesPerPortEst, switchPorts)), addSat(mulSat(2, e.Links), e.Switches))
+	return mulSat(samples, perSample)
 }
 
 // wireFrames is the number of full frames on all wires at once, one direction: a wire holds
@@ -235,15 +239,20 @@ func trafficFrames(sc *Scenario, hosts int64) int64 {
 			n := int(set(c.Hosts))
 			steps := c.Steps
 			if steps == nil {
-				steps = []CollectiveStep{{Op: c.Op, Algorithm: c.Algorithm, Size: c.Size}}
+				steps = []CollectiveStep{{Op: c.Op, Algorithm: c.Algorithm, Size: c.Size, Chunk: c.Chunk}}
 			}
-			var most, per int64 // the step with the most bytes in its messages
+			var most int64 // the step with the most bytes in its messages
+			var per float64
 			for _, s := range steps {
-				if m := collective.Count(s.Op, s.Algorithm, n, s.Size); mulSat(m, s.Size) >= mulSat(most, per) {
-					most, per = m, s.Size
+				bytes := float64(s.Size) / float64(max(n, 1))
+				if s.Algorithm == collective.Tree { // a message is a chunk of a half
+					bytes = float64(min(s.Chunk, s.Size-s.Size/2))
+				}
+				if m := collective.Count(s.Op, s.Algorithm, n, s.Size, s.Chunk); float64(m)*bytes >= float64(most)*per {
+					most, per = m, bytes
 				}
 			}
-			add(mulSat(most, int64(c.Channels)), float64(per)/float64(max(n, 1)))
+			add(mulSat(most, int64(c.Channels)), per)
 		case t.Poisson != nil && t.Poisson.Workload != nil:
 			// Every flow at the workload's largest size.
 			p := t.Poisson.Workload.Points

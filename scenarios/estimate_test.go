@@ -111,14 +111,15 @@ traffic:
 	sc := f.Scenario(0)
 	require.Zero(t, sc.SampleInterval, "automatic")
 	require.LessOrEqual(t, f.Estimate(0).SeriesRows, int64(MaxSeriesRows))
-	// 19 samples fit (2,000,000 / (100,000 flows + 2 x 16 queues)): the sampler keeps at
-	// most 18 (an even number), plus the one at the end.
+	// 19 samples fit (2,000,000 / (100,000 flows + 2 x 16 queues + 2 x 16 link directions
+	// + 1 buffer)): the sampler keeps at most 18 (an even number), plus the one at the end.
 	require.Equal(t, 18, sc.SeriesSamples)
 
 	_, errs, _ = LoadWith("many.yaml", []byte(base+"sample_interval: 100us\n"), nil, series)
 	require.Len(t, errs, 1)
 	require.Equal(t, "sample_interval", errs[0].Path)
-	require.Contains(t, errs[0].Msg, "10,003,200 time-series rows, more than 2,000,000")
+	// 10 ms / 100 us = 100 samples of 100,065 rows.
+	require.Contains(t, errs[0].Msg, "10,006,500 time-series rows, more than 2,000,000")
 	require.Contains(t, errs[0].Msg, "To shrink it: a sample_interval of at least 527us (or none: the automatic sampler keeps fewer samples to fit), or run without -o")
 	// A run that keeps no time series (no -o) is not refused for it.
 	f, errs, _ = Load("many.yaml", []byte(base+"sample_interval: 100us\n"), nil)
@@ -151,7 +152,7 @@ traffic:
 }
 
 // TestSeriesLimitOnlyWithSeries: 120,000 flows on a 4-host star make 17 x 120,000 = 2,040,000
-// flow rows even at the automatic sampler's least 17 samples, more than MaxSeriesRows: a
+// flow rows (2,040,289 with the queues, links and buffer) even at the automatic sampler's least 17 samples, more than MaxSeriesRows: a
 // run with the time series (-o) is refused, and told that the series is the cause and that
 // without -o it runs; a run without it loads.
 func TestSeriesLimitOnlyWithSeries(t *testing.T) {
@@ -169,7 +170,9 @@ traffic:
 	_, errs, _ = LoadWith("many.yaml", data, nil, LoadOptions{Series: true})
 	require.Len(t, errs, 1)
 	require.Equal(t, "traffic", errs[0].Path)
-	require.Contains(t, errs[0].Msg, fmt.Sprintf("%s time-series rows, more than 2,000,000", count(17*120_000+17*2*4)))
+	// 17 samples of the flows, 2 queues per switch port, both directions of the 4 links, the
+	// switch's buffer.
+	require.Contains(t, errs[0].Msg, fmt.Sprintf("%s time-series rows, more than 2,000,000", count(17*(120_000+2*4+2*4+1))))
 	require.Contains(t, errs[0].Msg, "To shrink it: the time series that -o writes would hold")
 	require.Contains(t, errs[0].Msg, "run without -o")
 	require.NotContains(t, errs[0].Msg, "a smaller topology")

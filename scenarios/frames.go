@@ -18,7 +18,7 @@ func (sc *Scenario) MaxFrameWire() int64 {
 			cfg := transports.IWARPConfig{MTU: c.MTU, Markers: c.Markers, Timestamps: c.Timestamps, Handshake: c.Handshake}
 			frame = max(frame, transports.NewIWARPFrames(cfg, 1<<30).SegmentWire(0))
 		case "uet":
-			frame = max(frame, transports.UETWireBytes(int64(sc.Transports.UET.MTU)))
+			frame = max(frame, transports.UETWireBytes(int64(sc.Transports.UET.MTU), sc.Transports.UET.CC != "nscc"))
 		default:
 			frame = max(frame, transports.RoCEWireBytes(2, int64(sc.Transports.RoCEv2.MTU), true))
 		}

@@ -187,6 +187,7 @@ type rawCollective struct {
 	Algorithm  string    `yaml:"algorithm"`
 	Hosts      *hostList `yaml:"hosts"`
 	Size       *Size     `yaml:"size"`
+	Chunk      *Size     `yaml:"chunk"`
 	Start      *Duration `yaml:"start"`
 	Iterations *int      `yaml:"iterations"`
 	Compute    *Duration `yaml:"compute"`

@@ -169,6 +169,7 @@ type Collective struct {
 	Op, Algorithm string
 	Hosts         []string // nil = all hosts of the topology, in order
 	Size          int64
+	Chunk         int64 // the pipeline's piece (tree, broadcast); 0 for the other algorithms
 	Start         sim.Time
 	Iterations    int
 	Compute       sim.Time
@@ -186,11 +187,12 @@ type Collective struct {
 }
 
 // CollectiveStep is one collective of a job's sequence: Op by Algorithm of Size bytes per
-// rank (as Collective's Size counts it), from trace node Node (rank 0's id and name), and
+// rank (as Collective's Size counts it) in pieces of Chunk, from trace node Node (rank 0's id and name), and
 // per rank what it waits for before it sends (Waits[rank]).
 type CollectiveStep struct {
 	Op, Algorithm string
 	Size          int64
+	Chunk         int64 // a pipelined algorithm's piece (collective.Pipelined), else 0
 	Node          string
 	Waits         [][]Wait
 }

@@ -375,12 +375,17 @@ func (sw *Switch) enqueue(now sim.Time, pt *Port, p *topology.Packet) {
 			sw.drop(p, DropHeadroom)
 			return
 		}
-	} else if size > free || float64(q.Bytes+size) > sw.cfg.Alpha*float64(free) || sw.overTrimThreshold(q, size) {
+	} else if size > free || float64(q.Bytes+size) > sw.cfg.Alpha*float64(free) {
 		if sw.trimmable(p) {
 			sw.trim(now, pt, p)
 			return
 		}
 		sw.drop(p, DropBuffer)
+		return
+	} else if sw.overTrimThreshold(q, size) && sw.trimmable(p) {
+		// The threshold cuts data a transport can recover from a notice; it admits
+		// everything else as the buffer does (trimmed headers, ACKs, other transports).
+		sw.trim(now, pt, p)
 		return
 	}
 	sw.BufferUsed += size
@@ -488,3 +493,6 @@ func (sw *Switch) InTransit(k topology.Kind) int64 { return sw.delayed[k] }
 
 // MarksECN reports whether the switch marks ECN.
 func (sw *Switch) MarksECN() bool { return sw.cfg.ECN != nil }
+
+// BufferBytes is the size of the switch's shared packet buffer (BufferUsed is its use).
+func (sw *Switch) BufferBytes() int64 { return sw.cfg.BufferBytes }

@@ -72,6 +72,52 @@ func TestTrimmingCutsWhatTheQueueCannotTake(t *testing.T) {
 	}
 }
 
+// TestTrimThresholdCutsOnlyData: a trimming threshold is the queue depth above which data
+// packets are cut; it is no admission limit for anything else. With a threshold of 100 bytes
+// (less than one data frame, more than one 64-byte header) and a buffer that holds all 40
+// frames, every trimmable data packet is cut (its frame alone passes the threshold) and all
+// 40 headers arrive, though two arriving at once put the trim class's queue past 100 bytes;
+// packets whose transport takes no trim notice arrive whole, all 40. Before, the threshold
+// dropped both: headers behind a header, and every packet that was not trimmable.
+func TestTrimThresholdCutsOnlyData(t *testing.T) {
+	frame := int64(rocev2Frame(1024))
+	for _, trimmable := range []bool{true, false} {
+		nw, err := topology.Star(3, topology.LinkParams{Rate: 100 * sim.Gbps, Delay: 500 * sim.Nanosecond})
+		require.NoError(t, err)
+		cfg := Config{BufferBytes: 100 * frame, Alpha: 1000, Trim: TrimConfig{Enabled: true, Priority: 7, Threshold: 100, Reserve: frame}}
+		f := build(t, nw, cfg)
+		h1, h2, h3 := f.id(t, "h1"), f.id(t, "h2"), f.id(t, "h3")
+		const each = 20
+		for _, src := range []topology.NodeID{h1, h2} {
+			now := sim.Time(0)
+			for i := range each {
+				p := f.data(src, h3, 3, uint32(i), 1024)
+				p.Trimmable = trimmable
+				now = f.send(now, p)
+			}
+		}
+		f.eng.Run(sim.Second)
+		sw := f.sw[f.id(t, "sw")]
+		var whole, headers int64
+		for _, g := range f.hosts[h3].got {
+			if g.frame == int32(frame) {
+				whole++
+			} else {
+				headers++
+			}
+		}
+		require.Zero(t, sw.Drops[DropBuffer], "trimmable %v", trimmable)
+		if trimmable {
+			require.EqualValues(t, 2*each, headers)
+			require.EqualValues(t, 2*each, sw.Trimmed)
+		} else {
+			require.EqualValues(t, 2*each, whole)
+			require.Zero(t, sw.Trimmed)
+		}
+		f.checkBooks(t)
+	}
+}
+
 func TestTrimConfigIsChecked(t *testing.T) {
 	nw := leafSpine(t, 2, 2, 1, topology.RoutingL3)
 	routes, err := topology.ComputeRoutes(nw, nil)

@@ -40,6 +40,12 @@ const (
 	SESStandardHeader = 44
 	PDSAckCCHeader    = 32
 	PDSNackHeader     = 16
+	// PDSRUDCCHeader is a RUD_CC_REQ's PDS header, a RUD request's with the request CC state
+	// behind it: CCC id 1 and credit target 3 (UET_PDS_RUD_ROD_CC_MIN_HDR_LEN). PDSControlHeader
+	// is a PDS control packet (CREDIT, CREDIT_REQ): prologue 2 (its next-header bits the
+	// control type), probe opaque 2, PSN 4, SPDCID 2, DPDCID 2, payload 4 (dissect_pds_ctl).
+	PDSRUDCCHeader   = 16
+	PDSControlHeader = 16
 
 	// A PFC frame's MAC Control payload (IEEE 802.1Qbb clause 36): the opcode, the
 	// class-enable vector and a pause timer per class.

@@ -7,15 +7,16 @@ type Kind uint8
 
 // Packet kinds.
 const (
-	KindData  Kind = iota // carries message payload
-	KindAck               // transport acknowledgement
-	KindNak               // transport negative acknowledgement
-	KindCNP               // congestion notification
-	KindPause             // link-level flow control frame
+	KindData   Kind = iota // carries message payload
+	KindAck                // transport acknowledgement
+	KindNak                // transport negative acknowledgement
+	KindCNP                // congestion notification
+	KindPause              // link-level flow control frame
+	KindCredit             // UET receiver credit: a PDS CREDIT or CREDIT_REQ control packet (RCCC)
 	NumKinds
 )
 
-var kindNames = [NumKinds]string{"data", "ack", "nak", "cnp", "pause"}
+var kindNames = [NumKinds]string{"data", "ack", "nak", "cnp", "pause", "credit"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -143,11 +144,19 @@ type Packet struct {
 	Entropy    uint16
 	Retx       bool
 	ECNEcho    bool
+	// RCCC, the receiver-credit congestion control: a data packet with CCReq is a RUD_CC_REQ,
+	// whose PDS header carries the sender's credit target, Credit, in 256-byte units; a
+	// KindCredit packet is a PDS control packet, CREDIT (Credit: the cumulative credit the
+	// receiver grants, in 256-byte units) or, with CreditRequest, CREDIT_REQ (the sender's
+	// credit target, when it has none left and the receiver may not know).
+	Credit        uint32
+	CCReq         bool
+	CreditRequest bool
 
 	// A Packet is 256 bytes: the pool allocates packets in slabs, and a size that is a
 	// multiple of 64 keeps every packet's first 64 bytes, the datapath's, in one cache line
 	// (at 208 bytes three packets in four had them across two).
-	_ [8]byte
+	_ [2]byte
 }
 
 // NumPriorities is the number of 802.1Q priorities, traffic classes and PFC timers.
@@ -257,13 +266,19 @@ func (p *Packet) ibTransportBytes() int32 {
 
 // uetBytes is the Ultra Ethernet transport's headers behind the UDP header: a data packet's
 // PDS RUD request header and SES standard request header, an ACK's PDS ACK with its CC
-// extension, a NACK's PDS NACK header.
+// extension, a NACK's PDS NACK header, a credit's PDS control packet header. A data packet
+// that carries RCCC's credit target is a RUD_CC_REQ, its PDS header PDSRUDCCHeader.
 func (p *Packet) uetBytes() int32 {
 	switch p.Kind {
 	case KindAck:
 		return PDSAckCCHeader
 	case KindNak:
 		return PDSNackHeader
+	case KindCredit:
+		return PDSControlHeader
+	}
+	if p.CCReq {
+		return PDSRUDCCHeader + SESStandardHeader
 	}
 	return PDSRUDHeader + SESStandardHeader
 }

@@ -237,3 +237,36 @@ func depthBucketRange(b int) (lo, hi int64) {
 	m := int64(16 + (b-32)%16)
 	return m << e, (m+1)<<e - 1
 }
+
+// DepthTime is one level range of a queue's depth record: the closed range of depths
+// [LoBytes, HiBytes] one histogram bucket holds (HiBytes capped at the queue's maximum) and
+// the time the queue spent at a depth in it.
+type DepthTime struct {
+	LoBytes, HiBytes int64
+	Time             sim.Time
+}
+
+// DepthTimes is the time-weighted distribution of the depth over [0, until], in depth
+// order: first the time at depth 0, then every histogram bucket the queue spent time in
+// (16 per power of two above 32 bytes, so a range is within about 6% of its low end). The
+// times sum to until. A reader's path (results), never the datapath's.
+func (q *Queue) DepthTimes(until sim.Time) []DepthTime {
+	q.account(until)
+	if until <= 0 {
+		return nil
+	}
+	out := []DepthTime{{}}
+	rest := until
+	if q.depth != nil {
+		for b, t := range q.depth.hist {
+			if t == 0 {
+				continue
+			}
+			lo, hi := depthBucketRange(b)
+			out = append(out, DepthTime{LoBytes: lo, HiBytes: min(hi, q.MaxBytes), Time: sim.Time(t)})
+			rest -= sim.Time(t)
+		}
+	}
+	out[0].Time = rest
+	return out
+}

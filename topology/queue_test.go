@@ -282,3 +282,18 @@ func TestDepthLogChangesNoRecord(t *testing.T) {
 		require.Equal(t, direct[i].depth.hist, logged[i].depth.hist, "queue %d", i)
 	}
 }
+
+// TestQueueDepthTimes: the brief example's record as a distribution, by hand: 500 ns at 0,
+// 300 ns at 10 (exact below 32), 100 ns at 40 (the bucket 40..41) and 100 ns at 80 (the
+// bucket 80..83, cut at the maximum 80); the times sum to the run.
+func TestQueueDepthTimes(t *testing.T) {
+	ns := sim.Nanosecond
+	var d Queue
+	d.setBytes(500*ns, 40)
+	d.setBytes(600*ns, 10)
+	d.setBytes(900*ns, 80)
+	require.Equal(t, []DepthTime{{0, 0, 500 * ns}, {10, 10, 300 * ns}, {40, 41, 100 * ns}, {80, 80, 100 * ns}}, d.DepthTimes(1000*ns))
+	var never Queue
+	require.Equal(t, []DepthTime{{0, 0, 1000 * ns}}, never.DepthTimes(1000*ns))
+	require.Nil(t, never.DepthTimes(0))
+}

@@ -60,8 +60,9 @@ type NIC struct {
 	IP       topology.IPv4
 	TTL      uint8
 	PeerPort int
-	cnp      *cnpPacer // the port's CNP pacer (DCQCN with per-port pacing), made on first use
-	err      error     // what NewNIC found wrong
+	cnp      *cnpPacer  // the port's CNP pacer (DCQCN with per-port pacing), made on first use
+	pulls    *pullPacer // the UET flows' RCCC pull pacer (uet_rccc.go), made on first use
+	err      error      // what NewNIC found wrong
 }
 
 const (
@@ -115,6 +116,14 @@ func (n *NIC) Receive(now sim.Time, p *topology.Packet, _ int) {
 		n.reg.receivers[p.Flow].onData(now, p)
 	case topology.KindAck, topology.KindNak, topology.KindCNP:
 		n.reg.senders[p.Flow].onControl(now, p)
+	case topology.KindCredit:
+		if p.CreditRequest {
+			if r, ok := n.reg.receivers[p.Flow].(*UETReceiver); ok {
+				r.onCreditRequest(now, p)
+			}
+		} else {
+			n.reg.senders[p.Flow].onControl(now, p)
+		}
 	case topology.KindPause:
 		for c := 0; c < len(p.PauseQuanta); c++ {
 			if p.PauseEnable&(1<<c) != 0 {

@@ -48,6 +48,9 @@ type UETConfig struct {
 	// Trimming says the fabric trims packets (switch.trimming): NSCC's default target and
 	// REPS's freezing after a timeout depend on it.
 	Trimming bool
+	// CC is the congestion control: NSCC's window, RCCC's receiver credit (uet_rccc.go), or
+	// both.
+	CC UETCC
 }
 
 // Validate reports the first value of c that a flow cannot run with.
@@ -67,6 +70,8 @@ func (c *UETConfig) Validate() error {
 		return fmt.Errorf("UET quick adapt gate %d: from 0 to 62", c.QAGate)
 	case int(c.AckPriority) >= topology.NumPriorities:
 		return fmt.Errorf("UET ACK priority %d: there are %d priorities", c.AckPriority, topology.NumPriorities)
+	case c.CC > CCBoth:
+		return fmt.Errorf("UET congestion control %d: it is nscc, rccc or both", c.CC)
 	}
 	return nil
 }
@@ -77,11 +82,12 @@ func (c *UETConfig) Validate() error {
 const uetHeaderBytes = topology.PDSRUDHeader + topology.SESStandardHeader
 
 // UETWireBytes is the wire size of a UET data packet carrying payload bytes: Ethernet, IPv4,
-// UDP to port 4793, the PDS and SES headers, the payload, FCS, preamble and gap.
-func UETWireBytes(payload int64) int64 {
+// UDP to port 4793, the PDS and SES headers, the payload, FCS, preamble and gap; with
+// creditTarget the PDS header is a RUD_CC_REQ's, which carries RCCC's credit target.
+func UETWireBytes(payload int64, creditTarget bool) int64 {
 	var p topology.Packet
 	uetStack(&p)
-	p.Payload = int32(payload)
+	p.Payload, p.CCReq = int32(payload), creditTarget
 	p.Seal()
 	return p.WireBytes()
 }
@@ -133,16 +139,19 @@ type UETSender struct {
 	cc    nscc
 	mp    entropyChooser
 
-	recs    []uetRec // ring, indexed by PSN & (len - 1), for cum <= PSN < highest
-	cum     uint32   // the cumulative PSN: every PSN below it is acknowledged
-	highest uint32   // the next new PSN
-	rtxN    int      // PSNs in the retransmit queue
-	rtxScan uint32   // no PSN below it is queued for retransmission
-	times   []uetSendTime
-	tHead   int // times[tHead:tLen] (a ring of len(times)) are the live entries
-	tLen    int
-	recvd   uint32 // the receiver's received bytes last reported
-	rto     sim.Time
+	recs     []uetRec // ring, indexed by PSN & (len - 1), for cum <= PSN < highest
+	cum      uint32   // the cumulative PSN: every PSN below it is acknowledged
+	highest  uint32   // the next new PSN
+	rtxN     int      // PSNs in the retransmit queue
+	rtxScan  uint32   // no PSN below it is queued for retransmission
+	times    []uetSendTime
+	tHead    int // times[tHead:tLen] (a ring of len(times)) are the live entries
+	tLen     int
+	recvd    uint32 // the receiver's received bytes last reported
+	rto      sim.Time
+	hdr      int64 // PDS and SES header bytes of a data packet, which the window counts
+	rtxBytes int64 // bytes in the retransmit queue, as the window counts them
+	rc       rcccSender
 
 	// SLEEK loss recovery (uet-htsim UecSrc::runSleek).
 	lossMode       bool
@@ -179,7 +188,11 @@ func (r *Registry) newUET(i int32, src, dst *NIC, cross bool, cfg UETConfig) (*U
 		srcTTL: src.TTL, dstTTL: dst.TTL, srcID: src.ID, dstID: dst.ID, srcIP: src.IP, dstIP: dst.IP}
 	q.dataHash = topology.FlowHash(src.IP, dst.IP, topology.IPProtoUDP, q.sport, topology.UDPPortUET)
 	q.ackHash = topology.FlowHash(dst.IP, src.IP, topology.IPProtoUDP, q.sport, topology.UDPPortUET)
-	s := &UETSender{qp: q, nic: src, cfg: cfg, recs: make([]uetRec, 64), times: make([]uetSendTime, 64)}
+	s := &UETSender{qp: q, nic: src, cfg: cfg, recs: make([]uetRec, 64), times: make([]uetSendTime, 64), hdr: uetHeaderBytes}
+	if cfg.CC.rccc() {
+		s.hdr += topology.PDSRUDCCHeader - topology.PDSRUDHeader
+	}
+	s.rc.lastRequest = -1
 	s.timer = newAlarm(r.eng, s, opTimer)
 	s.mp = newEntropyChooser(cfg.Entropy, cfg.Paths, cfg.Trimming, sim.Stream(r.Seed, fmt.Sprintf("uet-entropy:%d", i)))
 	return s, newUETReceiver(q, dst, cfg)
@@ -223,7 +236,16 @@ func (s *UETSender) Handle(now sim.Time, op int, _ any) {
 			s.fail("UET flow started without a retransmit timeout")
 			return
 		}
-		s.cc.init(&s.cfg, s.nic.Wire.Params.Rate, s.baseRTT, s.networkRTT, int64(s.mtu)+uetHeaderBytes)
+		s.cc.init(&s.cfg, s.nic.Wire.Params.Rate, s.baseRTT, s.networkRTT, int64(s.mtu)+s.hdr)
+		if s.cfg.CC.rccc() {
+			// startConnection: a speculative credit of the configured maxwnd, which the
+			// receiver's pacer also keeps to (getConfiguredMaxWnd).
+			s.rc.maxwnd = s.cc.maxwnd
+			s.rc.credit, s.rc.speculating = s.rc.maxwnd, true
+			if rv, ok := s.reg.receivers[s.index].(*UETReceiver); ok {
+				rv.rc.maxwnd = s.rc.maxwnd
+			}
+		}
 		s.nic.activate(now, s)
 	case opTimer:
 		if s.timer.expired(now) && !s.over {
@@ -249,7 +271,7 @@ func (s *UETSender) size(psn uint32) int64 {
 	if psn == s.npkts-1 {
 		pl = s.flow.Size - int64(psn)*int64(s.mtu)
 	}
-	return pl + uetHeaderBytes
+	return pl + s.hdr
 }
 
 // nextRtx is the lowest PSN in the retransmit queue (uet-htsim's _rtx_queue.begin()).
@@ -275,6 +297,12 @@ func (s *UETSender) next() (psn uint32, resend, ok bool) {
 	default:
 		return 0, false, false
 	}
+	if s.cfg.CC.rccc() && s.rc.credit <= 0 {
+		return psn, resend, false // can_send_RCCC: any credit at all lets a packet go
+	}
+	if !s.cfg.CC.nscc() {
+		return psn, resend, true
+	}
 	fits := s.cc.cwnd >= s.cc.inflight+s.size(psn)
 	return psn, resend, fits || s.lossMode && s.rtxN > 0
 }
@@ -297,6 +325,7 @@ func (s *UETSender) emit(now sim.Time) *topology.Packet {
 	}
 	if resend {
 		s.rtxN--
+		s.rtxBytes -= size
 		s.flow.Retransmitted++
 	}
 	s.cc.inflight += size
@@ -304,7 +333,7 @@ func (s *UETSender) emit(now sim.Time) *topology.Packet {
 	s.frame(p, false)
 	uetStack(p)
 	p.PSN = psn
-	p.Payload = int32(size - uetHeaderBytes)
+	p.Payload = int32(size - s.hdr)
 	p.DMALen = uint32(min(s.flow.Size, math.MaxUint32))
 	p.DDPOffset = psn * uint32(s.mtu)
 	p.Opcode = topology.OpWriteMiddle // the SES start and end of message, as a WRITE's place
@@ -316,9 +345,15 @@ func (s *UETSender) emit(now sim.Time) *topology.Packet {
 	case psn == s.npkts-1:
 		p.Opcode = topology.OpWriteLast
 	}
-	// uet-htsim sendNewPacket: AR on the last packet or when the window is full; a resend
-	// always asks (sendRtxPacket).
-	p.AckReq = resend || psn == s.npkts-1 || s.cc.inflight+size >= s.cc.cwnd
+	// uet-htsim sendNewPacket: AR on the last packet, when the window is full or the credit
+	// spent; a resend always asks (sendRtxPacket).
+	full := s.cfg.CC.nscc() && s.cc.inflight+size >= s.cc.cwnd
+	if s.cfg.CC.rccc() {
+		s.rc.credit -= size // spendCredit
+		p.CCReq, p.Credit = true, uint32(s.pullTarget())
+		full = full || s.rc.credit <= 0
+	}
+	p.AckReq = resend || psn == s.npkts-1 || full
 	p.Retx = r.sends > 0
 	ev := s.mp.next(now)
 	s.entropy(p, ev)
@@ -401,10 +436,14 @@ func (s *UETSender) timerFired(now sim.Time) {
 	s.mp.feedback(now, 0, pathTimeout)
 	r := s.rec(t.psn)
 	s.queueRtx(t.psn, r)
-	s.cc.cwnd = max(s.cc.cwnd-int64(r.size), s.cc.mtu) // mark_packet_for_retransmission
+	if s.cfg.CC.nscc() {
+		s.cc.cwnd = max(s.cc.cwnd-int64(r.size), s.cc.mtu) // mark_packet_for_retransmission
+	}
 	if t, ok := s.oldest(); ok {
 		s.timer.set(max(t.at+s.rto, now))
 	}
+	s.stopSpeculating()
+	s.askForCredit(now)
 	if s.hasData() {
 		s.nic.activate(now, s)
 	}
@@ -414,6 +453,7 @@ func (s *UETSender) timerFired(now sim.Time) {
 func (s *UETSender) queueRtx(psn uint32, r *uetRec) {
 	r.state = recRtx
 	s.rtxN++
+	s.rtxBytes += int64(r.size)
 	s.cc.inflight -= int64(r.size)
 	s.rtxScan = min(s.rtxScan, psn)
 }
@@ -424,6 +464,7 @@ func (s *UETSender) queueRtx(psn uint32, r *uetRec) {
 func (s *UETSender) acked(r *uetRec) {
 	if r.state == recRtx {
 		s.rtxN--
+		s.rtxBytes -= int64(r.size)
 		s.cc.inflight += int64(r.size)
 	}
 	r.state = recDone
@@ -438,6 +479,8 @@ func (s *UETSender) onControl(now sim.Time, p *topology.Packet) {
 		s.onAck(now, p)
 	case topology.KindNak:
 		s.onNack(now, p)
+	case topology.KindCredit:
+		s.onCredit(now, p)
 	}
 }
 
@@ -477,7 +520,10 @@ func (s *UETSender) onAck(now sim.Time, p *topology.Packet) {
 	} else {
 		s.mp.feedback(now, p.Entropy, pathGood)
 	}
-	s.cc.onAck(now, p.ECNEcho, delay, newly)
+	if s.cfg.CC.nscc() {
+		s.cc.onAck(now, p.ECNEcho, delay, newly)
+	}
+	s.stopSpeculating()
 	s.sleek(int64(p.OOO))
 	if s.cum == s.npkts {
 		s.over = true // every PSN acknowledged: done (uet-htsim checkFinished)
@@ -500,7 +546,10 @@ func (s *UETSender) onNack(now sim.Time, p *topology.Packet) {
 		return // a cumulative ACK or an earlier NACK covered it already
 	}
 	s.cc.updateBaseRTT(now - r.sentAt)
-	s.cc.onNack(now, int64(r.size))
+	if s.cfg.CC.nscc() {
+		s.cc.onNack(now, int64(r.size))
+	}
+	s.stopSpeculating()
 	s.queueRtx(p.PSN, r)
 	s.mp.feedback(now, p.Entropy, pathNack)
 	if s.hasData() {

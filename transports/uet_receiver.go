@@ -25,10 +25,12 @@ type UETReceiver struct {
 	ackRequest bool
 	accepted   int64  // bytes since the last ACK
 	recvd      uint32 // bytes received, headers included (NSCC's rcvd_bytes), modulo 2^32
+	rccc       bool   // the flow runs RCCC: the receiver's NIC grants it credit
+	rc         rcccReceiver
 }
 
 func newUETReceiver(q qp, nic *NIC, cfg UETConfig) *UETReceiver {
-	return &UETReceiver{qp: q, nic: nic, ackBytes: cfg.AckBytes, ackPrio: cfg.AckPriority, held: make([]bool, 64)}
+	return &UETReceiver{qp: q, nic: nic, ackBytes: cfg.AckBytes, ackPrio: cfg.AckPriority, held: make([]bool, 64), rccc: cfg.CC.rccc()}
 }
 
 func (r *UETReceiver) has(psn uint32) bool {
@@ -52,6 +54,10 @@ func (r *UETReceiver) onData(now sim.Time, p *topology.Packet) {
 		return
 	}
 	size := int64(p.Payload) + uetHeaderBytes
+	if p.CCReq {
+		size += topology.PDSRUDCCHeader - topology.PDSRUDHeader
+		r.heard(now, p.Credit)
+	}
 	r.accepted += size
 	ce := p.ECN == topology.ECNCE
 	if p.PSN < r.expected || r.has(p.PSN) {
@@ -111,6 +117,12 @@ func (r *UETReceiver) trimmed(now sim.Time, p *topology.Packet) {
 		r.sack(now, p, r.sackBase(p.PSN), false)
 		return
 	}
+	if p.CCReq { // the sender resends: it wants credit for it (processTrimmed)
+		r.heard(now, p.Credit)
+		if r.rc.pacer != nil {
+			r.wantCredit(now)
+		}
+	}
 	r.flow.NAKs++
 	n := r.reg.pool.Get(topology.KindNak)
 	r.frame(n, true)
@@ -148,3 +160,12 @@ func (r *UETReceiver) control(p *topology.Packet, now sim.Time) {
 }
 
 func (r *UETReceiver) cnps() int64 { return 0 }
+
+// onCreditRequest takes a CREDIT_REQ: the sender has no credit and something to send
+// (processRts).
+func (r *UETReceiver) onCreditRequest(now sim.Time, p *topology.Packet) {
+	r.heard(now, p.Credit)
+	if r.rc.pacer != nil {
+		r.wantCredit(now)
+	}
+}

@@ -234,7 +234,8 @@ func TestUETConfigValidate(t *testing.T) {
 // 14, IPv4 20, UDP 8, PDS 12, SES 44, FCS 4, preamble and gap 20), an ACK a 78-byte frame
 // (PDS ACK_CC 32), a NACK 58 bytes padded to 64.
 func TestUETHeaderSizes(t *testing.T) {
-	require.EqualValues(t, 4096+14+20+8+12+44+4+20, UETWireBytes(4096))
+	require.EqualValues(t, 4096+14+20+8+12+44+4+20, UETWireBytes(4096, false))
+	require.EqualValues(t, 4096+14+20+8+16+44+4+20, UETWireBytes(4096, true), "a RUD_CC_REQ: the request CC state's 4 bytes more")
 	require.EqualValues(t, 14+20+8+32+4+20, UETAckWireBytes())
 	n := topology.Packet{Kind: topology.KindNak}
 	uetStack(&n)

@@ -78,7 +78,7 @@ var hostileInputCases = []hostileCase{
 		args: []string{"validate", "{dir}/s.yaml"}, status: 0, want: "warning: run -o DIR, which keeps the time series, would refuse it"},
 	{name: "8 many flows with -o", files: map[string]string{"s.yaml": hostileMany},
 		args: []string{"run", "{dir}/s.yaml", "-q", "-o", "{dir}/out"}, status: 2,
-		want: "To shrink it: the time series that -o writes would hold 2,040,136 rows even at 17 samples (every flow in each): run without -o", absent: []string{"a smaller topology"}},
+		want: "To shrink it: the time series that -o writes would hold 2,040,289 rows even at 17 samples (every flow in each): run without -o", absent: []string{"a smaller topology"}},
 	{name: "8 one flow over a 1 s link", files: map[string]string{"s.yaml": strings.ReplaceAll(strings.Replace(hostileStar, "delay: 1us", "delay: 1s", 1), "stop: 10ms", "stop: 3s")},
 		args: []string{"validate", "{dir}/s.yaml"}, status: 0, want: "ok"},
 

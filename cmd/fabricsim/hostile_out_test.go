@@ -364,7 +364,8 @@ func TestFileTooLargeKeepsTheTable(t *testing.T) {
 	// The order WriteDirFiles writes in; the limit lets the first three through (and the
 	// manifest, written before the run), and the first file after them larger than it fails.
 	order := []string{results.FileJSON, results.FileFlows, results.FileSizes, results.FileRates, results.FileQueues,
-		results.FileIngress, results.FilePauses, "table-a.txt", "table-b.txt"}
+		results.FileIngress, results.FilePauses, results.FileLinks, results.FileBuffers, results.FileQueueDepth,
+		results.FileEvents, "table-a.txt", "table-b.txt"}
 	limit := max(size(order[0]), size(order[1]), size(order[2]), size(results.FileManifest)) + 64 // wall_seconds may grow
 	failing := ""
 	for _, name := range order[3:] {

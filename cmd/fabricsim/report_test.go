@@ -66,9 +66,15 @@ func TestReportRendersInChromium(t *testing.T) {
 		require.FileExists(t, filepath.Join(dir, name+".svg"))
 	}
 	require.Equal(t, len(pngs), strings.Count(dom, `class="plot"`), "every figure in the report is a plot written")
-	// Self-contained: no script, style sheet, image or frame to fetch.
-	fetch := regexp.MustCompile(`<(script|link|img|iframe|object|embed|image|use)\b|\b(src|href)="(https?:|//)|url\(`)
+	// Self-contained: no script, style sheet, image or frame to fetch. An SVG <image> (the
+	// link heat map's cells, drawn as a raster inside the vector figure) carries its bytes
+	// in a data: URI, which fetches nothing; any other is refused.
+	fetch := regexp.MustCompile(`<(script|link|img|iframe|object|embed|use)\b|\b(src|href)="(https?:|//)|url\(`)
 	require.False(t, fetch.MatchString(dom), "the report fetches %q", fetch.FindString(dom))
+	images := regexp.MustCompile(`<image\b[^>]*>`).FindAllString(dom, -1)
+	for _, img := range images {
+		require.Regexp(t, `^<image\b[^>]* xlink:href="data:image/[a-z]+;base64,`, img, "an image the report would fetch")
+	}
 
 	shot := filepath.Join(dir, "report.png")
 	browse(t, page, "--screenshot="+shot, "--window-size=1280,4000", "--hide-scrollbars")
