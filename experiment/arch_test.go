@@ -54,7 +54,10 @@ func TestImportRules(t *testing.T) {
 		forbid(p, func(d string) bool { return strings.Contains(strings.SplitN(d, "/", 2)[0], ".") },
 			"the event engine and the collectives' graphs use the standard library only")
 	}
-	for _, p := range []string{"sim", "topology", "header", "pfc", "ecn", "switchmodel", "transports", "scenarios", "collective"} {
+	forbid("chakra", func(d string) bool {
+		return strings.HasPrefix(d, mod) || strings.Contains(strings.SplitN(d, "/", 2)[0], ".") && !strings.HasPrefix(d, "google.golang.org/protobuf/")
+	}, "the trace decoder uses the standard library and protobuf's wire format only")
+	for _, p := range []string{"sim", "topology", "header", "pfc", "ecn", "switchmodel", "transports", "scenarios", "collective", "chakra"} {
 		forbid(p, is("results", "experiment", "sweep"), "the model does not know how it is run or reported")
 	}
 	for _, p := range []string{"experiment", "results"} {

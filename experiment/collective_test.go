@@ -162,11 +162,12 @@ variants:
 			if it > 0 {
 				require.Equal(t, j.ended[it-1].Plus(j.c.Compute), j.begun[it], "%s iteration %d", j.c.Label, it)
 			}
-			for m, msg := range j.plan.Messages {
-				inst := it*j.M + m
+			off := j.phases[it].off
+			for m, msg := range j.phases[it].plan.Messages {
+				inst := off + m
 				want := j.begun[it]
 				for _, a := range msg.After {
-					want = max(want, j.arrived[it*j.M+int(a)])
+					want = max(want, j.arrived[off+int(a)])
 				}
 				require.Equal(t, want, j.released[inst], "%s iteration %d message %d (step %d)", j.c.Label, it, m, msg.Step)
 				require.Greater(t, j.arrived[inst], j.released[inst])

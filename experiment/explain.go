@@ -78,12 +78,18 @@ func (f *fabric) describe(b *strings.Builder) {
 	}
 	for _, j := range f.jobs {
 		c := j.c
+		if c.Steps != nil {
+			r := j.result(0)
+			fmt.Fprintf(b, "  Job %s: %d collectives read from %d Chakra traces (%s first) over %d hosts, %d channel(s), one after another, each rank sending once its compute before it has passed; ideal %.2f us for the whole job. Look at the jobs table and jobs.csv: each collective's time against its ideal.\n",
+				c.Label, len(c.Steps), len(c.Traces), c.Traces[0], len(j.ranks), c.Channels, *r.JobIdealUS)
+			continue
+		}
 		size := bytesText(c.Size) + " per rank"
 		if c.Chunk > 0 {
 			size += " in chunks of " + bytesText(c.Chunk)
 		}
 		fmt.Fprintf(b, "  Job %s: %s %s of %s over %d hosts, %d iteration(s) %v apart, %d channel(s): %d messages in %d steps an iteration, each sent once the messages bringing its data have arrived; ideal %.2f us an iteration. Look at the jobs table: time against ideal, busbw, the slowest step.\n",
-			c.Label, c.Algorithm, c.Op, size, len(j.ranks), c.Iterations, c.Compute, c.Channels, j.M, j.plan.Steps, j.result(0).IdealUS)
+			c.Label, c.Algorithm, c.Op, size, len(j.ranks), c.Iterations, c.Compute, c.Channels, j.M(0), j.phases[0].plan.Steps, j.result(0).IdealUS)
 	}
 	if p := &sc.Switch.PFC; p.Enabled {
 		xon := p.Xon.String()

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/fabricsim/fabricsim/collective"
 	"github.com/fabricsim/fabricsim/results"
@@ -18,66 +19,108 @@ func (f *fabric) collectJobs(v *results.Variant, now sim.Time) {
 			if rel != sim.Never {
 				continue
 			}
-			it, m := inst/j.M, inst%j.M
-			msg := &j.plan.Messages[m]
+			it := int(j.phaseOf[inst])
+			msg := &j.phases[it].plan.Messages[inst-j.phases[it].off]
 			for ch := 0; ch < j.C; ch++ {
 				r := &v.PerFlow[int(j.first)+inst*j.C+ch]
 				r.Reason = fmt.Sprintf("not released by the end of the run at %v: job %s, iteration %d, step %d waits for %d of its %d input messages",
 					now, j.c.Label, it, msg.Step, j.waitDeps[inst], len(msg.After))
-				if len(msg.After) == 0 || j.begun[it] == sim.Never {
+				switch {
+				case j.begun[it] == sim.Never:
 					r.Reason = fmt.Sprintf("not released by the end of the run at %v: job %s's iteration %d had not begun", now, j.c.Label, it)
+				case j.waitDeps[inst] == 0:
+					r.Reason = fmt.Sprintf("not released by the end of the run at %v: job %s, iteration %d: its inputs arrived, but rank %d (%s) was still waiting before it",
+						now, j.c.Label, it, msg.Src, j.ranks[msg.Src])
 				}
 			}
 		}
 	}
 }
 
-// result is the job's results entry.
+// result is the job's results entry. A chakra job's collectives differ: its iterations say
+// each one's op, size and ideal, its own ideal_us is their mean, and it has no algbw or busbw
+// of its own.
 func (j *jobRun) result(now sim.Time) results.Job {
 	c := j.c
 	id := j.ideal()
+	p0 := j.phases[0].plan
 	r := results.Job{Label: c.Label, Op: c.Op, Algorithm: c.Algorithm, Ranks: len(j.ranks), SizeBytes: c.Size,
-		Channels: c.Channels, ChunkBytes: c.Chunk, Iterations: c.Iterations, BusFactor: collective.BusFactor(c.Op, len(j.ranks)),
-		IdealUS: id.us, IdealStepEndUS: id.steps, BottleneckGbps: float64(id.rate) / 1e9, PayloadShare: id.share,
-		StepLatencyUS: id.alpha.Microseconds(), Steps: j.plan.Steps, PerIteration: []results.JobIteration{}}
+		Channels: c.Channels, ChunkBytes: c.Chunk, Iterations: len(j.phases), BusFactor: collective.BusFactor(c.Op, len(j.ranks)),
+		IdealUS: id.us[0], IdealStepEndUS: id.steps[0], BottleneckGbps: float64(id.rate) / 1e9, PayloadShare: id.share,
+		StepLatencyUS: id.alpha.Microseconds(), Steps: p0.Steps, PerIteration: []results.JobIteration{}}
 	var sum float64
-	for it := range j.left {
-		ji := results.JobIteration{Iteration: it, Messages: j.M}
-		if j.begun[it] != sim.Never {
-			ji.StartUS = ptr(j.begun[it].Microseconds())
-		}
-		var slow sim.Time = -1
-		for m := 0; m < j.M; m++ {
-			inst := it*j.M + m
-			if j.arrived[inst] == sim.Never {
-				continue
-			}
-			ji.Arrived++
-			if d := j.arrived[inst] - j.released[inst]; d > slow {
-				slow = d
-				msg := &j.plan.Messages[m]
-				ji.SlowestStep, ji.SlowestRank, ji.SlowestHost = msg.Step, msg.Dst, j.ranks[msg.Dst]
-			}
-		}
-		if slow >= 0 {
-			ji.SlowestStepUS = ptr(slow.Microseconds())
-		}
-		ji.StepEndUS = j.stepEnds(it)
-		if j.ended[it] != sim.Never {
-			t := (j.ended[it] - j.begun[it]).Microseconds()
-			a, b := results.Bandwidths(c.Size, t, r.BusFactor)
-			ji.CompletionUS, ji.AlgbwGbps, ji.BusbwGbps = ptr(t), ptr(a), ptr(b)
+	for it := range j.phases {
+		ji := j.iteration(it, id)
+		if ji.CompletionUS != nil {
 			r.Completed++
-			sum += t
+			sum += *ji.CompletionUS
 		}
 		r.PerIteration = append(r.PerIteration, ji)
 	}
+	if c.Steps != nil {
+		r.IdealUS, r.Traces, r.BusFactor = 0, c.Traces, 0
+		for _, u := range id.us {
+			r.IdealUS += u / float64(len(id.us))
+		}
+		r.JobIdealUS = ptr((id.job - c.Start).Microseconds())
+		if last := j.ended[len(j.ended)-1]; last != sim.Never {
+			r.JobUS = ptr((last - c.Start).Microseconds())
+		}
+	}
 	if r.Completed > 0 {
 		t := sum / float64(r.Completed)
-		a, b := results.Bandwidths(c.Size, t, r.BusFactor)
-		r.CompletionUS, r.AlgbwGbps, r.BusbwGbps = ptr(t), ptr(a), ptr(b)
+		r.CompletionUS = ptr(t)
+		if c.Steps == nil {
+			a, b := results.Bandwidths(c.Size, t, r.BusFactor)
+			r.AlgbwGbps, r.BusbwGbps = ptr(a), ptr(b)
+		}
 	}
 	return r
+}
+
+// iteration is phase it's results entry.
+func (j *jobRun) iteration(it int, id jobIdeal) results.JobIteration {
+	ph := &j.phases[it]
+	ji := results.JobIteration{Iteration: it, Messages: j.M(it)}
+	if j.begun[it] != sim.Never {
+		ji.StartUS = ptr(j.begun[it].Microseconds())
+	}
+	var slow sim.Time = -1
+	for m := range ph.plan.Messages {
+		inst := ph.off + m
+		if j.arrived[inst] == sim.Never {
+			continue
+		}
+		ji.Arrived++
+		if d := j.arrived[inst] - j.released[inst]; d > slow {
+			slow = d
+			msg := &ph.plan.Messages[m]
+			ji.SlowestStep, ji.SlowestRank, ji.SlowestHost = msg.Step, msg.Dst, j.ranks[msg.Dst]
+		}
+	}
+	if slow >= 0 {
+		ji.SlowestStepUS = ptr(slow.Microseconds())
+	}
+	ji.StepEndUS = j.stepEnds(it)
+	size, factor := j.c.Size, collective.BusFactor(j.c.Op, len(j.ranks))
+	if st := j.c.Steps; st != nil {
+		s := &st[it]
+		size, factor = s.Size, collective.BusFactor(s.Op, len(j.ranks))
+		ji.Op, ji.Algorithm, ji.SizeBytes, ji.Node, ji.IdealUS = s.Op, s.Algorithm, s.Size, s.Node, ptr(id.us[it])
+		if j.begun[it] != sim.Never {
+			before := j.c.Start
+			if it > 0 {
+				before = j.ended[it-1]
+			}
+			ji.WaitUS = ptr((j.begun[it] - before).Microseconds())
+		}
+	}
+	if j.ended[it] != sim.Never {
+		t := (j.ended[it] - j.begun[it]).Microseconds()
+		a, b := results.Bandwidths(size, t, factor)
+		ji.CompletionUS, ji.AlgbwGbps, ji.BusbwGbps = ptr(t), ptr(a), ptr(b)
+	}
+	return ji
 }
 
 func ptr(x float64) *float64 { return &x }
@@ -85,10 +128,11 @@ func ptr(x float64) *float64 { return &x }
 // stepEnds is, for iteration it, each step's last arrival from the iteration's start, as far
 // as every message of the steps so far has arrived.
 func (j *jobRun) stepEnds(it int) []float64 {
-	ends := make([]sim.Time, j.plan.Steps)
-	for m := 0; m < j.M; m++ {
-		msg := &j.plan.Messages[m]
-		ends[msg.Step] = max(ends[msg.Step], j.arrived[it*j.M+m]) // sim.Never while under way
+	ph := &j.phases[it]
+	ends := make([]sim.Time, ph.plan.Steps)
+	for m := range ph.plan.Messages {
+		msg := &ph.plan.Messages[m]
+		ends[msg.Step] = max(ends[msg.Step], j.arrived[ph.off+m]) // sim.Never while under way
 	}
 	out := []float64{}
 	for _, e := range ends {
@@ -100,25 +144,28 @@ func (j *jobRun) stepEnds(it int) []float64 {
 	return out
 }
 
-// jobIdeal is a job's ideal iteration and what it stands on: the slowest link between two
-// ranks that exchange data, the payload's share of a full packet, the longest per-step
-// latency.
+// jobIdeal is a job's ideal and what it stands on: per phase its time and its steps' ends;
+// the whole job's end (its phases one after another, each when its ranks' waits allow);
+// the slowest link between two ranks that exchange data, the payload's share of a full
+// packet, the longest per-step latency.
 type jobIdeal struct {
-	us    float64
-	steps []float64 // per step, when its last message arrives, in us from the start
+	us    []float64   // per phase
+	steps [][]float64 // per phase and step, when its last message arrives, in us from the phase's start
+	job   sim.Time
 	rate  sim.Rate
 	share float64
 	alpha sim.Time
 }
 
-// ideal is the job's iteration alone on the empty fabric, as the critical path through its
+// ideal is each phase alone on the empty fabric, as the critical path through its
 // dependency graph (collective.Plan.CriticalPath): each message takes its load (what its
 // sender sends or its receiver receives in its step, the more) at its path's slowest link
 // with the transport's headers (the payload's share of a full packet), plus its path's
 // latency: one full packet's time along the path (store and forward, propagation, switch
 // latencies; see pipeline) less its first serialization, which the load term counts. The
 // tree's steps are its pipeline's rounds, so on a uniform fabric this is the tree's lockstep
-// closed form (docs/model.md section 12).
+// closed form (docs/model.md section 12). The job's ideal end chains the phases: each
+// starts at its last rank's gate, computed from the ideal ends before it.
 func (j *jobRun) ideal() jobIdeal {
 	f := j.f
 	var full, payload int64
@@ -142,39 +189,57 @@ func (j *jobRun) ideal() jobIdeal {
 		alpha   sim.Time
 	}
 	pairs := map[[2]int]pair{}
-	for _, m := range j.plan.Messages {
-		k := [2]int{m.Src, m.Dst}
-		if _, ok := pairs[k]; ok {
-			continue
+	done := map[*collective.Plan]int{}
+	ends := make([]sim.Time, len(j.phases))
+	for k := range j.phases {
+		plan := j.phases[k].plan
+		if prev, ok := done[plan]; ok {
+			out.us, out.steps = append(out.us, out.us[prev]), append(out.steps, out.steps[prev])
+		} else {
+			done[plan] = k
+			for _, m := range plan.Messages {
+				key := [2]int{m.Src, m.Dst}
+				if _, ok := pairs[key]; ok {
+					continue
+				}
+				s, _ := f.nw.Lookup(j.ranks[m.Src])
+				d, _ := f.nw.Lookup(j.ranks[m.Dst])
+				hops, loop, err := f.routes.Path(s, d, 0, f.pathLimit())
+				if err != nil || loop || len(hops) == 0 {
+					pairs[key] = pair{} // no path: the run says why, the ideal leaves it out
+					continue
+				}
+				ph := f.pathHops(hops)
+				rate := ph[0].rate
+				for _, h := range ph {
+					rate = min(rate, h.rate)
+				}
+				alpha := pipeline(ph, 0, 1, 0, -1, func(int64) int64 { return full }) - ph[0].rate.TxTime(full)
+				pairs[key] = pair{perByte: 8 / (float64(rate) * out.share), alpha: alpha}
+				if out.rate == 0 || rate < out.rate {
+					out.rate = rate
+				}
+				out.alpha = max(out.alpha, alpha)
+			}
+			loads := plan.MessageLoads()
+			steps := plan.CriticalPathSteps(func(m int) float64 {
+				msg := &plan.Messages[m]
+				p := pairs[[2]int{msg.Src, msg.Dst}]
+				return float64(loads[m])*p.perByte + p.alpha.Seconds()
+			})
+			us := 0.0
+			for s := range steps {
+				steps[s] *= 1e6
+				us = max(us, steps[s])
+			}
+			out.us, out.steps = append(out.us, us), append(out.steps, steps)
 		}
-		s, _ := f.nw.Lookup(j.ranks[m.Src])
-		d, _ := f.nw.Lookup(j.ranks[m.Dst])
-		hops, loop, err := f.routes.Path(s, d, 0, f.pathLimit())
-		if err != nil || loop || len(hops) == 0 {
-			pairs[k] = pair{} // no path: the run says why, the ideal leaves it out
-			continue
+		var start sim.Time
+		for r := range j.ranks {
+			start = max(start, j.gateAt(k, r, ends))
 		}
-		ph := f.pathHops(hops)
-		rate := ph[0].rate
-		for _, h := range ph {
-			rate = min(rate, h.rate)
-		}
-		alpha := pipeline(ph, 0, 1, 0, -1, func(int64) int64 { return full }) - ph[0].rate.TxTime(full)
-		pairs[k] = pair{perByte: 8 / (float64(rate) * out.share), alpha: alpha}
-		if out.rate == 0 || rate < out.rate {
-			out.rate = rate
-		}
-		out.alpha = max(out.alpha, alpha)
+		ends[k] = start + sim.Time(math.Round(out.us[k]*float64(sim.Microsecond)))
 	}
-	loads := j.plan.MessageLoads()
-	out.steps = j.plan.CriticalPathSteps(func(m int) float64 {
-		msg := &j.plan.Messages[m]
-		p := pairs[[2]int{msg.Src, msg.Dst}]
-		return float64(loads[m])*p.perByte + p.alpha.Seconds()
-	})
-	for k := range out.steps {
-		out.steps[k] *= 1e6
-		out.us = max(out.us, out.steps[k])
-	}
+	out.job = ends[len(ends)-1]
 	return out
 }

@@ -47,6 +47,12 @@ type Job struct {
 	// IdealStepEndUS is, per step of the ideal, when its last message arrives.
 	IdealStepEndUS []float64      `json:"ideal_step_end_us"`
 	PerIteration   []JobIteration `json:"per_iteration"`
+	// Traces, JobUS and JobIdealUS are a chakra job's (docs/results.md): the trace files read,
+	// the time from its start to its last collective's last arrival (null until then), and
+	// that alone on the empty fabric (each collective its ideal, after its ranks' waits).
+	Traces     []string `json:"traces,omitempty"`
+	JobUS      *float64 `json:"job_us,omitempty"`
+	JobIdealUS *float64 `json:"job_ideal_us,omitempty"`
 }
 
 // JobIteration is one iteration of a job. CompletionUS, AlgbwGbps and BusbwGbps are nil
@@ -69,6 +75,16 @@ type JobIteration struct {
 	// Arrived counts the messages that arrived, of Messages.
 	Arrived  int `json:"arrived_messages"`
 	Messages int `json:"messages"`
+	// Op, Algorithm, SizeBytes, IdealUS, Node and WaitUS describe a chakra job's iteration,
+	// one of its collectives: what it is, its ideal alone on the empty fabric, its trace node
+	// (rank 0's id and name), and the time from the end of the one before (the job's start
+	// for the first) to its first release.
+	Op        string   `json:"op,omitempty"`
+	Algorithm string   `json:"algorithm,omitempty"`
+	SizeBytes int64    `json:"size_bytes,omitempty"`
+	IdealUS   *float64 `json:"ideal_us,omitempty"`
+	Node      string   `json:"node,omitempty"`
+	WaitUS    *float64 `json:"wait_us,omitempty"`
 }
 
 // Bandwidths are the algorithm and bus bandwidths, in Gb/s, of size bytes per rank moved in
@@ -146,9 +162,13 @@ func writeJobsCSV(w io.Writer, d *Document) error {
 		v := &d.Variants[i]
 		for _, j := range v.Jobs {
 			for _, it := range j.PerIteration {
-				rows = append(rows, []string{v.Name, strconv.FormatUint(v.Seed, 10), j.Label, j.Op, j.Algorithm,
-					strconv.Itoa(j.Ranks), integer(j.SizeBytes), strconv.Itoa(j.Channels), strconv.Itoa(it.Iteration),
-					optExact(it.StartUS), optExact(it.CompletionUS), exact(j.IdealUS), optExact(it.AlgbwGbps),
+				op, alg, size, ideal := j.Op, j.Algorithm, j.SizeBytes, j.IdealUS
+				if it.Op != "" { // a chakra job: each iteration its own collective
+					op, alg, size, ideal = it.Op, it.Algorithm, it.SizeBytes, *it.IdealUS
+				}
+				rows = append(rows, []string{v.Name, strconv.FormatUint(v.Seed, 10), j.Label, op, alg,
+					strconv.Itoa(j.Ranks), integer(size), strconv.Itoa(j.Channels), strconv.Itoa(it.Iteration),
+					optExact(it.StartUS), optExact(it.CompletionUS), exact(ideal), optExact(it.AlgbwGbps),
 					optExact(it.BusbwGbps), strconv.Itoa(it.SlowestStep), strconv.Itoa(it.SlowestRank), it.SlowestHost,
 					optExact(it.SlowestStepUS), strconv.Itoa(it.Arrived), strconv.Itoa(it.Messages)})
 			}
@@ -226,7 +246,11 @@ func jobsFigure(d *Document) (*Figure, string, error) {
 				if it.CompletionUS != nil {
 					pts = append(pts, plotter.XY{X: float64(it.Iteration), Y: *it.CompletionUS})
 				}
-				ideal = append(ideal, plotter.XY{X: float64(it.Iteration), Y: j.IdealUS})
+				y := j.IdealUS
+				if it.IdealUS != nil { // a chakra job's collectives differ
+					y = *it.IdealUS
+				}
+				ideal = append(ideal, plotter.XY{X: float64(it.Iteration), Y: y})
 			}
 			if len(pts) == 0 {
 				continue

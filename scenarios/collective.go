@@ -40,13 +40,7 @@ func (r *resolver) collective(path string, index int, c *rawCollective) *Collect
 			}
 		}
 	}
-	out.Hosts = r.hostSet(path+".hosts", c.Hosts, "a collective")
-	n := len(out.Hosts)
-	if out.Hosts == nil && r.topo != nil {
-		n = r.topo.hostCount()
-	}
-	s := r.sending(path, c.Start, c.Transport, c.Priority, nil, r.sc.Hosts.Priority)
-	out.Start, out.Transport, out.Priority = s.start, s.transport, s.priority
+	n := r.jobHosts(path, out, c.Hosts, c.Start, c.Transport, c.Priority)
 	if c.Size == nil {
 		r.errf(path+".size", "size is required: the bytes each rank holds (allreduce's buffer, allgather's output), e.g. size: 64MB")
 	} else if out.Size = int64(*c.Size); out.Size <= 0 || out.Size > maxFlowSize {
@@ -75,23 +69,8 @@ func (r *resolver) collective(path string, index int, c *rawCollective) *Collect
 	if c.Compute != nil {
 		out.Compute = sim.Time(*c.Compute) // a negative duration is refused by its parser
 	}
-	if c.Channels != nil {
-		if out.Channels = *c.Channels; out.Channels < 1 || out.Channels > maxChannels {
-			r.errf(path+".channels", "channels is the queue pairs each message is split over, 1 to %d; got %d", maxChannels, out.Channels)
-			okOp = false
-		}
-	}
-	out.Label = fmt.Sprintf("%s-%d", out.Op, index)
-	if c.Label != nil {
-		out.Label = *c.Label
-		if msg := labelProblem(out.Label); msg != "" {
-			r.errf(path+".label", "label %s", msg)
-		}
-	}
-	for j, t := range r.sc.Traffic {
-		if t.Collective != nil && t.Collective.Label == out.Label {
-			r.errf(path+".label", "label %q is the collective of traffic.%d's too; each job needs its own label", out.Label, j)
-		}
+	if !r.jobTail(path, fmt.Sprintf("%s-%d", out.Op, index), out, c.Channels, c.Label) {
+		okOp = false
 	}
 	if !okOp || out.Size <= 0 || n < 2 || (r.topo == nil && out.Hosts == nil) {
 		return out
@@ -111,6 +90,44 @@ func (r *resolver) collective(path string, index int, c *rawCollective) *Collect
 		r.errf(path, "%s by %s over %d hosts, %d iterations and %d channels is %d flows; at most %d", out.Op, out.Algorithm, n, out.Iterations, out.Channels, f, maxGenerated)
 	}
 	return out
+}
+
+// jobHosts resolves a job's ranks (hosts) and its sending fields into out, and returns the
+// number of ranks (0 when the topology is unknown).
+func (r *resolver) jobHosts(path string, out *Collective, hosts *hostList, start *Duration, transport string, priority *int) int {
+	out.Hosts = r.hostSet(path+".hosts", hosts, "a collective")
+	n := len(out.Hosts)
+	if out.Hosts == nil && r.topo != nil {
+		n = r.topo.hostCount()
+	}
+	s := r.sending(path, start, transport, priority, nil, r.sc.Hosts.Priority)
+	out.Start, out.Transport, out.Priority = s.start, s.transport, s.priority
+	return n
+}
+
+// jobTail resolves a job's channels and label (def when none is given, unique among the
+// jobs) into out; false when channels is out of range.
+func (r *resolver) jobTail(path, def string, out *Collective, channels *int, label *string) bool {
+	ok := true
+	if channels != nil {
+		if out.Channels = *channels; out.Channels < 1 || out.Channels > maxChannels {
+			r.errf(path+".channels", "channels is the queue pairs each message is split over, 1 to %d; got %d", maxChannels, out.Channels)
+			ok = false
+		}
+	}
+	out.Label = def
+	if label != nil {
+		out.Label = *label
+		if msg := labelProblem(out.Label); msg != "" {
+			r.errf(path+".label", "label %s", msg)
+		}
+	}
+	for j, t := range r.sc.Traffic {
+		if t.Collective != nil && t.Collective.Label == out.Label {
+			r.errf(path+".label", "label %q is the %s of traffic.%d's too; each job needs its own label", out.Label, t.Kind, j)
+		}
+	}
+	return ok
 }
 
 // smallestMessage is the fewest bytes one of collective c's messages over n ranks carries:
@@ -133,6 +150,13 @@ func smallestMessage(c *Collective, n int) int64 {
 // collectiveFlows is the number of flows collective c over n hosts makes: messages per
 // iteration x iterations x channels, saturating.
 func collectiveFlows(c *Collective, n int64) int64 {
+	if c.Steps != nil {
+		var sum int64
+		for _, s := range c.Steps {
+			sum = addSat(sum, collective.Count(s.Op, s.Algorithm, int(n), s.Size, s.Chunk))
+		}
+		return mulSat(sum, int64(c.Channels))
+	}
 	return mulSat(mulSat(collective.Count(c.Op, c.Algorithm, int(n), c.Size, c.Chunk), int64(c.Iterations)), int64(c.Channels))
 }
 

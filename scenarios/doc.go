@@ -557,7 +557,17 @@
 // ended, every message split over channels (default 1, at most 64) queue pairs of their own
 // UDP source port; each message starts when the messages that bring its sender its data have
 // arrived (docs/model.md section 12); label (default OP-INDEX, unique among the collectives,
-// at most 64 printable characters without , or ") names the job in the results' jobs. Every
+// at most 64 printable characters without , or ") names the job in the results' jobs; chakra
+// {traces, hosts, algorithm, start, channels, transport, priority, label}: one job read from
+// Chakra execution traces (ASTRA-sim's workload format, package chakra), one per rank (rank
+// i the i-th of hosts): traces is a list of files or a pattern, "dir/trace.%d.et" with %d
+// the rank, or without %d ASTRA-sim's prefix to which .RANK.et is added, relative to the
+// scenario file; each rank's COMM_COLL_NODEs in dependency order become the job's steps,
+// one collective each (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, BROADCAST; others,
+// point-to-point and memory nodes are errors naming the node and its byte), the ranks
+// agreeing on each one's type and size, and the compute (COMP_NODE durations) before each
+// the time its rank waits after the step it follows; algorithm (ring or halving_doubling)
+// for allreduce, allgather and reduce_scatter (docs/model.md section 12). Every
 // random draw comes from the scenario seed and the item's index, so a run is the same
 // whatever the number of workers.
 //

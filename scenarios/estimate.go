@@ -237,11 +237,22 @@ func trafficFrames(sc *Scenario, hosts int64) int64 {
 			// One iteration's messages at most are on the wires at once, each over its channels.
 			c := t.Collective
 			n := int(set(c.Hosts))
-			bytes := float64(c.Size) / float64(max(n, 1))
-			if c.Algorithm == collective.Tree { // a message is a chunk of a half
-				bytes = float64(min(c.Chunk, c.Size-c.Size/2))
+			steps := c.Steps
+			if steps == nil {
+				steps = []CollectiveStep{{Op: c.Op, Algorithm: c.Algorithm, Size: c.Size, Chunk: c.Chunk}}
 			}
-			add(mulSat(collective.Count(c.Op, c.Algorithm, n, c.Size, c.Chunk), int64(c.Channels)), bytes)
+			var most int64 // the step with the most bytes in its messages
+			var per float64
+			for _, s := range steps {
+				bytes := float64(s.Size) / float64(max(n, 1))
+				if s.Algorithm == collective.Tree { // a message is a chunk of a half
+					bytes = float64(min(s.Chunk, s.Size-s.Size/2))
+				}
+				if m := collective.Count(s.Op, s.Algorithm, n, s.Size, s.Chunk); float64(m)*bytes >= float64(most)*per {
+					most, per = m, bytes
+				}
+			}
+			add(mulSat(most, int64(c.Channels)), per)
 		case t.Poisson != nil && t.Poisson.Workload != nil:
 			// Every flow at the workload's largest size.
 			p := t.Poisson.Workload.Points

@@ -95,6 +95,7 @@ type rawTraffic struct {
 	Poisson     *rawPoisson     `yaml:"poisson"`
 	AllToAll    *rawAllToAll    `yaml:"all_to_all"`
 	Collective  *rawCollective  `yaml:"collective"`
+	Chakra      *rawChakra      `yaml:"chakra"`
 }
 
 // label is the item's label field, whatever its kind; nil when it gives none. A new traffic
@@ -113,6 +114,8 @@ func (t *rawTraffic) label() *string {
 		return t.AllToAll.Label
 	case t.Collective != nil:
 		return t.Collective.Label
+	case t.Chakra != nil:
+		return t.Chakra.Label
 	}
 	return nil
 }
@@ -194,6 +197,17 @@ type rawCollective struct {
 	Label      *string   `yaml:"label"`
 }
 
+type rawChakra struct {
+	Traces    *traceList `yaml:"traces"`
+	Hosts     *hostList  `yaml:"hosts"`
+	Algorithm string     `yaml:"algorithm"`
+	Start     *Duration  `yaml:"start"`
+	Channels  *int       `yaml:"channels"`
+	Transport string     `yaml:"transport"`
+	Priority  *int       `yaml:"priority"`
+	Label     *string    `yaml:"label"`
+}
+
 type rawFault struct {
 	At        *Duration    `yaml:"at"`
 	Until     *Duration    `yaml:"until"`
@@ -225,7 +239,7 @@ var rawTypes = func() map[string]reflect.Type {
 	for _, v := range []any{
 		rawFile{}, rawVariant{}, rawTopology{}, rawParams{}, rawLinkSpec{}, rawNode{},
 		rawLink{}, rawRoute{}, rawTraffic{}, rawFlow{}, rawIncast{}, rawPermutation{},
-		rawPoisson{}, rawAllToAll{}, rawCollective{}, rawRepeat{}, rawFault{}, rawPFCStorm{}, rawPause{},
+		rawPoisson{}, rawAllToAll{}, rawCollective{}, rawChakra{}, rawRepeat{}, rawFault{}, rawPFCStorm{}, rawPause{},
 	} {
 		t := reflect.TypeOf(v)
 		m[t.String()] = t

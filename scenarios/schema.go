@@ -117,7 +117,7 @@ type Route struct {
 
 // Traffic is one item of the traffic list; Kind says which pointer is set.
 type Traffic struct {
-	Kind        string // flow | incast | permutation | poisson | all_to_all | collective
+	Kind        string // flow | incast | permutation | poisson | all_to_all | collective | chakra
 	Flow        *Flow
 	Incast      *Incast
 	Permutation *Permutation
@@ -178,6 +178,30 @@ type Collective struct {
 	Priority      int
 	Label         string // the job's name; default OP-INDEX (the traffic item's index)
 	Pos           Pos
+	// Steps, for a job read from Chakra traces (traffic kind chakra; Op is then "chakra"),
+	// are its collectives in order, each one iteration of the job, and Size their sum; nil
+	// for a collective item. Traces are the files read, rank by rank, as the scenario names
+	// them (relative to its directory).
+	Steps  []CollectiveStep
+	Traces []string
+}
+
+// CollectiveStep is one collective of a job's sequence: Op by Algorithm of Size bytes per
+// rank (as Collective's Size counts it) in pieces of Chunk, from trace node Node (rank 0's id and name), and
+// per rank what it waits for before it sends (Waits[rank]).
+type CollectiveStep struct {
+	Op, Algorithm string
+	Size          int64
+	Chunk         int64 // a pipelined algorithm's piece (collective.Pipelined), else 0
+	Node          string
+	Waits         [][]Wait
+}
+
+// Wait is one thing a rank waits for before a step of its job: Compute after step After
+// has ended (-1: after the job's start).
+type Wait struct {
+	After   int
+	Compute sim.Time
 }
 
 // Flow is one message from Src to Dst.

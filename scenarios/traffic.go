@@ -112,7 +112,7 @@ func (r *resolver) sending(path string, start *Duration, transport string, prior
 	return c
 }
 
-var trafficKinds = []string{"flow", "incast", "permutation", "poisson", "all_to_all", "collective"}
+var trafficKinds = []string{"flow", "incast", "permutation", "poisson", "all_to_all", "collective", "chakra"}
 
 // kindNeeds says what an empty traffic item of each kind lacks.
 var kindNeeds = map[string]string{
@@ -122,6 +122,7 @@ var kindNeeds = map[string]string{
 	"poisson":     "a load and a workload, e.g. {hosts: all, load: 0.5, workload: websearch, count: 1000}",
 	"all_to_all":  "a size, e.g. {hosts: all, size: 100KB}",
 	"collective":  "an op and a size, e.g. {op: allreduce, hosts: all, size: 64MB}",
+	"chakra":      "traces, one Chakra execution trace per rank, e.g. {traces: \"trace.%d.et\", hosts: all}",
 }
 
 func (r *resolver) traffic(raw []rawTraffic) {
@@ -165,9 +166,10 @@ func (r *resolver) traffic(raw []rawTraffic) {
 			item.AllToAll = r.allToAll(kp, it.AllToAll)
 		case it.Collective != nil:
 			item.Collective = r.collective(kp, i, it.Collective)
-			if item.Collective != nil {
-				item.Label = item.Collective.Label // the job's name is its flows' group
-			}
+			item.Label = item.Collective.Label // the job's name is its flows' group
+		case it.Chakra != nil:
+			item.Collective = r.chakra(kp, i, it.Chakra)
+			item.Label = item.Collective.Label
 		default:
 			r.errf(kp, "%s is empty; it needs %s", kinds[0], kindNeeds[kinds[0]])
 		}
