@@ -137,14 +137,16 @@ func smallestMessage(c *Collective, n int) int64 {
 	if !collective.Pipelined(c.Op, c.Algorithm) {
 		return c.Size / int64(n)
 	}
-	buf := c.Size
-	if c.Algorithm == collective.Tree {
-		buf = c.Size / 2
+	smallest := func(buf int64) int64 { // the last of buf's chunks, the rest, is the smallest
+		if rest := buf % c.Chunk; rest > 0 {
+			return rest
+		}
+		return min(buf, c.Chunk)
 	}
-	if rest := buf % c.Chunk; rest > 0 {
-		return rest
+	if c.Algorithm == collective.Tree { // each tree carries a half: size - size/2 and size/2
+		return min(smallest(c.Size-c.Size/2), smallest(c.Size/2))
 	}
-	return min(buf, c.Chunk)
+	return smallest(c.Size)
 }
 
 // collectiveFlows is the number of flows collective c over n hosts makes: messages per
