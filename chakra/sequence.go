@@ -3,6 +3,7 @@ package chakra
 import (
 	"container/heap"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -117,7 +118,7 @@ func (t *Trace) Sequence() ([]Collective, error) {
 		case CompNode:
 			w = slices.Clone(w)
 			for k := range w {
-				w[k].Micros += n.DurationMicros
+				w[k].Micros = addSaturating(w[k].Micros, n.DurationMicros)
 			}
 		case CommCollNode:
 			c, err := t.collective(n, w)
@@ -221,3 +222,13 @@ func (h *idHeap) Pop() any {
 	return x
 }
 func (h *idHeap) push(i int) { heap.Push(h, i) }
+
+// addSaturating is a + b, or the largest uint64 when that overflows: a chain of compute
+// nodes whose durations sum past it waits "forever", which the scenario refuses, instead of
+// wrapping to a short wait.
+func addSaturating(a, b uint64) uint64 {
+	if a > math.MaxUint64-b {
+		return math.MaxUint64
+	}
+	return a + b
+}

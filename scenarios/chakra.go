@@ -235,6 +235,9 @@ func chakraStep(k int, c chakra.Collective, alg string, n int) (CollectiveStep, 
 	if op == collective.AllGather {
 		size = mulSat(size, int64(n))
 	}
+	if c.CommSize <= 0 || size > maxFlowSize {
+		return CollectiveStep{}, fmt.Errorf("%s: %s of comm_size %d bytes over %d ranks: a rank's buffer is 1B to 1TB (%d bytes)", where, c.CommType, c.CommSize, n, size)
+	}
 	var chunk int64
 	if collective.Pipelined(op, alg) {
 		chunk = collective.DefaultChunk

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,6 +146,11 @@ func TestChakraErrors(t *testing.T) {
 			fmt.Sprintf(`%%s/r0.et: collective 0, node 2 ("GATHER") at byte %d is GATHER, which fabricsim does not model`, meta+comp)},
 		{"group", `traces: "r%d.et"`, fourRanks("r%d.et", func(int) []byte { return chakratest.Trace("0.0.4", chakratest.Comp(1, 10), pg) }),
 			`runs in process group "3"; only the group of all ranks`},
+		{"huge", `traces: "r%d.et"`, fourRanks("r%d.et", func(int) []byte { return chakratest.Trace("1", chakratest.Coll(2, chakra.AllReduce, 1<<52)) }),
+			"ALL_REDUCE of comm_size 4503599627370496 bytes over 4 ranks: a rank's buffer is 1B to 1TB"},
+		{"long wait", `traces: "r%d.et"`, fourRanks("r%d.et", func(int) []byte {
+			return chakratest.Trace("1", chakratest.Comp(1, math.MaxUint64), chakratest.Comp(3, 11, 1), chakratest.Coll(2, chakra.AllReduce, 4_000_000, 3))
+		}), "waits for 18446744073709551615 us"},
 		{"list length", `traces: [a, b]`, nil, "traffic.0.chakra.traces: traces lists 2 files for 4 ranks (hosts)"},
 		{"no traces", `hosts: all`, nil, "traffic.0.chakra.traces: traces is required"},
 		{"algorithm", `traces: "r%d.et", algorithm: tree`, nil, `traffic.0.chakra.algorithm: unknown chakra algorithm (for allreduce, allgather and reduce_scatter) "tree"`},

@@ -455,7 +455,9 @@ func (s *UETSender) onAck(now sim.Time, p *topology.Packet) {
 		s.cc.onAck(now, p.ECNEcho, delay, newly)
 	}
 	s.stopSpeculating()
-	s.sleek(int64(p.OOO))
+	if s.cfg.CC.nscc() { // uet-htsim runs SLEEK with sender-based CC only (processAck, rtxTimerExpired)
+		s.sleek(int64(p.OOO))
+	}
 	if s.cum == s.npkts {
 		s.over = true // every PSN acknowledged: done (uet-htsim checkFinished)
 		s.timer.stop()

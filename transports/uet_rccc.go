@@ -23,6 +23,9 @@ import (
 // expires, a sender without credit sends a credit request carrying its target, at most once
 // per network RTT (rtxTimerExpired, sendRTS), in case the receiver does not know it waits.
 //
+// SLEEK's out-of-order loss detection runs only with NSCC, as in uet-htsim; under RCCC alone
+// a loss is found by a trim's NACK or the retransmit timer.
+//
 // Where this differs from uet-htsim: its request for credit (an RTS) takes a PSN and is
 // acknowledged like data; here it is a PDS control packet, CREDIT_REQ, as the UE
 // specification names one (Wireshark's packet-uet.c, PDS_CTL_TYPE_CREDIT_REQ), with no PSN.
@@ -57,8 +60,14 @@ const (
 func (c UETCC) nscc() bool { return c != CCRCCC }
 func (c UETCC) rccc() bool { return c != CCNSCC }
 
-// quantaCeil is bytes in credit units, rounded up (quantize_ceil).
-func quantaCeil(bytes int64) int64 { return (bytes + rcccQuantum - 1) / rcccQuantum }
+// quantaCeil is bytes in credit units, rounded up (quantize_ceil), for either sign.
+func quantaCeil(bytes int64) int64 {
+	q := bytes / rcccQuantum
+	if bytes%rcccQuantum > 0 {
+		q++
+	}
+	return q
+}
 
 // rcccSender is a UET sender's credit state.
 type rcccSender struct {
@@ -72,7 +81,10 @@ type rcccSender struct {
 // pullTarget is the cumulative credit, in quanta, the sender asks for now
 // (computePullTarget): what it has to send, new and again, capped at the window plus a packet
 // under NSCC and at maxwnd, less the credit it has; at least a packet while speculating with
-// data left; shared among the flows its NIC is sending.
+// data left; shared among the flows its NIC is sending. A sender holding more credit than it
+// needs asks for nothing more: the target is never below what was granted (uet-htsim starts
+// both counts at INIT_PULL, 10^8, so that such a target stays above zero and below the
+// granted count, where the receiver ignores it).
 func (s *UETSender) pullTarget() int64 {
 	want := s.backlog() + s.rtxBytes
 	full := int64(s.mtu) + s.hdr
@@ -86,7 +98,7 @@ func (s *UETSender) pullTarget() int64 {
 	if n := int64(len(s.nic.active[s.priority])); n > 1 {
 		want /= n
 	}
-	return quantaCeil(want + s.rc.pull*rcccQuantum)
+	return max(quantaCeil(want+s.rc.pull*rcccQuantum), s.rc.pull)
 }
 
 // backlog is the bytes of the packets not yet sent once, as the window counts them.
