@@ -387,6 +387,7 @@ func (f *fabric) collect() *results.Variant {
 				Utilization: util, Packets: w.Packets()})
 		}
 	}
+	v.DropPlaces = f.dropPlaces()
 	if f.deadlocks != nil {
 		for _, d := range f.deadlocks.Found {
 			// The table's notes print each deadlock as a warning under the table.

@@ -111,6 +111,9 @@ type Variant struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Series is the sampled time series, written to CSV files with --out only.
 	Series *Series `json:"-"`
+	// DropPlaces are where the variant's drops happened, each place and reason that lost a
+	// packet (drops.csv and the fabric drawing, with --out only): not in the results document.
+	DropPlaces []DropPlace `json:"-"`
 }
 
 // FlowCounts counts a variant's flows by status. Total counts every flow, whatever its status.

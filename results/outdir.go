@@ -93,7 +93,7 @@ func DirEntries(dir string) (names []string, exists bool, err error) {
 // per variant (by its file slug, VariantSlugs) its table and time-series plots.
 func RunFileNames(variants []string) []string {
 	names := []string{FileJSON, FileFlows, FileSizes, FileSummary, FileReport,
-		FileRates, FileQueues, FileIngress, FilePauses, FileLinks, FileBuffers, FileQueueDepth, FileEvents, FileJobs}
+		FileRates, FileQueues, FileIngress, FilePauses, FileLinks, FileBuffers, FileQueueDepth, FileEvents, FileJobs, FileDrops}
 	figure := func(name string) {
 		for _, format := range FigureFormats {
 			names = append(names, name+"."+format)
