@@ -7,9 +7,9 @@ import (
 
 // Figures are the plots of d that have something to show, in the order a report shows them:
 // the FCT distribution, the slowdown by flow size, then per variant its fabric, its goodput, DCQCN or HPCC rate,
-// TCP window, queue, ingress and PFC plots, the links' utilisation heat map, the queues'
-// depth CDF, the shared buffers' occupancy and the drops, retransmissions, marks and CNPs
-// over time (time series only for variants that have them).
+// TCP window, queue, ingress, PFC and pause-spreading plots, the links' utilisation heat
+// map, the queues' depth CDF, the shared buffers' occupancy and the drops, retransmissions,
+// marks and CNPs over time (time series only for variants that have them).
 // Omitted lists each plot not drawn and why. Names are file names without extension,
 // VARIANT being the variant's file slug (VariantFileSlugs).
 func Figures(d *Document) (figs []*Figure, omitted []Omitted, err error) {
@@ -33,7 +33,7 @@ func Figures(d *Document) (figs []*Figure, omitted []Omitted, err error) {
 	for i, slug := range VariantFileSlugs(d) {
 		v := &d.Variants[i]
 		for k, draw := range []func(*Variant) (*Figure, string, error){
-			fabricFigure, throughputFigure, rateFigure, cwndFigure, queueFigure, ingressFigure, pfcFigure,
+			fabricFigure, throughputFigure, rateFigure, cwndFigure, queueFigure, ingressFigure, pfcFigure, spreadFigure,
 			linksHeatmapFigure, queueCDFFigure, bufferFigure, eventsFigure} {
 			name := variantFigurePrefixes[k] + slug
 			if k > 0 && (v.Series == nil || v.Series.Len() == 0) {
@@ -56,5 +56,5 @@ func Figures(d *Document) (figs []*Figure, omitted []Omitted, err error) {
 }
 
 // variantFigurePrefixes name a variant's figures (before its slug), in Figures' order.
-var variantFigurePrefixes = []string{"fabric-", "throughput-", "rate-", "cwnd-", "queues-", "ingress-", "pfc-",
+var variantFigurePrefixes = []string{"fabric-", "throughput-", "rate-", "cwnd-", "queues-", "ingress-", "pfc-", "pause-spread-",
 	"links-heatmap-", "queue-cdf-", "buffer-", "events-"}
