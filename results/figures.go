@@ -9,7 +9,8 @@ import (
 // the FCT distribution, the slowdown by flow size, then per variant its fabric, its goodput, DCQCN or HPCC rate,
 // TCP window, queue, ingress, PFC and pause-spreading plots, the links' utilisation heat
 // map, the queues' depth CDF, the shared buffers' occupancy and the drops, retransmissions,
-// marks and CNPs over time (time series only for variants that have them).
+// marks and CNPs over time (time series only for variants that have them),
+// and with several seeds each variant's goodput over time as the seeds' mean and 95% band.
 // Omitted lists each plot not drawn and why. Names are file names without extension,
 // VARIANT being the variant's file slug (VariantFileSlugs).
 func Figures(d *Document) (figs []*Figure, omitted []Omitted, err error) {
@@ -52,8 +53,31 @@ func Figures(d *Document) (figs []*Figure, omitted []Omitted, err error) {
 			figs = append(figs, f)
 		}
 	}
+	if seedsDiffer(d) {
+		groups := runsByName(d)
+		names := make([]string, len(groups))
+		for k, runs := range groups {
+			names[k] = runs[0].Name
+		}
+		for k, slug := range VariantSlugs(names) {
+			name := seedFigurePrefix + slug
+			f, why, err := seedsGoodputFigure(groups[k])
+			if err != nil {
+				return nil, nil, fmt.Errorf("results: %s: %w", name, err)
+			}
+			if f == nil {
+				omitted = append(omitted, Omitted{name, names[k] + ": " + why})
+				continue
+			}
+			f.Name = name
+			figs = append(figs, f)
+		}
+	}
 	return figs, omitted, nil
 }
+
+// seedFigurePrefix names a replicated variant's goodput over its seeds (before its slug).
+const seedFigurePrefix = "goodput-seeds-"
 
 // variantFigurePrefixes name a variant's figures (before its slug), in Figures' order.
 var variantFigurePrefixes = []string{"fabric-", "throughput-", "rate-", "cwnd-", "queues-", "ingress-", "pfc-", "pause-spread-",

@@ -107,6 +107,7 @@ func RunFileNames(variants []string) []string {
 		for _, prefix := range variantFigurePrefixes {
 			figure(prefix + slug)
 		}
+		figure(seedFigurePrefix + slug)
 	}
 	return names
 }
