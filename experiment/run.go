@@ -102,7 +102,7 @@ func RunFileWith(f *scenarios.File, only []string, opt Options) (*results.Docume
 		}
 	}
 	doc := &results.Document{Scenario: f.Name(), Seed: f.Seed(), Version: Version, Variants: make([]results.Variant, len(jobs)),
-		ResolvedScenario: f.Resolved(), Workloads: workloadsOf(f)}
+		ResolvedScenario: f.Resolved(), Workloads: workloadsOf(f), Axis: paramAxisOf(f)}
 	if workers < 1 {
 		workers = 1
 	}

@@ -46,6 +46,9 @@ type Document struct {
 	// variant once per seed, seed after seed), gives per variant each table metric's mean
 	// and 95% confidence interval; omitted for one seed.
 	Replication []Replication `json:"replication,omitempty"`
+	// Axis is the one numeric parameter the variants vary, when they vary one
+	// (scenarios' VariedParameter): the metric-against-parameter plots' x. Not in the document.
+	Axis *ParamAxis `json:"-"`
 }
 
 // Workload names a flow-size distribution a run used: a bundled one (File empty) or a

@@ -6,13 +6,14 @@ import (
 )
 
 // Figures are the plots of d that have something to show, in the order a report shows them:
-// the FCT distribution, the slowdown by flow size, then per variant its fabric, its goodput, DCQCN or HPCC rate,
-// TCP window, queue, ingress, PFC and pause-spreading plots, the links' utilisation heat
-// map, the queues' depth CDF, the shared buffers' occupancy and the drops, retransmissions,
-// marks and CNPs over time (time series only for variants that have them),
-// and with several seeds each variant's goodput over time as the seeds' mean and 95% band.
-// Omitted lists each plot not drawn and why. Names are file names without extension,
-// VARIANT being the variant's file slug (VariantFileSlugs).
+// the FCT distribution, the slowdown by flow size, the jobs, the metrics against the one
+// numeric parameter the variants vary (Document.Axis), then per variant its fabric, its
+// goodput, DCQCN or HPCC rate, TCP window, queue, ingress, PFC and pause-spreading plots,
+// the links' utilisation heat map, the queues' depth CDF, the shared buffers' occupancy and
+// the drops, retransmissions, marks and CNPs over time (time series only for variants that
+// have them), and with several seeds each variant's goodput over time as the seeds' mean
+// and 95% band. Omitted lists each plot not drawn and why. Names are file names without
+// extension, VARIANT being the variant's file slug (VariantFileSlugs).
 func Figures(d *Document) (figs []*Figure, omitted []Omitted, err error) {
 	for _, pl := range []struct {
 		name string
@@ -31,6 +32,11 @@ func Figures(d *Document) (figs []*Figure, omitted []Omitted, err error) {
 		}
 		figs = append(figs, f)
 	}
+	pf, po, err := paramFigures(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	figs, omitted = append(figs, pf...), append(omitted, po...)
 	for i, slug := range VariantFileSlugs(d) {
 		v := &d.Variants[i]
 		for k, draw := range []func(*Variant) (*Figure, string, error){
