@@ -60,41 +60,37 @@ var utilClasses = []struct {
 	u     float64
 }{{"link idle (< 1%)", 0}, {"link busy 1-50%", 0.2}, {"link busy 50-90%", 0.7}, {"link busy >= 90%", 0.95}}
 
-// Plot implements plot.Plotter: links under nodes, paused ends on the links.
+// Plot implements plot.Plotter: links under nodes, paused and lossy ends on the links.
 func (d *fabricDrawing) Plot(c draw.Canvas, plt *plot.Plot) {
 	trX, trY := plt.Transforms(&c)
 	at := func(i int) vg.Point { return vg.Point{X: trX(d.nodes[i].x), Y: trY(float64(d.nodes[i].tier))} }
 	for _, e := range d.edges {
 		pa, pb := at(e.a), at(e.b)
 		c.StrokeLine2(draw.LineStyle{Color: utilColour(e.util), Width: vg.Points(0.8 + 2.5*e.util)}, pa.X, pa.Y, pb.X, pb.Y)
-		// A paused end: a red dot a fifth of the way along, larger the longer it was paused.
+		// At each end: a red dot a fifth of the way along when its sending was paused,
+		// larger the longer; a cross two fifths along when it lost packets, larger the
+		// more, with the count beside it.
 		for _, end := range []struct {
 			from, to vg.Point
 			us       float64
-		}{{pa, pb, e.pausedA}, {pb, pa, e.pausedB}} {
-			if end.us <= 0 {
-				continue
+			drops    int64
+		}{{pa, pb, e.pausedA, e.dropsA}, {pb, pa, e.pausedB, e.dropsB}} {
+			along := func(f vg.Length) vg.Point {
+				return vg.Point{X: end.from.X + f*(end.to.X-end.from.X), Y: end.from.Y + f*(end.to.Y-end.from.Y)}
 			}
-			share := math.Min(1, end.us/math.Max(d.simUS, 1e-9))
-			p := vg.Point{X: end.from.X + (end.to.X-end.from.X)/5, Y: end.from.Y + (end.to.Y-end.from.Y)/5}
-			c.DrawGlyph(draw.GlyphStyle{Color: pausedColour, Radius: vg.Points(2 + 4*share), Shape: draw.CircleGlyph{}}, p)
-		}
-		// A lossy end: a cross two fifths of the way along, larger the more it lost, with
-		// the count beside it.
-		for _, end := range []struct {
-			from, to vg.Point
-			n        int64
-		}{{pa, pb, e.dropsA}, {pb, pa, e.dropsB}} {
-			if end.n <= 0 {
-				continue
+			if end.us > 0 {
+				share := math.Min(1, end.us/math.Max(d.simUS, 1e-9))
+				c.DrawGlyph(draw.GlyphStyle{Color: pausedColour, Radius: vg.Points(2 + 4*share), Shape: draw.CircleGlyph{}}, along(0.2))
 			}
-			p := vg.Point{X: end.from.X + 2*(end.to.X-end.from.X)/5, Y: end.from.Y + 2*(end.to.Y-end.from.Y)/5}
-			r := vg.Points(3 + math.Min(4, math.Log10(float64(end.n))))
-			drawDropMark(&c, p, r)
-			ts := plt.X.Tick.Label
-			ts.Color = dropColour
-			ts.XAlign, ts.YAlign = draw.XLeft, draw.YCenter
-			c.FillText(ts, vg.Point{X: p.X + r + vg.Points(1.5), Y: p.Y}, strconv.FormatInt(end.n, 10))
+			if end.drops > 0 {
+				p := along(0.4)
+				r := vg.Points(3 + math.Min(4, math.Log10(float64(end.drops))))
+				drawDropMark(&c, p, r)
+				ts := plt.X.Tick.Label
+				ts.Color = dropColour
+				ts.XAlign, ts.YAlign = draw.XLeft, draw.YCenter
+				c.FillText(ts, vg.Point{X: p.X + r + vg.Points(1.5), Y: p.Y}, strconv.FormatInt(end.drops, 10))
+			}
 		}
 	}
 	for i, n := range d.nodes {
