@@ -1,8 +1,6 @@
 package results
 
 import (
-	"bytes"
-	"image/png"
 	"math"
 	"testing"
 
@@ -83,20 +81,8 @@ func TestParamCurvesAreThePerVariantMeans(t *testing.T) {
 	require.Contains(t, figs[0].Caption, "2 seeds")
 	require.True(t, spansDecades(mustCurves(t, d, "fct_p99_us")), "40 us up to 5050 + 635 us: a log y axis")
 	require.False(t, spansDecades(mustCurves(t, d, "goodput_gbps")), "the goodput's interval reaches below 0")
-	var b bytes.Buffer
-	require.NoError(t, figs[0].Render(&b, "png"))
-	img, err := png.Decode(&b)
-	require.NoError(t, err)
-	drawn := 0
-	bo := img.Bounds()
-	for y := bo.Min.Y; y < bo.Max.Y; y++ {
-		for x := bo.Min.X; x < bo.Max.X; x++ {
-			if r, g, bl, _ := img.At(x, y).RGBA(); r < 0xf000 || g < 0xf000 || bl < 0xf000 {
-				drawn++
-			}
-		}
-	}
-	require.Greater(t, drawn, bo.Dx()*bo.Dy()/100, "not blank")
+	inked, area := renderedInk(t, figs[0])
+	require.Greater(t, inked, area/100, "not blank")
 
 	// Every variant equal and no interval: nothing to show, and said so.
 	for k := range d.Variants {

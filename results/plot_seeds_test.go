@@ -54,24 +54,8 @@ func TestSeedGoodputIsTheMeanAndStudentsInterval(t *testing.T) {
 	x, y, _, _ := f.TickLabels()
 	require.GreaterOrEqual(t, len(x), 4)
 	require.GreaterOrEqual(t, len(y), 4)
-	var png1 bytes.Buffer
-	require.NoError(t, f.Render(&png1, "png"))
-	img, err := png.Decode(&png1)
-	require.NoError(t, err)
-	bo := img.Bounds()
-	drawn := 0
-	for yy := bo.Min.Y; yy < bo.Max.Y; yy++ {
-		for xx := bo.Min.X; xx < bo.Max.X; xx++ {
-			r, g, bl, _ := img.At(xx, yy).RGBA()
-			ink := r < 0xf000 || g < 0xf000 || bl < 0xf000
-			if ink {
-				drawn++
-			}
-			edge := xx < 3 || xx >= bo.Max.X-3 || yy >= bo.Max.Y-3
-			require.False(t, ink && edge, "drawn at the edge (%d, %d): the legend or a label runs off", xx, yy)
-		}
-	}
-	require.Greater(t, drawn, bo.Dx()*bo.Dy()/100, "not blank")
+	inked, area := renderedInk(t, f)
+	require.Greater(t, inked, area/100, "not blank")
 
 	// One seed: no band figure.
 	figs, _, err = Figures(&Document{Scenario: "s", Variants: runs[:1]})
@@ -79,4 +63,25 @@ func TestSeedGoodputIsTheMeanAndStudentsInterval(t *testing.T) {
 	for _, g := range figs {
 		require.NotEqual(t, "goodput-seeds-v", g.Name)
 	}
+}
+
+// renderedInk renders f as a PNG and counts its drawn (non-white) pixels, of area; it fails
+// when anything is drawn within 3 pixels of the image's left, right or bottom edge (a
+// legend or label that runs off the image).
+func renderedInk(t *testing.T, f *Figure) (inked, area int) {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, f.Render(&b, "png"))
+	img, err := png.Decode(&b)
+	require.NoError(t, err)
+	bo := img.Bounds()
+	for y := bo.Min.Y; y < bo.Max.Y; y++ {
+		for x := bo.Min.X; x < bo.Max.X; x++ {
+			if r, g, bl, _ := img.At(x, y).RGBA(); r < 0xf000 || g < 0xf000 || bl < 0xf000 {
+				inked++
+				require.False(t, x < bo.Min.X+3 || x >= bo.Max.X-3 || y >= bo.Max.Y-3, "%s: drawn at the edge (%d, %d)", f.Name, x, y)
+			}
+		}
+	}
+	return inked, bo.Dx() * bo.Dy()
 }

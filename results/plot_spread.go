@@ -101,8 +101,20 @@ func linkHops(v *Variant, from string) map[string]int {
 			edge(p.Node, p.Peer)
 		}
 	}
-	hops := map[string]int{from: 0}
-	queue := []string{from}
+	return hopsFrom(adj, []string{from})
+}
+
+// hopsFrom is, for every node adj reaches from sources, its hops from the nearest source
+// (breadth first): 0 for the sources themselves.
+func hopsFrom(adj map[string][]string, sources []string) map[string]int {
+	hops := map[string]int{}
+	var queue []string
+	for _, n := range sources {
+		if _, seen := hops[n]; !seen {
+			hops[n] = 0
+			queue = append(queue, n)
+		}
+	}
 	for len(queue) > 0 {
 		n := queue[0]
 		queue = queue[1:]
