@@ -103,6 +103,10 @@ func TestGoldenResults(t *testing.T) {
 		t.Run(s.Name, func(t *testing.T) {
 			got, doc := goldenDocument(t, s.Name)
 			checkFigures(t, doc)
+			for _, v := range doc.Variants {
+				require.Equal(t, v.Drops.ByReason, results.DropPlacesByReason(v.DropPlaces),
+					"%s: the drop places add up to drops.by_reason", v.Name)
+			}
 			path := filepath.Join("testdata", "golden", s.Name+".json")
 			if *update {
 				require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))

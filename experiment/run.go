@@ -102,7 +102,7 @@ func RunFileWith(f *scenarios.File, only []string, opt Options) (*results.Docume
 		}
 	}
 	doc := &results.Document{Scenario: f.Name(), Seed: f.Seed(), Version: Version, Variants: make([]results.Variant, len(jobs)),
-		ResolvedScenario: f.Resolved(), Workloads: workloadsOf(f)}
+		ResolvedScenario: f.Resolved(), Workloads: workloadsOf(f), Axis: paramAxisOf(f)}
 	if workers < 1 {
 		workers = 1
 	}
@@ -387,6 +387,7 @@ func (f *fabric) collect() *results.Variant {
 				Utilization: util, Packets: w.Packets()})
 		}
 	}
+	v.DropPlaces = f.dropPlaces()
 	if f.deadlocks != nil {
 		for _, d := range f.deadlocks.Found {
 			// The table's notes print each deadlock as a warning under the table.

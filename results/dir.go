@@ -68,6 +68,12 @@ func WriteDirFiles(dir string, d *Document) (written []string, err error) {
 		}
 		files = append(files, FileJobs)
 	}
+	if hasDropPlaces(d) {
+		if err := write(FileDrops, func(w io.Writer) error { return writeDropsCSV(w, d) }); err != nil {
+			return written, err
+		}
+		files = append(files, FileDrops)
+	}
 	if hasSeries(d) {
 		for _, f := range []struct {
 			name  string

@@ -46,6 +46,9 @@ type Document struct {
 	// variant once per seed, seed after seed), gives per variant each table metric's mean
 	// and 95% confidence interval; omitted for one seed.
 	Replication []Replication `json:"replication,omitempty"`
+	// Axis is the one numeric parameter the variants vary, when they vary one
+	// (scenarios' VariedParameter): the metric-against-parameter plots' x. Not in the document.
+	Axis *ParamAxis `json:"-"`
 }
 
 // Workload names a flow-size distribution a run used: a bundled one (File empty) or a
@@ -111,6 +114,9 @@ type Variant struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Series is the sampled time series, written to CSV files with --out only.
 	Series *Series `json:"-"`
+	// DropPlaces are where the variant's drops happened, each place and reason that lost a
+	// packet (drops.csv and the fabric drawing, with --out only): not in the results document.
+	DropPlaces []DropPlace `json:"-"`
 }
 
 // FlowCounts counts a variant's flows by status. Total counts every flow, whatever its status.

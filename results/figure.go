@@ -30,6 +30,7 @@ type Figure struct {
 	legend  []legendEntry
 	lines   []*plotter.Line // addLine's, in order
 	fabric  *fabricDrawing  // a fabric figure's drawing
+	pauses  *pauseRows      // a PFC timeline's rows
 }
 
 // Curve is one line (or timeline row) of a figure: its legend label and how many data

@@ -89,11 +89,12 @@ func DirEntries(dir string) (names []string, exists bool, err error) {
 }
 
 // RunFileNames lists every file a run of the named variants may write into its output
-// directory (WriteDirFiles writes those of them it has something for): the fixed files, and
-// per variant (by its file slug, VariantSlugs) its table and time-series plots.
-func RunFileNames(variants []string) []string {
+// directory (WriteDirFiles writes those of them it has something for): the fixed files, the
+// plots against each varied parameter path given (ParamFigureNames), and per variant (by
+// its file slug, VariantSlugs) its table and plots.
+func RunFileNames(variants []string, params ...string) []string {
 	names := []string{FileJSON, FileFlows, FileSizes, FileSummary, FileReport,
-		FileRates, FileQueues, FileIngress, FilePauses, FileLinks, FileBuffers, FileQueueDepth, FileEvents, FileJobs}
+		FileRates, FileQueues, FileIngress, FilePauses, FileLinks, FileBuffers, FileQueueDepth, FileEvents, FileJobs, FileDrops}
 	figure := func(name string) {
 		for _, format := range FigureFormats {
 			names = append(names, name+"."+format)
@@ -102,11 +103,17 @@ func RunFileNames(variants []string) []string {
 	for _, fig := range []string{"fct-cdf", "slowdown-by-size", "jobs-iterations", "jobs-steps"} {
 		figure(fig)
 	}
+	for _, p := range params {
+		for _, fig := range ParamFigureNames(p) {
+			figure(fig)
+		}
+	}
 	for _, slug := range VariantSlugs(variants) {
 		names = append(names, filePrefixVT+slug+".txt")
 		for _, prefix := range variantFigurePrefixes {
 			figure(prefix + slug)
 		}
+		figure(seedFigurePrefix + slug)
 	}
 	return names
 }

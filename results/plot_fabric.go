@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"sort"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -20,11 +21,14 @@ type fabricNode struct {
 }
 
 // fabricEdge is a link of the drawing: its two ends, the busier direction's utilisation,
-// and how long each end's sending was paused by the other (pfc_ports' paused_us).
+// how long each end's sending was paused by the other (pfc_ports' paused_us), and the
+// packets lost at each end (the variant's DropPlaces at that node's port to the other, every
+// reason).
 type fabricEdge struct {
 	a, b             int
 	util             float64
 	pausedA, pausedB float64 // us
+	dropsA, dropsB   int64
 }
 
 // fabricDrawing is the plotter of a fabric figure.
@@ -56,24 +60,37 @@ var utilClasses = []struct {
 	u     float64
 }{{"link idle (< 1%)", 0}, {"link busy 1-50%", 0.2}, {"link busy 50-90%", 0.7}, {"link busy >= 90%", 0.95}}
 
-// Plot implements plot.Plotter: links under nodes, paused ends on the links.
+// Plot implements plot.Plotter: links under nodes, paused and lossy ends on the links.
 func (d *fabricDrawing) Plot(c draw.Canvas, plt *plot.Plot) {
 	trX, trY := plt.Transforms(&c)
 	at := func(i int) vg.Point { return vg.Point{X: trX(d.nodes[i].x), Y: trY(float64(d.nodes[i].tier))} }
 	for _, e := range d.edges {
 		pa, pb := at(e.a), at(e.b)
 		c.StrokeLine2(draw.LineStyle{Color: utilColour(e.util), Width: vg.Points(0.8 + 2.5*e.util)}, pa.X, pa.Y, pb.X, pb.Y)
-		// A paused end: a red dot a fifth of the way along, larger the longer it was paused.
+		// At each end: a red dot a fifth of the way along when its sending was paused,
+		// larger the longer; a cross two fifths along when it lost packets, larger the
+		// more, with the count beside it.
 		for _, end := range []struct {
 			from, to vg.Point
 			us       float64
-		}{{pa, pb, e.pausedA}, {pb, pa, e.pausedB}} {
-			if end.us <= 0 {
-				continue
+			drops    int64
+		}{{pa, pb, e.pausedA, e.dropsA}, {pb, pa, e.pausedB, e.dropsB}} {
+			along := func(f vg.Length) vg.Point {
+				return vg.Point{X: end.from.X + f*(end.to.X-end.from.X), Y: end.from.Y + f*(end.to.Y-end.from.Y)}
 			}
-			share := math.Min(1, end.us/math.Max(d.simUS, 1e-9))
-			p := vg.Point{X: end.from.X + (end.to.X-end.from.X)/5, Y: end.from.Y + (end.to.Y-end.from.Y)/5}
-			c.DrawGlyph(draw.GlyphStyle{Color: pausedColour, Radius: vg.Points(2 + 4*share), Shape: draw.CircleGlyph{}}, p)
+			if end.us > 0 {
+				share := math.Min(1, end.us/math.Max(d.simUS, 1e-9))
+				c.DrawGlyph(draw.GlyphStyle{Color: pausedColour, Radius: vg.Points(2 + 4*share), Shape: draw.CircleGlyph{}}, along(0.2))
+			}
+			if end.drops > 0 {
+				p := along(0.4)
+				r := vg.Points(3 + math.Min(4, math.Log10(float64(end.drops))))
+				drawDropMark(&c, p, r)
+				ts := plt.X.Tick.Label
+				ts.Color = dropColour
+				ts.XAlign, ts.YAlign = draw.XLeft, draw.YCenter
+				c.FillText(ts, vg.Point{X: p.X + r + vg.Points(1.5), Y: p.Y}, strconv.FormatInt(end.drops, 10))
+			}
 		}
 	}
 	for i, n := range d.nodes {
@@ -142,6 +159,21 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 		}
 		e.util = math.Max(e.util, l.Utilization)
 	}
+	for _, p := range v.DropPlaces {
+		a, b := node(p.Node), node(p.Peer)
+		k := pair{min(a, b), max(a, b)}
+		e := edges[k]
+		if e == nil { // a link that lost everything it was sent, or never got to send
+			e = &fabricEdge{a: k.a, b: k.b}
+			edges[k] = e
+			order = append(order, k)
+		}
+		if a == e.a {
+			e.dropsA += p.Packets
+		} else {
+			e.dropsB += p.Packets
+		}
+	}
 	for _, p := range v.PFCPorts {
 		a, okA := index[p.Node]
 		b, okB := index[p.Peer]
@@ -158,6 +190,18 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 	}
 	// Hosts are the flows' ends; tiers are the hops from the nearest host (nodeTiers).
 	tiers := nodeTiers(v)
+	for _, f := range v.PerFlow { // a host whose link carried nothing, only drops
+		for _, h := range []string{f.Src, f.Dst} {
+			if _, ok := tiers[h]; !ok {
+				tiers[h] = 0
+			}
+		}
+	}
+	for _, n := range names { // a switch reached only through such a link
+		if _, ok := tiers[n]; !ok {
+			tiers[n] = 1
+		}
+	}
 	d := &fabricDrawing{simUS: v.SimTimeUS}
 	byTier := map[int][]int{}
 	for i, n := range names {
@@ -193,6 +237,10 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 		f.legend = append(f.legend, legendEntry{u.label, lineThumb{utilColour(u.u), vg.Points(0.8 + 2.5*u.u)}})
 	}
 	f.legend = append(f.legend, legendEntry{"sending paused by PFC", dotThumb{}})
+	if len(v.DropPlaces) > 0 {
+		f.legend = append(f.legend, legendEntry{"packets dropped at this port", crossThumb{}})
+		f.Caption += " A cross with a count marks each port where packets were lost, two fifths of the way along its link: a switch's buffer and watchdog drops at the egress port the frames were bound for, its headroom, unroutable and TTL drops at the port they came in on, a link's random and link-down losses at the sending end (drops.csv lists each place by reason)."
+	}
 	f.Curves = append(f.Curves, Curve{Label: "links", Points: len(d.edges)})
 	return f, "", nil
 }
@@ -216,6 +264,23 @@ type dotThumb struct{}
 
 func (dotThumb) Thumbnail(c *draw.Canvas) {
 	c.DrawGlyph(draw.GlyphStyle{Color: pausedColour, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}, c.Center())
+}
+
+// dropColour marks a port that lost packets.
+var dropColour = color.Black
+
+// crossThumb is the legend swatch of a lossy port.
+type crossThumb struct{}
+
+func (crossThumb) Thumbnail(c *draw.Canvas) { drawDropMark(c, c.Center(), vg.Points(3.5)) }
+
+// drawDropMark draws a bold cross of radius r on a white disc at p, to stand out on a link.
+func drawDropMark(c *draw.Canvas, p vg.Point, r vg.Length) {
+	c.DrawGlyph(draw.GlyphStyle{Color: color.White, Radius: r + vg.Points(1), Shape: draw.CircleGlyph{}}, p)
+	ls := draw.LineStyle{Color: dropColour, Width: vg.Points(1.6)}
+	d := r * 0.75
+	c.StrokeLine2(ls, p.X-d, p.Y-d, p.X+d, p.Y+d)
+	c.StrokeLine2(ls, p.X-d, p.Y+d, p.X+d, p.Y-d)
 }
 
 // naturalLess orders names with their numbers by value: h2 before h10.

@@ -42,3 +42,34 @@ func TestFabricTiers(t *testing.T) {
 	_, why, _ = fabricFigure(&Variant{})
 	require.Equal(t, "no link carried a frame", why)
 }
+
+// TestFabricDropMarks: each link end carries the packets its drop places lost, every reason
+// summed (2 + 3 at leaf1's port to spine1, 7 at spine1's end of the same link); a place on a
+// link that carried no frame adds that link, so no drop goes unmarked.
+func TestFabricDropMarks(t *testing.T) {
+	v := &Variant{Name: "v", SimTimeUS: 100,
+		Links:   []Link{{From: "h1", To: "leaf1", Utilization: 0.5}, {From: "leaf1", To: "spine1", Utilization: 0.5}},
+		PerFlow: []Flow{{ID: 1, Src: "h1", Dst: "h2"}},
+		DropPlaces: []DropPlace{{Node: "leaf1", Port: 2, Peer: "spine1", Reason: "buffer", Packets: 2},
+			{Node: "leaf1", Port: 2, Peer: "spine1", Reason: "random_loss", Packets: 3},
+			{Node: "spine1", Port: 1, Peer: "leaf1", Reason: "headroom", Packets: 7},
+			{Node: "spine1", Port: 2, Peer: "leaf2", Reason: "link_down", Packets: 11}},
+	}
+	f, _, err := fabricFigure(v)
+	require.NoError(t, err)
+	d := f.fabric
+	got := map[string]int64{}
+	var total int64
+	for _, e := range d.edges {
+		a, b := d.nodes[e.a].name, d.nodes[e.b].name
+		got[a+">"+b] += e.dropsA
+		got[b+">"+a] += e.dropsB
+		total += e.dropsA + e.dropsB
+	}
+	require.EqualValues(t, 5, got["leaf1>spine1"])
+	require.EqualValues(t, 7, got["spine1>leaf1"])
+	require.EqualValues(t, 11, got["spine1>leaf2"], "the link that carried nothing is drawn for its drops")
+	require.EqualValues(t, 0, got["leaf2>spine1"])
+	require.EqualValues(t, DropPlacesByReason(v.DropPlaces).Sum(), total, "every drop is marked once")
+	require.Contains(t, f.Caption, "drops.csv")
+}

@@ -60,10 +60,27 @@ func pfcFigure(v *Variant) (*Figure, string, error) {
 		caption += fmt.Sprintf(" The %d port-classes paused longest of %d.", maxTimelineRows, len(idx))
 		idx = idx[:maxTimelineRows]
 	}
-	start, end := s.TimesUS[0], s.TimesUS[s.Len()-1]
-	u := unitFor(end - start)
 	f := newFigure("pfc-", v.Name, v.Name+": PFC timeline", "", "paused port-class (node:port -> peer)")
 	f.Caption = caption
+	labels := make([]string, len(idx))
+	for y, i := range idx {
+		labels[y] = pauseLabel(&s.Pauses[i])
+	}
+	addPauseRows(f, s, idx, labels)
+	return f, "", nil
+}
+
+// pauseLabel names a paused sending port-class.
+func pauseLabel(p *PauseSeries) string {
+	return fmt.Sprintf("%s:%d->%s prio %d", p.Node, p.Port, p.Peer, p.Priority)
+}
+
+// addPauseRows draws a timeline row per pause series idx[y] of s, from the bottom (y = 0)
+// up, named labels[y]: shaded over each sample interval in which it was paused, darker the
+// larger the share of the interval; the x axis is the series' time.
+func addPauseRows(f *Figure, s *Series, idx []int, labels []string) {
+	start, end := s.TimesUS[0], s.TimesUS[s.Len()-1]
+	u := unitFor(end - start)
 	r := &pauseRows{xs: make([]float64, s.Len())}
 	for k, t := range s.TimesUS {
 		r.xs[k] = t / u.perUS
@@ -76,13 +93,12 @@ func pfcFigure(v *Variant) (*Figure, string, error) {
 			row[k] = pausedFraction(p.PausedUS, s.TimesUS, k)
 		}
 		r.rows = append(r.rows, row)
-		label := fmt.Sprintf("%s:%d->%s prio %d", p.Node, p.Port, p.Peer, p.Priority)
-		ticks = append(ticks, plot.Tick{Value: float64(y), Label: label})
-		f.Curves = append(f.Curves, Curve{Label: label, Points: s.Len() - 1})
+		ticks = append(ticks, plot.Tick{Value: float64(y), Label: labels[y]})
+		f.Curves = append(f.Curves, Curve{Label: labels[y], Points: s.Len() - 1})
 	}
 	f.plot.Add(r)
+	f.pauses = r
 	f.plot.Y.Tick.Marker = plot.ConstantTicks(ticks)
 	f.plot.Y.Min, f.plot.Y.Max = -0.5, float64(len(r.rows))-0.5
 	setTimeAxis(f.plot, u, start, end)
-	return f, "", nil
 }

@@ -16,26 +16,15 @@ func nodeTiers(v *Variant) map[string]int {
 		adj[l.From] = append(adj[l.From], l.To)
 		adj[l.To] = append(adj[l.To], l.From)
 	}
-	tier := map[string]int{}
-	var queue []string
+	var hosts []string
 	for _, f := range v.PerFlow {
 		for _, h := range []string{f.Src, f.Dst} {
-			if _, seen := tier[h]; !seen && adj[h] != nil {
-				tier[h] = 0
-				queue = append(queue, h)
+			if adj[h] != nil {
+				hosts = append(hosts, h)
 			}
 		}
 	}
-	for len(queue) > 0 {
-		n := queue[0]
-		queue = queue[1:]
-		for _, m := range adj[n] {
-			if _, seen := tier[m]; !seen {
-				tier[m] = tier[n] + 1
-				queue = append(queue, m)
-			}
-		}
-	}
+	tier := hopsFrom(adj, hosts)
 	for n := range adj {
 		if _, seen := tier[n]; !seen {
 			tier[n] = 1

@@ -19,7 +19,8 @@ type File struct {
 	variants          []VariantInfo
 	scenarios         []*Scenario
 	resolved          string
-	series            bool // loaded for a run that writes the time series (LoadOptions.Series)
+	series            bool        // loaded for a run that writes the time series (LoadOptions.Series)
+	sets              [][]Setting // per variant, its set entries (VariantSets)
 }
 
 // Seeds are the seeds the file asks to replicate its variants under (seeds: [..]), or nil
@@ -227,6 +228,7 @@ func (l *loader) load(data []byte) *File {
 		}
 		sc := l.resolve(tree, v)
 		f.variants = append(f.variants, VariantInfo{Name: v.name, Transport: v.transport})
+		f.sets = append(f.sets, settingsOf(v.sets))
 		f.scenarios = append(f.scenarios, sc)
 	}
 	if sc := f.scenarios[0]; sc != nil {

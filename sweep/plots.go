@@ -33,7 +33,7 @@ func figures(m *Manifest) ([]*results.Figure, []string, error) {
 			if len(curves) == 0 {
 				continue
 			}
-			if v, ok := flatValue(curves); ok {
+			if v, ok := results.FlatValue(curves); ok {
 				if !flatSeen[mt.Name] {
 					flatSeen[mt.Name] = true
 					flat = append(flat, fmt.Sprintf("%s (%s at every point)", mt.Name, strconv.FormatFloat(v, 'f', -1, 64)))
@@ -62,21 +62,6 @@ func figures(m *Manifest) ([]*results.Figure, []string, error) {
 	return figs, flat, nil
 }
 
-// flatValue is the one value every point of curves has, when they have one and no
-// interval.
-func flatValue(curves []results.ErrorCurve) (float64, bool) {
-	v, set := 0.0, false
-	for _, c := range curves {
-		for k, y := range c.Y {
-			if c.Err[k] != 0 || (set && y != v) {
-				return 0, false
-			}
-			v, set = y, true
-		}
-	}
-	return v, set
-}
-
 // seedCount is the number of seeds each combination ran under (the seed axis's values).
 func seedCount(m *Manifest) int {
 	for _, p := range m.Parameters {
@@ -97,32 +82,10 @@ type xAxis struct {
 // (bytes), rates (Gb/s) or durations (us), on a log scale when they are positive and span
 // two decades or more; otherwise the values are categories at 0, 1, ...
 func xAxisOf(p Parameter) xAxis {
-	kinds := []struct {
-		unit  string
-		parse func(string) (float64, error)
-	}{
-		{"", func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }},
-		{"bytes", func(s string) (float64, error) { n, err := scenarios.ParseSize(s); return float64(n), err }},
-		{"Gb/s", func(s string) (float64, error) { r, err := scenarios.ParseRate(s); return float64(r) / 1e9, err }},
-		{"us", func(s string) (float64, error) { t, err := scenarios.ParseDuration(s); return t.Microseconds(), err }},
-	}
-	for _, k := range kinds {
-		pos := make([]float64, len(p.Values))
-		ok := true
-		for i, v := range p.Values {
-			x, err := k.parse(v)
-			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-				ok = false
-				break
-			}
-			pos[i] = x
-		}
-		if !ok {
-			continue
-		}
+	if pos, unit, ok := scenarios.ParseQuantities(p.Values); ok {
 		label := p.Path
-		if k.unit != "" {
-			label += " (" + k.unit + ")"
+		if unit != "" {
+			label += " (" + unit + ")"
 		}
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, x := range pos {

@@ -289,7 +289,7 @@ func (pt *Port) flush(now sim.Time, c int) {
 		if sw.lossless[c] {
 			sw.Ports[p.InPort].release(now, c, size)
 		}
-		sw.drop(p, DropWatchdog)
+		sw.drop(p, DropWatchdog, pt)
 	}
 }
 

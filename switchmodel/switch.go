@@ -133,6 +133,10 @@ type Port struct {
 	// peer is the tables of the switch at the far end, nil for a host: the port looks up
 	// there, for each frame it sends, where that switch will forward it (Forwarding.Ahead).
 	peer *topology.Forwarding
+	// Drops counts the packets the switch discarded at this port, by reason: a buffer or
+	// watchdog drop at the egress port whose queue it was bound for, a headroom, unroutable
+	// or TTL drop at the ingress port it arrived on. Summed over the ports it is Switch.Drops.
+	Drops [NumDropReasons]int64
 }
 
 // New builds switch id of nw with its ports unconnected; attach a wire to each with SetWire.
@@ -305,8 +309,10 @@ func (pt *Port) Handle(now sim.Time, op int, _ any) {
 	pt.kick(now)
 }
 
-func (sw *Switch) drop(p *topology.Packet, r DropReason) {
+// drop discards p for reason r, counted on the switch and on port at.
+func (sw *Switch) drop(p *topology.Packet, r DropReason, at *Port) {
 	sw.Drops[r]++
+	at.Drops[r]++
 	sw.pool.Drop(p)
 }
 
@@ -316,7 +322,7 @@ func (sw *Switch) forward(now sim.Time, p *topology.Packet) {
 		// datagram when it reaches zero.
 		p.Routed = true
 		if p.TTL <= 1 {
-			sw.drop(p, DropTTL)
+			sw.drop(p, DropTTL, sw.Ports[p.InPort])
 			return
 		}
 		p.TTL--
@@ -329,7 +335,7 @@ func (sw *Switch) forward(now sim.Time, p *topology.Packet) {
 		out = sw.choose(now, t, p)
 	}
 	if out < 0 {
-		sw.drop(p, DropUnroutable)
+		sw.drop(p, DropUnroutable, sw.Ports[p.InPort])
 		return
 	}
 	if sw.Ports[out].down {
@@ -359,7 +365,7 @@ func (sw *Switch) failover(t topology.Table, p *topology.Packet, out int) int {
 
 func (sw *Switch) enqueue(now sim.Time, pt *Port, p *topology.Packet) {
 	if pt.discarding(p.Priority) {
-		sw.drop(p, DropWatchdog)
+		sw.drop(p, DropWatchdog, pt)
 		return
 	}
 	size := int64(p.Frame)
@@ -372,7 +378,7 @@ func (sw *Switch) enqueue(now sim.Time, pt *Port, p *topology.Packet) {
 		// A lossless class is admitted by its ingress accounting, not by the egress
 		// threshold; what does not fit in XOFF + headroom is a headroom drop.
 		if size > free || !sw.Ports[p.InPort].admit(now, p.Priority, size) {
-			sw.drop(p, DropHeadroom)
+			sw.drop(p, DropHeadroom, sw.Ports[p.InPort])
 			return
 		}
 	} else if size > free || float64(q.Bytes+size) > sw.cfg.Alpha*float64(free) {
@@ -380,7 +386,7 @@ func (sw *Switch) enqueue(now sim.Time, pt *Port, p *topology.Packet) {
 			sw.trim(now, pt, p)
 			return
 		}
-		sw.drop(p, DropBuffer)
+		sw.drop(p, DropBuffer, pt)
 		return
 	} else if sw.overTrimThreshold(q, size) && sw.trimmable(p) {
 		// The threshold cuts data a transport can recover from a notice; it admits

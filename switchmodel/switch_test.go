@@ -311,6 +311,10 @@ func TestDynamicThresholdAdmission(t *testing.T) {
 				dropped++
 			}
 			require.Equal(t, dropped, sw.Drops[DropBuffer])
+			// Buffer drops are counted at the egress port they were bound for.
+			other := sw.Ports[f.nw.Nodes[h3].Ports[0].PeerPort]
+			require.Equal(t, int64(tc.n)-admitted, out.Drops[DropBuffer], "at the port to h2")
+			require.Equal(t, dropped-(int64(tc.n)-admitted), other.Drops[DropBuffer], "at the port to h3")
 
 			f.eng.Run(sim.Never)
 			got := f.hosts[h2].got
@@ -451,6 +455,8 @@ func TestDropUnroutable(t *testing.T) {
 		sw.Receive(0, f.data(f.id(t, "h1"), f.id(t, "h2"), 0, 2, 100), 0)
 		f.eng.Run(sim.Never)
 		require.Equal(t, int64(1), sw.Drops[DropUnroutable])
+		require.Equal(t, int64(1), sw.Ports[0].Drops[DropUnroutable], "counted at the port it arrived on")
+		require.Zero(t, sw.Ports[1].Drops[DropUnroutable])
 		require.Len(t, f.hosts[f.id(t, "h2")].got, 1)
 		require.Equal(t, int64(1), sw.Forwarded)
 		f.checkBooks(t)

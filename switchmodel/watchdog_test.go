@@ -52,6 +52,8 @@ func TestWatchdogFlushesAQueuePausedTooLongAndRestoresItWhenThePauseEnds(t *test
 	}
 	require.Equal(t, []uint32{11, 12}, psn, "only the lossy frame during the storm, and the frame after it")
 	require.EqualValues(t, 11, sw.Drops[DropWatchdog])
+	require.EqualValues(t, 11, sw.Ports[out].Drops[DropWatchdog], "counted at the paused egress port")
+	require.Zero(t, sw.Ports[in].Drops[DropWatchdog])
 	require.Equal(t, end, sw.Ports[out].Pause.PausedTime(3, sim.Never))
 	f.checkBooks(t)
 }

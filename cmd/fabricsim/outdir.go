@@ -87,7 +87,11 @@ func newOutputs(s runSettings, scenario string, f *scenarios.File, variants, pca
 				o.pcaps = append(o.pcaps, pcap)
 			}
 		}
-		o.names = append(results.RunFileNames(names), o.pcaps...)
+		var params []string
+		if a, ok := f.VariedParameter(); ok {
+			params = append(params, a.Path)
+		}
+		o.names = append(results.RunFileNames(names, params...), o.pcaps...)
 	}
 	return o, o.check()
 }
