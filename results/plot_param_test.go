@@ -99,3 +99,19 @@ func mustCurves(t *testing.T, d *Document, metric string) []ErrorCurve {
 	require.NotEmpty(t, c)
 	return c
 }
+
+// TestErrorBarsStopAtZero: a mean of 10 Gb/s with a 95% half-width of 25 (two seeds far
+// apart) is drawn from 0 to 35, not from -15: goodput cannot be negative; the y axis starts
+// at 0 and the caption says the interval was cut. A bar above 0 is drawn whole.
+func TestErrorBarsStopAtZero(t *testing.T) {
+	curves := []ErrorCurve{{Label: "a", X: []float64{1, 2}, Y: []float64{10, 50}, Err: []float64{25, 5}}}
+	f, err := NewErrorFigure("g", "g", "a caption.", XAxis{Label: "x"}, "goodput (Gb/s)", curves)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, f.plot.Y.Min, 0.0)
+	require.Contains(t, f.Caption, "cut at 0")
+	curves[0].Err[0] = 5
+	f, err = NewErrorFigure("g", "g", "a caption.", XAxis{Label: "x"}, "goodput (Gb/s)", curves)
+	require.NoError(t, err)
+	require.InDelta(t, 5.0, f.plot.Y.Min, 1e-9)
+	require.Equal(t, "a caption.", f.Caption)
+}

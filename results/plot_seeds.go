@@ -90,7 +90,7 @@ func seedsGoodputFigure(runs []*Variant) (*Figure, string, error) {
 	}
 	name := runs[0].Name
 	f := newFigure("goodput-seeds-", name, fmt.Sprintf("%s: goodput over time, %d seeds", name, len(runs)), "", "goodput (Gb/s)")
-	f.Caption = fmt.Sprintf("The payload all flows delivered in order per unit time, summed over the flows, in each of %d equal intervals: the mean over the %d seeds as a line, and its 95%% confidence interval (Student's t with %d degrees of freedom) shaded. Each seed's cumulative delivered payload is read at the interval ends, linearly between its samples (rates.csv); a seed whose run had ended adds nothing.", throughputPoints, len(runs), len(runs)-1)
+	f.Caption = fmt.Sprintf("The payload all flows delivered in order per unit time, summed over the flows, in each of %d equal intervals: the mean over the %d seeds as a line, and its 95%% confidence interval (Student's t with %d degrees of freedom) shaded, cut at 0 where it reaches below. Each seed's cumulative delivered payload is read at the interval ends, linearly between its samples (rates.csv); a seed whose run had ended adds nothing.", throughputPoints, len(runs), len(runs)-1)
 	u := unitFor(b.TimesUS[len(b.TimesUS)-1] - b.TimesUS[0])
 	mid := make(plotter.XYs, len(b.Mean))
 	upper := make(plotter.XYs, len(b.Mean))
@@ -99,7 +99,7 @@ func seedsGoodputFigure(runs []*Variant) (*Figure, string, error) {
 		x := (b.TimesUS[j] + b.TimesUS[j+1]) / 2 / u.perUS
 		mid[j] = plotter.XY{X: x, Y: b.Mean[j]}
 		upper[j] = plotter.XY{X: x, Y: b.Mean[j] + b.CI95[j]}
-		lower[len(b.Mean)-1-j] = plotter.XY{X: x, Y: b.Mean[j] - b.CI95[j]}
+		lower[len(b.Mean)-1-j] = plotter.XY{X: x, Y: max(b.Mean[j]-b.CI95[j], 0)} // goodput is never negative
 	}
 	band, err := plotter.NewPolygon(append(upper, lower...))
 	if err != nil {

@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -37,7 +38,9 @@ type errorPoints struct {
 func (e errorPoints) Len() int { return len(e.XYs) }
 
 // NewErrorFigure is a figure of curves with points, lines between them and error bars, each
-// curve its own colour and marker, in the legend under its label.
+// curve its own colour and marker, in the legend under its label. Every metric it draws is a
+// count, a time or a rate, never negative, so a bar whose interval reaches below 0 (a t
+// interval over a few seeds that differ much) is cut at 0, and the caption says so.
 func NewErrorFigure(name, title, caption string, x XAxis, yLabel string, curves []ErrorCurve) (*Figure, error) {
 	f := newFigure(name, "", title, x.Label, yLabel)
 	f.Caption = caption
@@ -59,6 +62,7 @@ func NewErrorFigure(name, title, caption string, x XAxis, yLabel string, curves 
 		f.plot.X.Tick.Marker = plot.ConstantTicks(ticks)
 		f.plot.X.Min, f.plot.X.Max = -0.5, float64(len(x.XLabels))-0.5
 	}
+	cut := false
 	for i, c := range curves {
 		if len(c.X) != len(c.Y) || len(c.X) != len(c.Err) {
 			return nil, fmt.Errorf("results: %s: curve %q has %d x, %d y and %d errors", name, c.Label, len(c.X), len(c.Y), len(c.Err))
@@ -70,6 +74,9 @@ func NewErrorFigure(name, title, caption string, x XAxis, yLabel string, curves 
 		for k := range c.X {
 			pts.XYs[k] = plotter.XY{X: c.X[k], Y: c.Y[k]}
 			pts.YErrors[k].Low, pts.YErrors[k].High = c.Err[k], c.Err[k]
+			if c.Y[k] >= 0 && c.Err[k] > c.Y[k] {
+				pts.YErrors[k].Low, cut = c.Y[k], true
+			}
 		}
 		l, err := f.addLine(i, c.Label, pts.XYs)
 		if err != nil {
@@ -89,6 +96,9 @@ func NewErrorFigure(name, title, caption string, x XAxis, yLabel string, curves 
 		bars.Color = l.Color
 		bars.Width = vg.Points(1)
 		f.plot.Add(sc, bars)
+	}
+	if cut {
+		f.Caption = strings.TrimSuffix(f.Caption, ".") + "; intervals that reach below 0 are cut at 0, which the metric cannot go below."
 	}
 	// Room above the highest error bar, so that it does not touch the title.
 	if f.plot.Y.Max > f.plot.Y.Min {
