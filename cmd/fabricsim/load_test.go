@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -64,21 +65,44 @@ func TestAtMostAHundredProblemsArePrinted(t *testing.T) {
 func TestSlowStepsSayTheyAreRunning(t *testing.T) {
 	defer func(d time.Duration) { slowEvery = d }(slowEvery)
 	slowEvery = 20 * time.Millisecond
-	var b bytes.Buffer
+	var b lockedBuffer
 	done := slowNotice(&b, "building x.yaml", false)
-	time.Sleep(70 * time.Millisecond)
+	// The notices come every slowEvery; on a loaded machine the ticker's goroutine may run
+	// late, so wait for two of them (up to 10 s) rather than a fixed time.
+	for deadline := time.Now().Add(10 * time.Second); b.count("fabricsim: building x.yaml: still running after ") < 2; {
+		require.True(t, time.Now().Before(deadline), "fewer than 2 notices in 10 s: %q", b.String())
+		time.Sleep(5 * time.Millisecond)
+	}
 	done()
 	done()
-	n := strings.Count(b.String(), "fabricsim: building x.yaml: still running after ")
-	require.GreaterOrEqual(t, n, 2, b.String())
-	after := b.Len()
+	after := b.String()
 	time.Sleep(50 * time.Millisecond)
-	require.Equal(t, after, b.Len(), "no line after done")
+	require.Equal(t, after, b.String(), "no line after done")
 
-	b.Reset()
-	slowNotice(&b, "quiet", true)()
-	require.Empty(t, b.String())
+	var quiet lockedBuffer
+	slowNotice(&quiet, "quiet", true)()
+	require.Empty(t, quiet.String())
 }
+
+// lockedBuffer is a bytes.Buffer the notice's goroutine may write while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func (l *lockedBuffer) count(s string) int { return strings.Count(l.String(), s) }
 
 // TestADirectoryIsNoScenario: a directory that shadows a bundled name (an -o directory called
 // irn) leaves the bundled scenario reachable; any other directory is refused as such.
