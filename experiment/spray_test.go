@@ -153,3 +153,53 @@ func TestSprayingIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestSprayedQueuesAreARandomWalk: a permutation loads every link of a non-blocking fat-tree
+// exactly to line rate, and switches that spray each packet at random make each downlink's
+// queue a random walk with no drift: its expected depth grows as the square root of the
+// packets that crossed it, so what it adds to a flow's time, relative to the flow's own
+// time, falls as one over the square root of the flow's size. On the k=8 fat-tree (128 hosts,
+// 100 Gb/s, 4 MB buffers: nothing dropped), IRN without congestion control and with a window
+// above the queueing (4 MB), each flow's time beyond ideal + its hosts' NAK time (see
+// TestSprayingReordersAndEachTransportAnswersItsWay) at 8 MB is about half what it is at
+// 2 MB (sqrt(1/4)); asserted at most 0.65 of it, for the median and the slowest flow.
+func TestSprayedQueuesAreARandomWalk(t *testing.T) {
+	excess := func(size string) (median, slowest float64) {
+		text := `version: 1
+name: sprayed-permutation
+stop: 20ms
+topology:
+  preset: fattree
+  params: {k: 8, link: {rate: 100Gbps, delay: 1us}, routing: l3}
+switch: {buffer: 4MB, load_balancing: spray}
+hosts: {jitter: 5ns}
+transports:
+  rocev2: {recovery: irn, irn: {reorder_threshold: 512, bdp_cap: 4MB}}
+traffic:
+  - permutation: {hosts: all, size: ` + size + `, transport: rocev2}
+`
+		v := runOne(t, text, 0)
+		require.Zero(t, v.Drops.Total)
+		require.EqualValues(t, 128, v.Flows.Completed)
+		naksSentBy, naksSentTo := map[string]int64{}, map[string]int64{}
+		for _, f := range v.PerFlow {
+			naksSentBy[f.Dst] += f.NAKs
+			naksSentTo[f.Src] += f.NAKs
+		}
+		var ex []float64
+		for _, f := range v.PerFlow {
+			ideal := float64(f.SizeBytes) * 1106 / 1024 * 8 / 100e9 * 1e6
+			nakUS := float64(max(naksSentBy[f.Src], naksSentTo[f.Dst])) * 90 * 8 / 100e9 * 1e6
+			ex = append(ex, *f.FCTUS/(ideal+nakUS)-1)
+		}
+		slices.Sort(ex)
+		return ex[len(ex)/2], ex[len(ex)-1]
+	}
+	m2, s2 := excess("2MB")
+	m8, s8 := excess("8MB")
+	t.Logf("beyond ideal + NAK time: median %.1f%% -> %.1f%% (x%.2f), slowest %.1f%% -> %.1f%% (x%.2f); a random walk: x0.5",
+		100*m2, 100*m8, m8/m2, 100*s2, 100*s8, s8/s2)
+	require.Positive(t, m8)
+	require.Less(t, m8, 0.65*m2)
+	require.Less(t, s8, 0.65*s2)
+}
