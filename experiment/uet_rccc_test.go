@@ -116,3 +116,24 @@ func TestTsharkShowsRCCC(t *testing.T) {
 	require.Greater(t, n, grants*9/10)
 	require.Greater(t, exact, n*9/10)
 }
+
+// TestExplainNamesUETsCongestionControl: explain says which of UET's congestion controls a
+// variant runs: the NSCC window, RCCC's credit, or both.
+func TestExplainNamesUETsCongestionControl(t *testing.T) {
+	for cc, want := range map[string][]string{
+		"nscc":      {"NSCC window"},
+		"rccc":      {"RCCC credit"},
+		"nscc+rccc": {"NSCC window", " and RCCC credit"},
+	} {
+		text, err := Explain(load(t, uetIncast(t), "transports.uet.cc="+cc))
+		require.NoError(t, err)
+		uet := text[strings.Index(text, "  uet: "):]
+		uet = uet[:strings.Index(uet, "\n")]
+		for _, w := range want {
+			require.Contains(t, uet, w, cc)
+		}
+		if cc == "rccc" {
+			require.NotContains(t, uet, "NSCC", cc)
+		}
+	}
+}
