@@ -48,7 +48,7 @@ type Job struct {
 	IdealStepEndUS []float64      `json:"ideal_step_end_us"`
 	PerIteration   []JobIteration `json:"per_iteration"`
 	// Traces, JobUS and JobIdealUS are a chakra job's (docs/results.md): the trace files read,
-	// the time from its start to its last collective's last arrival (null until then), and
+	// the time from its start to its last collective's last arrival (absent until then), and
 	// that alone on the empty fabric (each collective its ideal, after its ranks' waits).
 	Traces     []string `json:"traces,omitempty"`
 	JobUS      *float64 `json:"job_us,omitempty"`
