@@ -93,7 +93,7 @@ func (f *fabric) uetRTT(fl *transports.Flow, i int32, hops []topology.Hop, uc tr
 	if err != nil || loop {
 		return 0
 	}
-	data := transports.UETWireBytes(int64(uc.MTU), uc.CC != transports.CCNSCC)
+	data := uc.WireBytes(int64(uc.MTU))
 	one := func(w int64) func(int64) int64 { return func(int64) int64 { return w } }
 	return pipeline(f.pathHops(back), pipeline(f.pathHops(hops), 0, 1, 0, -1, one(data)), 1, 0, -1, one(transports.UETAckWireBytes()))
 }
@@ -117,10 +117,10 @@ func (f *fabric) uetQueueDrain(rate sim.Rate) sim.Time {
 func (f *fabric) uetIdealFCT(fl *transports.Flow, hops []topology.Hop, uc transports.UETConfig) sim.Time {
 	mtu := int64(uc.MTU)
 	npkts := max((fl.Size+mtu-1)/mtu, 1)
-	full := transports.UETWireBytes(mtu, uc.CC != transports.CCNSCC)
+	full := uc.WireBytes(mtu)
 	wire := func(k int64) int64 {
 		if k == npkts-1 {
-			return transports.UETWireBytes(fl.Size-k*mtu, uc.CC != transports.CCNSCC)
+			return uc.WireBytes(fl.Size - k*mtu)
 		}
 		return full
 	}

@@ -178,7 +178,7 @@ func (j *jobRun) ideal() jobIdeal {
 		}
 	case "uet":
 		mtu := int64(f.starter.uc.MTU)
-		full, payload = transports.UETWireBytes(mtu, f.starter.uc.CC != transports.CCNSCC), mtu
+		full, payload = f.starter.uc.WireBytes(mtu), mtu
 	default:
 		rc := f.starter.configs[j.c.Transport]
 		full, payload = transports.RoCEWireBytes(rc.Version, int64(rc.MTU), false), int64(rc.MTU)

@@ -16,8 +16,9 @@ import (
 // every packet has a PSN and may arrive in any order; the receiver keeps what arrives, and
 // acknowledges with a cumulative PSN and a 64-bit SACK bitmap, coalescing ACKs (uet_receiver.go);
 // the sender resends what a NACK (a trimmed packet) names, what the out-of-order count says
-// is lost (SLEEK), and, one packet at a time, what a timeout finds; NSCC (uet_nscc.go) holds
-// the window; each packet's entropy, its UDP source port, is chosen per packet (uet_entropy.go).
+// is lost (SLEEK, uet_loss.go), and, one packet at a time, what a timeout finds; NSCC
+// (uet_nscc.go) holds the window, RCCC (uet_rccc.go) the receiver's credit, or both; each
+// packet's entropy, its UDP source port, is chosen per packet (uet_entropy.go).
 // docs/model.md section 13.
 
 // UETConfig is the configuration of a UET flow (a PDC, packet delivery context, in the
@@ -99,6 +100,10 @@ func UETAckWireBytes() int64 {
 	p.Seal()
 	return p.WireBytes()
 }
+
+// WireBytes is the wire size of a data packet of c's flows carrying payload bytes: a
+// RUD_CC_REQ under RCCC, a RUD request otherwise (UETWireBytes).
+func (c *UETConfig) WireBytes(payload int64) int64 { return UETWireBytes(payload, c.CC.rccc()) }
 
 func uetStack(p *topology.Packet) {
 	p.EtherType = topology.EtherTypeIPv4
@@ -284,7 +289,7 @@ func (s *UETSender) nextRtx() uint32 {
 }
 
 // next is the PSN that goes next, a resend or a new one, and whether the window lets it go
-// (uet-htsim UecSrc::sendPacket and can_send_NSCC).
+// (uet-htsim UecSrc::sendPacket, can_send_NSCC and can_send_RCCC).
 func (s *UETSender) next() (psn uint32, resend, ok bool) {
 	if s.over {
 		return 0, false, false

@@ -176,6 +176,15 @@ func (r *UETReceiver) heard(now sim.Time, target uint32) {
 	}
 }
 
+// asked takes a credit target from a sender that is waiting to send (a trimmed packet to
+// resend, a credit request): the flow goes on the active list even if the target is not new.
+func (r *UETReceiver) asked(now sim.Time, target uint32) {
+	r.heard(now, target)
+	if r.rc.pacer != nil {
+		r.wantCredit(now)
+	}
+}
+
 // wantCredit puts the flow on the pacer's active list unless it is there.
 func (r *UETReceiver) wantCredit(now sim.Time) {
 	if !r.rc.active && r.flow.Status == Pending {

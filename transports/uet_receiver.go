@@ -118,10 +118,7 @@ func (r *UETReceiver) trimmed(now sim.Time, p *topology.Packet) {
 		return
 	}
 	if p.CCReq { // the sender resends: it wants credit for it (processTrimmed)
-		r.heard(now, p.Credit)
-		if r.rc.pacer != nil {
-			r.wantCredit(now)
-		}
+		r.asked(now, p.Credit)
 	}
 	r.flow.NAKs++
 	n := r.reg.pool.Get(topology.KindNak)
@@ -164,8 +161,5 @@ func (r *UETReceiver) cnps() int64 { return 0 }
 // onCreditRequest takes a CREDIT_REQ: the sender has no credit and something to send
 // (processRts).
 func (r *UETReceiver) onCreditRequest(now sim.Time, p *topology.Packet) {
-	r.heard(now, p.Credit)
-	if r.rc.pacer != nil {
-		r.wantCredit(now)
-	}
+	r.asked(now, p.Credit)
 }
