@@ -54,7 +54,12 @@ func (f *fabric) audit() error {
 		for _, pair := range f.wires {
 			where += pair[0].InFlight(k) + pair[1].InFlight(k)
 		}
-		pl := f.pool
+		var pl topology.Pool // the partitions' pools summed: a packet taken in one may end in another
+		for _, p := range f.pools {
+			pl.Taken[k] += p.Taken[k]
+			pl.Delivered[k] += p.Delivered[k]
+			pl.Dropped[k] += p.Dropped[k]
+		}
 		if pl.Taken[k] != pl.Delivered[k]+pl.Dropped[k]+where {
 			return fmt.Errorf("packet books do not balance for %v packets: %d sent, %d delivered, %d dropped, %d in the network",
 				k, pl.Taken[k], pl.Delivered[k], pl.Dropped[k], where)

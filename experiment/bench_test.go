@@ -44,17 +44,17 @@ func BenchmarkLeafSpinePermutation(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		f.eng.Run(200 * sim.Microsecond)
-		h0, e0 := packetHops(f), f.eng.Executed()
+		f.runUntil(200 * sim.Microsecond)
+		h0, e0 := packetHops(f), f.run.Executed()
 		runtime.ReadMemStats(&ms)
 		m0 := ms.Mallocs
 		b.StartTimer()
-		f.eng.Run(f.sc.Stop)
+		f.runUntil(f.sc.Stop)
 		b.StopTimer()
 		runtime.ReadMemStats(&ms)
 		allocs += int64(ms.Mallocs - m0)
 		hops += packetHops(f) - h0
-		events += int64(f.eng.Executed() - e0)
+		events += int64(f.run.Executed() - e0)
 	}
 	b.ReportMetric(float64(hops)/b.Elapsed().Seconds(), "packet_hops/s")
 	b.ReportMetric(float64(events)/float64(hops), "events/hop")

@@ -17,8 +17,16 @@ import (
 
 // fabric is one variant's world: everything the event loop touches.
 type fabric struct {
-	sc       *scenarios.Scenario
+	sc *scenarios.Scenario
+	// run runs the fabric, cut into partitions (partition.go); eng and pool are the
+	// first partition's engine and packet pool (the only ones when collectives run: a job
+	// releases messages on several hosts at once), global the engine of the events that
+	// see the whole fabric (samples, faults, the deadlock detector).
+	run      *sim.Group
+	parts    partitioning
+	pools    []*topology.Pool
 	eng      *sim.Engine
+	global   *sim.Engine
 	pool     *topology.Pool
 	nw       *topology.Network
 	routes   *topology.Routes
@@ -132,8 +140,12 @@ func (f *fabric) ecnAnywhere() bool {
 	return false
 }
 
-// build assembles the fabric of one resolved scenario.
-func build(sc *scenarios.Scenario) (*fabric, error) {
+// build assembles the fabric of one resolved scenario, to run on one thread.
+func build(sc *scenarios.Scenario) (*fabric, error) { return buildOn(sc, 1) }
+
+// buildOn assembles the fabric of one resolved scenario, cut into partitions for threads
+// goroutines (one partition when the traffic has collectives).
+func buildOn(sc *scenarios.Scenario, threads int) (*fabric, error) {
 	if err := settingsReachModels(); err != nil {
 		return nil, err
 	}
@@ -154,11 +166,19 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 	if err != nil {
 		return nil, routeOf(sc, err)
 	}
-	f := &fabric{sc: sc, eng: sim.NewEngine(), pool: &topology.Pool{}, nw: nw, routes: routes,
-		nics: make([]*transports.NIC, len(nw.Nodes))}
+	if hasJobs(sc) {
+		threads = 1
+	}
+	f := &fabric{sc: sc, nw: nw, routes: routes, nics: make([]*transports.NIC, len(nw.Nodes)), parts: partition(nw, threads)}
+	f.run = sim.NewGroup(f.parts.parts, threads, f.parts.window, len(nw.Nodes)+1)
+	for range f.parts.parts {
+		f.pools = append(f.pools, &topology.Pool{})
+	}
+	f.eng, f.pool, f.global = f.run.Part(0), f.pools[0], f.run.Global()
 	f.reg = transports.NewRegistry(f.eng, f.pool)
 	f.reg.Seed = sc.Seed
-	f.reg.Done = f.eng.Stop
+	f.reg.Done = f.run.Stop
+	f.reg.Deferred = true
 
 	f.nodeCfg = map[string]*scenarios.Node{}
 	for i := range sc.Topology.Nodes {
@@ -176,7 +196,7 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 			cfg.PFC = f.pfcConfig(n, c)
 			cfg.Rand = sim.Stream(sc.Seed, "switch:"+n.Name)
 			cfg.BalanceRand = sim.Stream(sc.Seed, "balance:"+n.Name)
-			sw, err := switchmodel.New(f.eng, f.pool, nw, routes, n.ID, cfg)
+			sw, err := switchmodel.New(f.engOf(n.ID), f.poolOf(n.ID), nw, routes, n.ID, cfg)
 			if err != nil {
 				return nil, f.nodeErr(n.Name, err)
 			}
@@ -189,6 +209,7 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 		}
 		hc := f.hostConfigOf(n)
 		nic := transports.NewNIC(f.reg, nw, n.ID, uint8(hc.TTL))
+		nic.SetEngine(f.engOf(n.ID), f.poolOf(n.ID))
 		f.nics[i] = nic
 		receivers[i] = nic
 	}
@@ -198,7 +219,11 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 		for dir, ends := range [2][2]topology.End{{l.A, l.B}, {l.B, l.A}} {
 			from, to := ends[0], ends[1]
 			name := fmt.Sprintf("link:%d:%s->%s", li, nw.Nodes[from.Node].Name, nw.Nodes[to.Node].Name)
-			w := topology.NewWire(f.eng, f.pool, from.Node, to.Node, from.Port, to.Port, l.Params, sim.Stream(sc.Seed, name))
+			w := topology.NewWire(f.engOf(to.Node), f.poolOf(to.Node), from.Node, to.Node, from.Port, to.Port, l.Params, sim.Stream(sc.Seed, name))
+			w.SetLane(topology.LaneOf(to.Node))
+			if a, b := f.parts.of[from.Node], f.parts.of[to.Node]; a != b {
+				w.CrossFrom(f.run.Part(a), b)
+			}
 			w.Attach(receivers[to.Node])
 			f.wires[li][dir] = w
 			if nic := f.nics[from.Node]; nic != nil {
@@ -228,7 +253,7 @@ func build(sc *scenarios.Scenario) (*fabric, error) {
 		}
 	}
 	if p := &sc.Switch.PFC; p.Enabled && p.DeadlockDetection > 0 {
-		f.deadlocks = switchmodel.NewDeadlockDetector(f.eng, nw, f.switches, p.DeadlockDetection)
+		f.deadlocks = switchmodel.NewDeadlockDetector(f.global, nw, f.switches, p.DeadlockDetection)
 	}
 	if err := f.scheduleFaults(); err != nil {
 		return nil, err
@@ -270,13 +295,31 @@ func (f *fabric) logDepth() {
 	if ports < depthLogPorts {
 		return
 	}
-	depth := &topology.DepthLog{}
+	depth := make([]*topology.DepthLog, f.parts.parts) // one per partition: each runs on its own
+	for i := range depth {
+		depth[i] = &topology.DepthLog{}
+	}
 	for _, nic := range f.nics {
 		if nic != nil {
-			nic.LogDepth(depth)
+			nic.LogDepth(depth[f.parts.of[nic.ID]])
 		}
 	}
 	for _, sw := range f.switches {
-		sw.LogDepth(depth)
+		sw.LogDepth(depth[f.parts.of[sw.ID]])
 	}
+}
+
+// engOf is the engine of node id's partition; poolOf its packet pool.
+func (f *fabric) engOf(id topology.NodeID) *sim.Engine { return f.run.Part(f.parts.of[id]) }
+
+func (f *fabric) poolOf(id topology.NodeID) *topology.Pool { return f.pools[f.parts.of[id]] }
+
+// hasJobs reports whether sc's traffic has collectives (a collective or a Chakra trace).
+func hasJobs(sc *scenarios.Scenario) bool {
+	for i := range sc.Traffic {
+		if sc.Traffic[i].Collective != nil {
+			return true
+		}
+	}
+	return false
 }

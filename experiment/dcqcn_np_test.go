@@ -33,11 +33,11 @@ func queueStats(t testing.TB, text string, t0, t1, dt sim.Time) (mean, cv, empty
 	f = buildTB(t, text)
 	pt, _ := loopPort(t, f, "swl", "swr")
 	q := &pt.Queues[pfcClass]
-	f.eng.Run(t0)
+	f.runUntil(t0)
 	var s, s2 float64
 	k := 0
 	for now := t0; now <= t1; now += dt {
-		f.eng.Run(now)
+		f.runUntil(now)
 		x := float64(q.Bytes)
 		if x == 0 {
 			empty++
@@ -148,7 +148,7 @@ func TestDCQCNPortPacingSendsAtMostOneCNPPerIntervalFromTheHost(t *testing.T) {
 	bound := int64(stop/interval) + 1 // one CNP per interval from the port, the first at once
 	run := func(sets ...string) (total int64, perFlow [2]int64) {
 		f := build0(t, twoIntoOne, sets...)
-		f.eng.Run(stop)
+		f.runUntil(stop)
 		require.NoError(t, f.audit())
 		for i := range 2 {
 			perFlow[i] = f.reg.CNPs(int32(i))
@@ -238,7 +238,7 @@ func cnpTimes(t *testing.T, text string, d sim.Time, sets ...string) (cnps []sim
 	f := build0(t, text, sets...)
 	var n, marks int64
 	for now := sim.Time(0); now <= d; now += 10 * sim.Nanosecond {
-		f.eng.Run(now)
+		f.runUntil(now)
 		if c := f.reg.CNPs(0); c != n {
 			require.Equal(t, n+1, c, "one CNP at a time")
 			cnps, n = append(cnps, now), c
@@ -306,7 +306,7 @@ func TestDCQCNOneCNPRecoveryStepsAreExact(t *testing.T) {
 	line := 40 * sim.Gbps
 	var cut sim.Time
 	for now := sim.Time(0); now < 200*sim.Microsecond; now += sim.Nanosecond {
-		f.eng.Run(now)
+		f.runUntil(now)
 		if r := f.reg.DCQCNRate(0); r < line {
 			cut = now
 			break
@@ -317,7 +317,7 @@ func TestDCQCNOneCNPRecoveryStepsAreExact(t *testing.T) {
 	format := func(r sim.Rate) string { return fmt.Sprintf("%.5f", r.Gbps()) }
 	require.Equal(t, format(line/2), format(f.reg.DCQCNRate(0)), "the cut")
 	for k := 1; k <= 7; k++ {
-		f.eng.Run(cut + sim.Time(k)*T)
+		f.runUntil(cut + sim.Time(k)*T)
 		want := 40 - 20/math.Pow(2, float64(k))
 		require.Equal(t, fmt.Sprintf("%.5f", want), format(f.reg.DCQCNRate(0)), "R_C after timer step %d (%v after the cut)", k, sim.Time(k)*T)
 		t.Logf("step %d at %v: R_C %s Gb/s", k, cut+sim.Time(k)*T, format(f.reg.DCQCNRate(0)))

@@ -229,9 +229,9 @@ func TestDCQCNFixedPointRatesAndQueue(t *testing.T) {
 			f.startSampler()
 			pt, name := loopPort(t, f, "swl", "swr")
 			q := &pt.Queues[pfcClass]
-			f.eng.Run(t0)
+			f.runUntil(t0)
 			area0, pauses0 := q.MeanBytes(t0)*float64(t0), switchPauses(f)
-			f.eng.Run(t1)
+			f.runUntil(t1)
 			area1, pauses1 := q.MeanBytes(t1)*float64(t1), switchPauses(f)
 			require.NoError(t, f.audit())
 			v := f.collect()
@@ -343,7 +343,7 @@ func TestDCQCNLateJoinerConvergesInFluidModelTime(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			vs[s], errs[s] = runLimited(sc, nil, Capture{}, Limits{}, true) // with the time series
+			vs[s], errs[s] = runLimited(sc, nil, Capture{}, Limits{}, true, 1) // with the time series
 		}()
 	}
 	wg.Wait()
@@ -457,13 +457,13 @@ func TestDCQCNRestoresTheVictimFlowsShare(t *testing.T) {
 
 	window := func(sets ...string) (map[string]float64, *fabric) {
 		f := build0(t, victimScenario(n, t1), sets...)
-		f.eng.Run(t0)
+		f.runUntil(t0)
 		d0 := make([]int64, len(f.reg.Flows))
 		for i, fl := range f.reg.Flows {
 			d0[i] = fl.Delivered
 		}
 		p0 := pfcPausesSB(t, f)
-		f.eng.Run(t1)
+		f.runUntil(t1)
 		require.NoError(t, f.audit())
 		g := map[string]float64{}
 		for i, fl := range f.reg.Flows {

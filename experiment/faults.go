@@ -54,7 +54,7 @@ func (f *fabric) scheduleFaults() error {
 		fs.node = append(fs.node, node)
 	}
 	for i, ft := range f.sc.Faults {
-		f.eng.At(ft.At, fs, i, nil)
+		f.global.At(ft.At, fs, i, nil)
 	}
 	return nil
 }

@@ -34,14 +34,15 @@ func goldenDocument(t *testing.T, name string) ([]byte, *results.Document) {
 }
 
 // runBundledWithSeries runs bundled scenario name with its time series, as `fabricsim run
-// NAME -o DIR` does.
+// NAME -o DIR` does, on three threads per variant (TestResultsDoNotDependOnThreads runs one
+// and two).
 func runBundledWithSeries(t *testing.T, name string) *results.Document {
 	t.Helper()
 	data, ok := scenarios.BundledYAML(name)
 	require.True(t, ok)
 	f, problems, _ := scenarios.Load(name+".yaml", data, nil)
 	require.Empty(t, problems)
-	doc, err := RunFileWith(f, nil, Options{Workers: 2, Series: true})
+	doc, err := RunFileWith(f, nil, Options{Workers: 2, Series: true, Threads: 3})
 	require.NoError(t, err)
 	return doc
 }

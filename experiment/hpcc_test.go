@@ -88,7 +88,7 @@ func runHPCCStar(t *testing.T, n int, settle sim.Time, hpcc string) hpccStarRun 
 	f := build0(t, hpccStarScenario(n, t1, hpcc))
 	pt, _ := loopPort(t, f, "sw", fmt.Sprintf("h%d", n+1))
 	q := &pt.Queues[pfcClass]
-	f.eng.Run(t0)
+	f.runUntil(t0)
 	bytes0, area0 := pt.Wire.Bytes(), q.MeanBytes(t0)*float64(t0)
 	del0 := make([]int64, n)
 	st0 := make([]transports.HPCCStats, n)
@@ -96,7 +96,7 @@ func runHPCCStar(t *testing.T, n int, settle sim.Time, hpcc string) hpccStarRun 
 		del0[i] = f.reg.Flows[i].Delivered
 		st0[i] = f.reg.HPCCOf(int32(i)).Stats
 	}
-	f.eng.Run(t1)
+	f.runUntil(t1)
 	require.NoError(t, f.audit())
 	v := f.collect()
 	require.Zero(t, v.Drops.Total)
@@ -322,8 +322,8 @@ faults:
   - {at: 0, link: [h1, sw], loss: 0.01}
   - {at: 0, link: [h5, sw], loss: 0.05}
 `)
-	f.eng.Run(50 * sim.Millisecond) // returns when the last flow completes
-	f.eng.Run(50 * sim.Millisecond) // and the last ACKs arrive
+	f.runUntil(50 * sim.Millisecond) // returns when the last flow completes
+	f.runUntil(50 * sim.Millisecond) // and the last ACKs arrive
 	for _, fl := range f.reg.Flows {
 		require.Equal(t, transports.Completed, fl.Status, "flow %d: %s", fl.ID, fl.Reason)
 	}

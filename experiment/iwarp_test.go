@@ -200,7 +200,7 @@ func TestIWARPUnderRandomLossMatchesMathisAndPFTK(t *testing.T) {
 		const seeds = 4
 		for seed := 1; seed <= seeds; seed++ {
 			f := build0(t, fmt.Sprintf(iwarpLoss, seed, p))
-			f.eng.Run(f.sc.Stop)
+			f.runUntil(f.sc.Stop)
 			require.NoError(t, f.audit())
 			fl := f.reg.Flows[0]
 			g := float64(fl.Delivered*8) / f.sc.Stop.Seconds() / 1e9
@@ -295,7 +295,7 @@ faults:
 func TestIWARPAgainstRoCEUnderLossIsATimeoutStory(t *testing.T) {
 	goodput := func(rto, transport string) float64 {
 		f := build0(t, fmt.Sprintf(lossyOrdering, rto, transport))
-		f.eng.Run(f.sc.Stop)
+		f.runUntil(f.sc.Stop)
 		require.NoError(t, f.audit())
 		return float64(f.reg.Flows[0].Delivered*8) / f.sc.Stop.Seconds() / 1e9
 	}

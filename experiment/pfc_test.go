@@ -103,7 +103,7 @@ func TestPFCIncastIsLosslessFairAndAtLineRate(t *testing.T) {
 	// A snapshot while all 16 are active: half way through.
 	f := build0(t, text)
 	mid := want / 2
-	f.eng.Run(mid)
+	f.runUntil(mid)
 	var total int64
 	for _, fl := range f.reg.Flows {
 		require.Less(t, fl.Delivered, int64(size), "flow %d done before half time", fl.ID)
@@ -120,7 +120,7 @@ func TestPFCIncastIsLosslessFairAndAtLineRate(t *testing.T) {
 		require.InEpsilon(t, share, g, 0.10, "flow %d's share while all are active: %.3f Gb/s", fl.ID, g)
 	}
 	t.Logf("per-flow goodput at %v: %.3f..%.3f Gb/s, fair share %.3f", mid, lo, hi, share)
-	f.eng.Run(f.sc.Stop)
+	f.runUntil(f.sc.Stop)
 	require.NoError(t, f.audit())
 	v := f.collect()
 
@@ -638,14 +638,14 @@ func runLoop(t *testing.T, r sim.Rate, sets ...string) loopRun {
 	var ports [2]*switchmodel.Port
 	ports[0], lr.names[0] = loopPort(t, f, "r1", "r2")
 	ports[1], lr.names[1] = loopPort(t, f, "r2", "r1")
-	f.eng.Run(injectorStops + sim.Microsecond) // the last frame h1 sent has arrived
+	f.runUntil(injectorStops + sim.Microsecond) // the last frame h1 sent has arrived
 	for i, pt := range ports {
 		lr.atStop[i], lr.servedStop[i] = pt.Queues[pfcClass].Bytes, int64(pt.Queues[pfcClass].Served)
 	}
-	f.eng.Run(f.sc.Stop)
+	f.runUntil(f.sc.Stop)
 	for i, pt := range ports {
 		lr.atEnd[i], lr.servedAt[i] = pt.Queues[pfcClass].Bytes, int64(pt.Queues[pfcClass].Served)
-		lr.paused[i] = pt.Pause.Paused(f.eng.Now(), pfcClass)
+		lr.paused[i] = pt.Pause.Paused(f.run.Now(), pfcClass)
 	}
 	require.NoError(t, f.audit())
 	lr.v = f.collect()
@@ -718,17 +718,19 @@ func TestRoutingLoopDeadlocksAboveNBOverTTL(t *testing.T) {
 	})
 }
 
-// TestDeadlockDetectorCountsAFrameBetweenTwoPauses: with a response time of 0, a PAUSE that
-// takes effect at the very picosecond the previous one ends continues it (pfc.Egress joins
-// the two), but the port, woken at that instant before the PAUSE is applied, sends one
-// frame in between. A queue that sends a frame at every such boundary is making progress:
-// the detector must not report the two ports as a deadlock because their pause looks
-// unbroken. (PAUSE faults on r1:2 and r2:1, 1,000 quanta = 5.12 us at 100 Gb/s, every
-// 5.12 us; the detector looks every 20 us.)
+// TestDeadlockDetectorCountsAFrameBetweenTwoPauses: with a response time of 0, each PAUSE
+// takes effect 1 ns after the previous one ended, and the port, woken at the end, starts one
+// frame in that gap. A queue that sends a frame at every such boundary is making progress:
+// the detector must not report the two ports as a deadlock because they look paused at
+// every look. (PAUSE faults on r1:2 and r2:1, 1,000 quanta = 5.12 us at 100 Gb/s, every
+// 5.121 us; the detector looks every 20 us. A PAUSE that arrives at the very picosecond the
+// previous one ends continues it with no gap: a frame's arrival runs before the events the
+// node scheduled for the same picosecond, topology.Wire's arrival keys, and a MAC cannot
+// start a frame in no time.)
 func TestDeadlockDetectorCountsAFrameBetweenTwoPauses(t *testing.T) {
 	var faults strings.Builder
 	for k := 0; k < 60; k++ {
-		at := 100*sim.Microsecond + sim.Time(k)*5120*sim.Nanosecond
+		at := 100*sim.Microsecond + sim.Time(k)*5121*sim.Nanosecond
 		for _, np := range [][2]string{{"r2", "1"}, {"r1", "2"}} {
 			fmt.Fprintf(&faults, "  - {at: %dns, pause: {node: %s, port: %s, priority: 3, quanta: 1000}}\n",
 				int64(at/sim.Nanosecond), np[0], np[1])

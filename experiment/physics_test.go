@@ -198,7 +198,7 @@ func TestSameSeedSameResultsOtherSeedDiffers(t *testing.T) {
 func TestPacketBooksBalanceWhenStoppedMidFlight(t *testing.T) {
 	// Stop while the incast is in full swing: queues hold packets, wires carry them.
 	f := build0(t, incast, "stop=200us")
-	f.eng.Run(f.sc.Stop)
+	f.runUntil(f.sc.Stop)
 	require.NoError(t, f.audit())
 	var inNet int64
 	for k := topology.Kind(0); k < topology.NumKinds; k++ {

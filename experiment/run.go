@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -54,6 +55,9 @@ type Options struct {
 	// Series asks for each variant's time series (results.Series, for the files of -o):
 	// without it no sampler runs.
 	Series bool
+	// Threads is the goroutines each variant's fabric runs on (sim.Group); 0 shares the
+	// machine's CPUs among the variants running at once. Results do not depend on it.
+	Threads int
 	// Seeds, two or more, replicate every variant under each (the document then lists each
 	// variant once per seed, and its Replication); nil takes the file's seeds (seeds: [..]);
 	// otherwise each variant runs once, with its scenario's seed.
@@ -106,6 +110,10 @@ func RunFileWith(f *scenarios.File, only []string, opt Options) (*results.Docume
 	if workers < 1 {
 		workers = 1
 	}
+	threads := opt.Threads
+	if threads < 1 {
+		threads = max(1, runtime.GOMAXPROCS(0)/max(1, min(workers, len(jobs))))
+	}
 	errs := make([]error, len(jobs))
 	sem := make(chan struct{}, workers)
 	var wg sync.WaitGroup
@@ -119,7 +127,7 @@ func RunFileWith(f *scenarios.File, only []string, opt Options) (*results.Docume
 			if progress != nil {
 				report = func(d float64) { progress(k, d) }
 			}
-			v, err := runRecovered(j.sc, report, capture, opt.Limits, opt.Series)
+			v, err := runRecovered(j.sc, report, capture, opt.Limits, opt.Series, threads)
 			if err != nil {
 				errs[k] = fmt.Errorf("variant %q (seed %d): %w", infos[j.variant].Name, j.sc.Seed, err)
 				return
@@ -182,13 +190,13 @@ func contains(list []string, s string) bool {
 
 // runRecovered is Run, with a panic (a simulator bug) turned into an error, so that one
 // variant's failure is reported rather than crashing the process from its goroutine.
-func runRecovered(sc *scenarios.Scenario, progress func(float64), capture Capture, limits Limits, series bool) (v *results.Variant, err error) {
+func runRecovered(sc *scenarios.Scenario, progress func(float64), capture Capture, limits Limits, series bool, threads int) (v *results.Variant, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			v, err = nil, fmt.Errorf("internal error (please report it with the scenario): %v", r)
 		}
 	}()
-	return runLimited(sc, progress, capture, limits, series)
+	return runLimited(sc, progress, capture, limits, series, threads)
 }
 
 // eventBudget is how many events a run handles between two looks at its limits and its
@@ -202,13 +210,19 @@ func Run(sc *scenarios.Scenario, progress func(float64)) (*results.Variant, erro
 
 // RunCapture is Run with packet captures.
 func RunCapture(sc *scenarios.Scenario, progress func(float64), capture Capture) (v *results.Variant, err error) {
-	return runLimited(sc, progress, capture, Limits{}, false)
+	return runLimited(sc, progress, capture, Limits{}, false, 1)
 }
 
-// runLimited is RunCapture within limits, with the time series when series is set.
-func runLimited(sc *scenarios.Scenario, progress func(float64), capture Capture, limits Limits, series bool) (v *results.Variant, err error) {
+// runLimited is RunCapture within limits, with the time series when series is set, on
+// threads goroutines (one with captures: a capture file takes the frames of many links in
+// their order).
+func runLimited(sc *scenarios.Scenario, progress func(float64), capture Capture, limits Limits, series bool, threads int) (v *results.Variant, err error) {
 	start := time.Now()
-	f, err := build(sc)
+	asked := threads
+	if len(capture.Links) > 0 || limits.MaxEvents > 0 {
+		threads = 1
+	}
+	f, err := buildOn(sc, threads)
 	if err != nil {
 		return nil, err
 	}
@@ -236,54 +250,65 @@ func runLimited(sc *scenarios.Scenario, progress func(float64), capture Capture,
 	v = f.collect()
 	v.StopReason = reason
 	v.WallSeconds = time.Since(start).Seconds()
+	v.Parallel = f.parallel(asked, len(capture.Links) > 0, limits.MaxEvents > 0)
 	return v, nil
 }
 
-// runWithin runs the engine to the scenario's stop time, or until every flow has ended, in
-// budgets of events; between two it reports progress and looks at the limits, and returns
-// the reason when one ends the run early ("" otherwise). Budgets do not change the run.
+// runWithin runs the fabric to the scenario's stop time, or until every flow has ended (at
+// the end of the window the last one ended in: sim.Group), and returns the reason when a
+// limit ends the run early ("" otherwise). Between two windows it reports progress and looks
+// at the limits; the windows do not depend on the threads, so neither does where a limit
+// cuts the run, but for the wall-clock ones.
 func (f *fabric) runWithin(limits Limits, progress func(float64)) string {
 	flows := len(f.reg.Flows)
-	for f.reg.Open() > 0 {
-		budget := uint64(eventBudget)
-		if limits.MaxEvents > 0 {
-			done := f.eng.Executed()
-			if done >= limits.MaxEvents {
-				return StopMaxEvents
-			}
-			budget = min(budget, limits.MaxEvents-done)
+	reason := ""
+	var looked uint64
+	between := func() bool {
+		switch {
+		case f.run.Executed()-looked < eventBudget:
+			return true
 		}
-		stopped, exhausted := f.eng.RunBudget(f.sc.Stop, budget)
-		if stopped || !exhausted {
-			return "" // every flow has ended, or the stop time came
-		}
+		looked = f.run.Executed()
 		select {
 		case <-limits.Interrupt:
-			return StopSignal
+			reason = StopSignal
+			return false
 		default:
 		}
 		if !limits.Deadline.IsZero() && time.Now().After(limits.Deadline) {
-			return StopMaxWall
+			reason = StopMaxWall
+			return false
 		}
 		if progress != nil {
 			// The larger of the flows ended and the simulated time gone: the first tracks
 			// finite flows that end long before stop, the second endless ones.
 			ended := float64(flows-f.reg.Open()) / float64(max(flows, 1))
-			progress(max(ended, f.eng.Now().Seconds()/f.sc.Stop.Seconds()))
+			progress(max(ended, f.run.Now().Seconds()/f.sc.Stop.Seconds()))
+		}
+		return true
+	}
+	budget := ^uint64(0)
+	if limits.MaxEvents > 0 {
+		budget = limits.MaxEvents // on one partition (runLimited)
+	}
+	if f.reg.Open() > 0 {
+		if _, exhausted := f.run.RunBudget(f.sc.Stop, budget, between); exhausted {
+			reason = StopMaxEvents
 		}
 	}
-	return ""
+	f.reg.Settle()
+	return reason
 }
 
 // collect reads every counter into a results variant.
 func (f *fabric) collect() *results.Variant {
-	now := f.eng.Now()
+	now := f.run.Now()
 	v := &results.Variant{
 		Name:      f.sc.Variant,
 		Transport: f.sc.Transport,
 		Seed:      f.sc.Seed,
 		SimTimeUS: now.Microseconds(),
-		Events:    int64(f.eng.Executed()),
+		Events:    int64(f.run.Executed()),
 		Deadlocks: []results.Deadlock{},
 		Queues:    []results.Queue{},
 		Links:     []results.Link{},
@@ -430,4 +455,12 @@ func workloadsOf(f *scenarios.File) []results.Workload {
 		}
 	}
 	return out
+}
+
+// runUntil runs the fabric to until, or until Stop (every flow ended) and the end of its
+// window; it reports whether Stop ended it.
+func (f *fabric) runUntil(until sim.Time) bool {
+	stopped := f.run.Run(until, nil)
+	f.reg.Settle()
+	return stopped
 }

@@ -5,7 +5,6 @@ import (
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/switchmodel"
 	"github.com/fabricsim/fabricsim/topology"
-	"github.com/fabricsim/fabricsim/transports"
 )
 
 // firstInterval is where an automatic sampler starts: fine enough for 512 samples over a
@@ -87,7 +86,7 @@ func (f *fabric) startSampler() {
 	if start == sim.Never {
 		return // no flow: nothing to follow
 	}
-	f.eng.At(start, s, 0, nil)
+	f.global.At(start, s, 0, nil)
 }
 
 // Handle implements sim.Handler: one sample, then the next.
@@ -97,7 +96,7 @@ func (s *sampler) Handle(now sim.Time, _ int, _ any) {
 	if !s.fixed && s.series.Len() > s.f.sc.SeriesSamples {
 		s.thin()
 	}
-	s.f.eng.At(now+s.interval, s, 0, nil)
+	s.f.global.At(now+s.interval, s, 0, nil)
 }
 
 // finish takes a last sample at the end of the run; one taken at that very time is taken
@@ -123,7 +122,7 @@ func (s *sampler) take(now sim.Time) {
 		fs.DeliveredBytes = append(fs.DeliveredBytes, fl.Delivered)
 		if s.rateCC[i] {
 			r := 0.0
-			if fl.Start <= now && fl.Status == transports.Pending {
+			if fl.Start <= now && !f.reg.Ended(int32(i)) {
 				rate := f.reg.RateOf(int32(i))
 				if rate == 0 { // no cut yet: the limiter (or HPCC's W_init/T) lets the NIC's line rate through
 					rate = f.nics[fl.Src].Wire.Params.Rate

@@ -76,14 +76,14 @@ func runSwiftStar(t *testing.T, n int, t1 sim.Time, swift string) swiftStarRun {
 	pt, _ := loopPort(t, f, "sw", fmt.Sprintf("h%d", n+1))
 	q := &pt.Queues[pfcClass]
 	t0 := t1 / 2
-	f.eng.Run(t0)
+	f.runUntil(t0)
 	bytes0, area0 := pt.Wire.Bytes(), q.MeanBytes(t0)*float64(t0)
 	del0 := make([]int64, n)
 	for i := range n {
 		del0[i] = f.reg.Flows[i].Delivered
 		f.reg.SwiftOf(int32(i)).Stats = transports.SwiftStats{} // count the second half only
 	}
-	f.eng.Run(t1)
+	f.runUntil(t1)
 	require.NoError(t, f.audit())
 	v := f.collect()
 	require.Zero(t, v.Drops.Total)

@@ -96,7 +96,7 @@ func runTIMELYStar(t *testing.T, n int, t1 sim.Time, timely string) timelyStarRu
 	f := build0(t, timelyStarScenario(n, t1, timely))
 	pt, _ := loopPort(t, f, "sw", fmt.Sprintf("h%d", n+1))
 	q := &pt.Queues[pfcClass]
-	f.eng.Run(t0)
+	f.runUntil(t0)
 	bytes0, area0 := pt.Wire.Bytes(), q.MeanBytes(t0)*float64(t0)
 	del0 := make([]int64, n)
 	r := timelyStarRun{rateMin: make([]float64, n), rateMax: make([]float64, n), cv: make([]float64, n), sumMin: math.Inf(1)}
@@ -109,7 +109,7 @@ func runTIMELYStar(t *testing.T, n int, t1 sim.Time, timely string) timelyStarRu
 	sum, sq := make([]float64, n+1), make([]float64, n+1)
 	var k float64
 	for now := t0 + step; now <= t1; now += step {
-		f.eng.Run(now)
+		f.runUntil(now)
 		r.queueMax = max(r.queueMax, float64(q.Bytes))
 		var total float64
 		for i := range n {

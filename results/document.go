@@ -117,6 +117,9 @@ type Variant struct {
 	// DropPlaces are where the variant's drops happened, each place and reason that lost a
 	// packet (drops.csv and the fabric drawing, with --out only): not in the results document.
 	DropPlaces []DropPlace `json:"-"`
+	// Parallel is how the run was cut (bench reports it): not in the document, which is the
+	// same however many threads ran it.
+	Parallel Parallel `json:"-"`
 }
 
 // FlowCounts counts a variant's flows by status. Total counts every flow, whatever its status.
@@ -367,4 +370,17 @@ func marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// Parallel is how one variant's run was cut for threads (sim.Group): the partitions, the
+// threads they ran on, the window (the lookahead) and the windows run, each partition's
+// events.
+type Parallel struct {
+	Threads    int
+	Partitions int
+	WindowUS   float64
+	Windows    uint64
+	Events     []uint64 // per partition; the whole fabric's events (samples, faults) are not in them
+	// Reason says why the run has fewer partitions than threads, "" when it does not.
+	Reason string
 }

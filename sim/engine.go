@@ -1,10 +1,8 @@
 package sim
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
 	"unsafe"
 )
 
@@ -20,49 +18,74 @@ type Handler interface {
 	Handle(now Time, op int, data any)
 }
 
-// maxSlots bounds the number of pending events: the slot index shares a 64-bit word with the
-// insertion sequence number (24 bits of slot, 40 of sequence). The sequence numbers
-// restart below maxSeq before they outgrow their 40 bits (see renumber), so a run may
-// execute any number of events.
-const (
-	slotBits = 24
-	maxSlots = 1 << slotBits
-	maxSeq   = 1<<(64-slotBits) - 1 // the largest sequence number a heap key holds
-)
+// Lane names what an event belongs to, for the order of events due at the same
+// picosecond: a node of the fabric, a wire, or Global (setup and the events that see the
+// whole fabric: samples, faults, collectives). An event is ordered by its time, then by the
+// lane that scheduled it and that lane's own count of events scheduled (or, for a wire, the
+// number of the frame that arrives). The key depends only on what each lane did, never on
+// the order in which the engine ran other lanes' events, so a fabric cut into partitions,
+// each with its own engine, runs every lane's events in the same order as one engine does
+// (Group).
+type Lane uint32
 
-// entry is one heap element: the event's time and its (sequence, slot) key. Keeping the
-// payload out of the heap keeps the elements 16 bytes wide, so sifting stays in cache.
+// Global is the lane of the setup and of the events that see the whole fabric.
+const Global Lane = 0
+
+// FirstSeq is the first sequence number a lane gives the events it schedules: the numbers
+// below it are left for keys a caller numbers itself (AtKey), which run before the lane's
+// own at the same time.
+const FirstSeq = 1 << 63
+
+// maxSlots bounds the number of pending events: slots are 32-bit indices.
+const maxSlots = 1 << 31
+
+// entry is one heap element: the event's time, its key (the lane that scheduled it and that
+// lane's sequence number) and its slot. Keeping the payload out of the heap keeps the
+// elements 24 bytes wide, so sifting stays in cache.
 type entry struct {
-	at  Time
-	key uint64 // seq<<slotBits | slot; seq is unique, so it alone orders equal times
+	at   Time
+	seq  uint64
+	by   Lane
+	slot int32
 }
 
 func (a entry) before(b entry) bool {
-	return a.at < b.at || (a.at == b.at && a.key < b.key)
+	return a.at < b.at || (a.at == b.at && (a.by < b.by || (a.by == b.by && a.seq < b.seq)))
 }
 
-// event is a pending event: when, its insertion sequence number, what to call, and its link
-// in a wheel bucket. Events live in one slab and are named by their index there (a slot),
-// which the heap's entries and the wheel's lists use.
+// event is a pending event: when, its key (by, seq), what to call, the lane it runs in, and
+// its link in a wheel bucket. Events live in one slab and are named by their index there (a
+// slot), which the heap's entries and the wheel's lists use. It is 64 bytes, a cache line.
 type event struct {
 	at     Time
 	seq    uint64
 	target Handler
 	data   any
-	op     int
+	op     int32
 	next   int32 // the next event of its wheel bucket, -1 at the tail
+	by     Lane  // the lane that scheduled it (with seq, its key)
+	lane   Lane  // the lane it runs in: the lane of the events it schedules
 }
 
-// Engine is a discrete-event loop. Events run in time order; events scheduled for the same
-// time run in the order they were scheduled, so a run is deterministic. The zero value is not
-// usable; call NewEngine. An Engine is not safe for concurrent use: run one per goroutine.
+// before reports whether event a runs before event b: by time, then key.
+func (a *event) before(b *event) bool {
+	return a.at < b.at || (a.at == b.at && (a.by < b.by || (a.by == b.by && a.seq < b.seq)))
+}
+
+// Engine is a discrete-event loop. Events run in time order; events due at the same time run
+// in the order of their keys (the lane that scheduled each and that lane's count), so a run is
+// deterministic and does not depend on how a Group cuts the fabric into engines. The zero
+// value is not usable; call NewEngine. An Engine is not safe for concurrent use: run one per
+// goroutine.
 //
 // Pending events live in a timing wheel when they are due within a few microseconds (a
 // packet's next hop), else in a binary heap; the next event is the earlier of the two
-// heads by (time, sequence), so the order is exactly the heap's alone.
+// heads by (time, key), so the order is exactly the heap's alone.
 type Engine struct {
 	now      Time
-	seq      uint64
+	lane     Lane     // the lane of the event being handled (Global outside Run)
+	seqNow   uint64   // the sequence number of the event being handled
+	seqs     []uint64 // per lane: events it has scheduled (shared by a Group's engines)
 	events   []event
 	free     int32 // the first free event of the slab, linked through next; -1: none
 	near     *wheel
@@ -70,17 +93,34 @@ type Engine struct {
 	heapAt   Time // heap[0].at, or Never when the heap is empty: one comparison per event
 	executed uint64
 	stopped  bool
+	out      *outbox // frames bound for other partitions (Group), nil alone
 }
 
-// NewEngine returns an engine at time zero with no events.
+// NewEngine returns an engine at time zero with no events, whose lanes are Global and the
+// lanes 1 .. lanes-1 (SetLanes may widen them).
 func NewEngine() *Engine {
-	e := &Engine{near: &wheel{}, heap: make([]entry, 0, 64), heapAt: Never, events: make([]event, 0, 1024), free: -1}
+	e := &Engine{near: &wheel{}, heap: make([]entry, 0, 64), heapAt: Never, events: make([]event, 0, 1024), free: -1,
+		seqs: []uint64{FirstSeq}}
 	e.near.reset()
 	return e
 }
 
+// SetLanes makes room for lanes 0 .. n-1 to schedule events.
+func (e *Engine) SetLanes(n int) {
+	for len(e.seqs) < n {
+		e.seqs = append(e.seqs, FirstSeq)
+	}
+}
+
 // Now is the current simulated time: the time of the event being handled.
 func (e *Engine) Now() Time { return e.now }
+
+// Lane is the lane of the event being handled, Global outside Run.
+func (e *Engine) Lane() Lane { return e.lane }
+
+// Seq is the sequence number of the event being handled: for an event scheduled by AtKey,
+// the number it was given.
+func (e *Engine) Seq() uint64 { return e.seqNow }
 
 // Executed is the number of events handled so far.
 func (e *Engine) Executed() uint64 { return e.executed }
@@ -88,15 +128,26 @@ func (e *Engine) Executed() uint64 { return e.executed }
 // Pending is the number of events scheduled but not yet handled.
 func (e *Engine) Pending() int { return len(e.heap) + e.near.n }
 
-// At schedules h.Handle(at, op, data). Scheduling in the past is a programming error and
-// panics. An event within the wheel's span costs O(1), a later one O(log n) in the heap's
-// events; it does not allocate once the engine has grown to its working size.
+// At schedules h.Handle(at, op, data) in the current lane. Scheduling in the past is a
+// programming error and panics. An event within the wheel's span costs O(1), a later one
+// O(log n) in the heap's events; it does not allocate once the engine has grown to its
+// working size.
 func (e *Engine) At(at Time, h Handler, op int, data any) {
+	e.AtLane(e.lane, at, h, op, data)
+}
+
+// AtLane schedules h.Handle(at, op, data) to run in lane: a node's first event scheduled
+// from the setup or from the whole fabric's events, or an event of another lane.
+func (e *Engine) AtLane(lane Lane, at Time, h Handler, op int, data any) {
+	e.seqs[e.lane]++
+	e.AtKey(lane, e.lane, e.seqs[e.lane], at, h, op, data)
+}
+
+// AtKey schedules h.Handle(at, op, data) in lane with the key (by, seq), which the caller
+// numbers itself: a wire numbers the arrivals of its frames. Keys must be unique.
+func (e *Engine) AtKey(lane, by Lane, seq uint64, at Time, h Handler, op int, data any) {
 	if at < e.now {
 		panic(fmt.Sprintf("sim: event scheduled at %v, before now (%v)", at, e.now))
-	}
-	if e.seq == maxSeq {
-		e.renumber()
 	}
 	slot := e.free
 	if slot < 0 {
@@ -105,14 +156,12 @@ func (e *Engine) At(at Time, h Handler, op int, data any) {
 	evs := e.events
 	ev := &evs[slot]
 	e.free = ev.next
-	e.seq++
-	ev.at, ev.seq, ev.target, ev.op = at, e.seq, h, op
+	ev.at, ev.seq, ev.target, ev.op, ev.by, ev.lane = at, seq, h, int32(op), by, lane
 	if data != nil || ev.data != nil {
 		ev.data = data
 	}
 	// The wheel's usual cases inline (see wheel.insert for the rest): an empty bucket, or the
-	// latest event of its bucket (equal times keep insertion order, and this is the latest
-	// inserted).
+	// latest event of its bucket.
 	w := e.near
 	if abs := int64(at) >> wheelShift; abs-w.cur < wheelSize {
 		i := int(abs & wheelMask)
@@ -122,13 +171,13 @@ func (e *Engine) At(at Time, h Handler, op int, data any) {
 			ev.next = -1
 			b.head, b.tail, b.tailAt = slot, slot, int32(at&slotMask)
 			w.full[i>>6] |= 1 << (uint(i) & 63)
-		case int32(at&slotMask) >= b.tailAt:
+		case int32(at&slotMask) > b.tailAt || (int32(at&slotMask) == b.tailAt && evs[b.tail].before(ev)):
 			ev.next = -1
 			evs[b.tail].next = slot
 			b.tail, b.tailAt = slot, int32(at&slotMask)
 		default:
 			if !w.insert(evs, slot, b) {
-				e.push(entry{at: at, key: e.seq<<slotBits | uint64(slot)})
+				e.push(entry{at: at, seq: seq, by: by, slot: slot})
 			}
 			return
 		}
@@ -136,7 +185,7 @@ func (e *Engine) At(at Time, h Handler, op int, data any) {
 		w.n++
 		return
 	}
-	e.push(entry{at: at, key: e.seq<<slotBits | uint64(slot)})
+	e.push(entry{at: at, seq: seq, by: by, slot: slot})
 }
 
 // grow adds a free event to the slab, which has none, and returns it; its next is -1, so the
@@ -147,40 +196,6 @@ func (e *Engine) grow() int32 {
 	}
 	e.events = append(e.events, event{next: -1})
 	return int32(len(e.events) - 1)
-}
-
-// renumber gives the pending events the sequence numbers 1, 2, ... in their (time,
-// sequence) order, and the next event the one after: the order of the heap and of the
-// wheel's lists is unchanged, since both sort by (time, sequence) and the new numbers keep
-// the old ones' order, but the numbers are back far below maxSeq. With at most maxSlots
-// events pending it runs once per 2^40 - 2^24 events at the most (after about 30 hours of
-// a large fabric's run at 10 M events a second); a heap key of 40 bits that wrapped
-// instead would put an event before earlier ones of its time.
-func (e *Engine) renumber() {
-	pending := make([]int32, 0, e.Pending())
-	for _, h := range e.heap {
-		pending = append(pending, int32(h.key&(maxSlots-1)))
-	}
-	for i := range e.near.buckets {
-		for s := e.near.buckets[i].head; s >= 0; s = e.events[s].next {
-			pending = append(pending, s)
-		}
-	}
-	evs := e.events
-	slices.SortFunc(pending, func(a, b int32) int {
-		if c := cmp.Compare(evs[a].at, evs[b].at); c != 0 {
-			return c
-		}
-		return cmp.Compare(evs[a].seq, evs[b].seq)
-	})
-	for i, s := range pending {
-		evs[s].seq = uint64(i + 1)
-	}
-	for i, h := range e.heap {
-		s := h.key & (maxSlots - 1)
-		e.heap[i].key = evs[s].seq<<slotBits | s
-	}
-	e.seq = uint64(len(pending))
 }
 
 // After schedules h.Handle at d after now.
@@ -215,13 +230,13 @@ func (e *Engine) RunBudget(until Time, budget uint64) (stopped, exhausted bool) 
 			slot = w.buckets[bi].head
 			ev = &e.events[slot]
 			if e.heapAt <= ev.at {
-				if h := e.heap[0]; h.at < ev.at || h.key>>slotBits < ev.seq {
-					slot, bi = int32(h.key&(maxSlots-1)), -1
+				if h := e.heap[0]; h.at < ev.at || h.by < ev.by || (h.by == ev.by && h.seq < ev.seq) {
+					slot, bi = h.slot, -1
 					ev = &e.events[slot]
 				}
 			}
 		case len(e.heap) > 0:
-			slot = int32(e.heap[0].key & (maxSlots - 1))
+			slot = e.heap[0].slot
 			ev = &e.events[slot]
 		default:
 			return e.finish(until)
@@ -233,6 +248,7 @@ func (e *Engine) RunBudget(until Time, budget uint64) (stopped, exhausted bool) 
 		// The budget is looked at only for an event that would run: a run whose budget ends
 		// with its last event due by until has ended, not been cut short.
 		if budget == 0 {
+			e.lane = Global
 			return false, true
 		}
 		budget--
@@ -246,10 +262,11 @@ func (e *Engine) RunBudget(until Time, budget uint64) (stopped, exhausted bool) 
 		}
 		w.cur = int64(at) >> wheelShift
 		target, op, data := ev.target, ev.op, ev.data
+		e.lane, e.seqNow = ev.lane, ev.seq
 		ev.next, e.free = e.free, slot
 		e.now = at
 		e.executed++
-		target.Handle(at, op, data)
+		target.Handle(at, int(op), data)
 	}
 	return e.finish(until)
 }
@@ -290,8 +307,10 @@ func (e *Engine) prefetchNext(next int32) {
 	}
 }
 
-// finish ends RunBudget when no event is due by until, or Stop was called.
+// finish ends RunBudget when no event is due by until, or Stop was called. Events scheduled
+// between two runs are the setup's or the whole fabric's: they are the Global lane's.
 func (e *Engine) finish(until Time) (stopped, exhausted bool) {
+	e.lane = Global
 	if !e.stopped && until != Never && e.now < until {
 		e.now = until
 	}
@@ -355,4 +374,19 @@ func (e *Engine) siftDown(x entry) {
 		i = parent
 	}
 	h[i] = x
+}
+
+// AtNext schedules h.Handle(at, op, data) in the current lane with the key step after the
+// current event's: a wire's next arrival after the one being handled.
+func (e *Engine) AtNext(step uint64, at Time, h Handler, op int, data any) {
+	e.AtKey(e.lane, e.lane, e.seqNow+step, at, h, op, data)
+}
+
+// Next is the time of the earliest pending event, Never when there is none.
+func (e *Engine) Next() Time {
+	t := e.heapAt
+	if w := e.near; w.n > 0 {
+		t = min(t, e.events[w.buckets[w.first()].head].at)
+	}
+	return t
 }

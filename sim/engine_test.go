@@ -250,22 +250,24 @@ func TestRunBudgetOfExactlyTheEventsNeeded(t *testing.T) {
 	}
 }
 
-// TestEngineOrderPastTheKeysSequenceBits starts the engine's sequence numbers just below
-// the largest a heap key holds (40 bits) and checks that the order holds across it: equal
-// times in the heap in insertion order, and the random mix of near, far and equal times.
-func TestEngineOrderPastTheKeysSequenceBits(t *testing.T) {
-	e := NewEngine()
-	e.seq = maxSeq - 4
-	r := &recorder{}
-	for i := 0; i < 10; i++ {
-		e.At(Millisecond, r, i, nil) // past the wheel: in the heap, all at one time
-	}
-	e.Run(Never)
-	require.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, r.got)
-	require.Less(t, e.seq, uint64(100), "numbered afresh")
-
-	for _, before := range []uint64{10, 1000, 100_000} {
-		checkOneOrder(t, func(e *Engine) { e.seq = maxSeq - before })
+// TestEngineOrdersEqualTimesByLaneThenLanesOwnCount: events due at one time run by the lane
+// that scheduled them, then that lane's count, whatever order they were scheduled in: lane
+// 2's events scheduled first run after lane 1's, in lane 2's own order, in the wheel and in
+// the heap alike.
+func TestEngineOrdersEqualTimesByLaneThenLanesOwnCount(t *testing.T) {
+	for _, at := range []Time{Microsecond, Millisecond} { // the wheel, then the heap
+		e := NewEngine()
+		e.SetLanes(3)
+		r := &recorder{}
+		var starter handlerFunc2 = func(now Time, op int, _ any) {
+			for k := 0; k < 3; k++ {
+				e.AtLane(e.Lane(), at, r, op*10+k, nil) // from lane op: op*10, op*10+1, op*10+2
+			}
+		}
+		e.AtLane(2, 0, starter, 2, nil)
+		e.AtLane(1, 1, starter, 1, nil)
+		e.Run(Never)
+		require.Equal(t, []int{10, 11, 12, 20, 21, 22}, r.got, "at %v", at)
 	}
 }
 

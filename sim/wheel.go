@@ -21,7 +21,7 @@ const (
 const maxWalk = 8
 
 // bucket is one 256 ps slot of the wheel: a list of events linked through their next
-// fields, sorted by (time, sequence), from head to tail; -1 ends it (or marks it empty).
+// fields, sorted by (time, key), from head to tail; -1 ends it (or marks it empty).
 type bucket struct {
 	head, tail int32
 	n          int32 // events in the list
@@ -49,8 +49,8 @@ func (w *wheel) reset() {
 	}
 }
 
-// insert links event s of evs (whose sequence number is the largest yet) into bucket b, where
-// it falls and where it is earlier than the latest event (Engine.At handles an empty bucket
+// insert links event s of evs into bucket b, where it falls by (time, key) and where it is
+// earlier than the latest event (Engine.At handles an empty bucket
 // and a latest event itself), and reports whether it did. It walks the list to the event's
 // place, unless the list is long (a crowded wheel); then the heap takes it, which keeps the
 // order as well, since the engine runs the earlier of the two heads.
@@ -60,7 +60,7 @@ func (w *wheel) insert(evs []event, s int32, b *bucket) bool {
 	}
 	x := &evs[s]
 	prev, c := int32(-1), b.head
-	for k := 0; x.at >= evs[c].at; k++ {
+	for k := 0; evs[c].before(x); k++ {
 		if k == maxWalk {
 			return false
 		}

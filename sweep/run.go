@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -35,6 +36,7 @@ type Options struct {
 	// runs them all and also writes the plots and report.html.
 	Shard, Shards int
 	Workers       int             // points run at once, at least 1
+	Threads       int             // threads each point's fabric runs on; 0: the CPUs shared among the points run at once
 	Interrupt     <-chan struct{} // closed on a signal
 	// Force replaces another sweep in Dir (its sweep.json names another plan) and removes
 	// files in Dir/points that are not points of this plan; without it both are InputErrors.
@@ -76,6 +78,10 @@ func Run(p *Plan, opt Options) error {
 		todo = append(todo, pt)
 	}
 	workers := max(opt.Workers, 1)
+	threads := opt.Threads
+	if threads < 1 { // the CPUs go to the points first
+		threads = max(1, runtime.GOMAXPROCS(0)/max(1, min(workers, len(todo))))
+	}
 	jobs := make(chan Point)
 	var mu sync.Mutex
 	var errs []error
@@ -87,7 +93,7 @@ func Run(p *Plan, opt Options) error {
 			defer wg.Done()
 			for pt := range jobs {
 				start := time.Now()
-				ok, err := runPoint(opt.Dir, pt, opt.Interrupt)
+				ok, err := runPoint(opt.Dir, pt, opt.Interrupt, threads)
 				mu.Lock()
 				switch {
 				case err != nil:
@@ -136,8 +142,8 @@ feed:
 
 // runPoint runs one point and writes its document; false (and nothing written) when the
 // interrupt stopped it.
-func runPoint(dir string, pt Point, interrupt <-chan struct{}) (bool, error) {
-	doc, err := experiment.RunFileWith(pt.file, nil, experiment.Options{Workers: 1,
+func runPoint(dir string, pt Point, interrupt <-chan struct{}, threads int) (bool, error) {
+	doc, err := experiment.RunFileWith(pt.file, nil, experiment.Options{Workers: 1, Threads: threads,
 		Limits: experiment.Limits{Interrupt: interrupt}})
 	if err != nil {
 		return false, err

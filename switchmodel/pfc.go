@@ -152,7 +152,7 @@ func (pt *Port) wakeAtPauseEnd(now sim.Time) {
 	}
 	if t < pt.wakeAt {
 		pt.wakeAt = t
-		pt.sw.eng.At(t, pt, portOp(evWake, 0), nil)
+		pt.sw.eng.AtLane(pt.sw.lane, t, pt, portOp(evWake, 0), nil)
 	}
 }
 
@@ -165,7 +165,7 @@ func (pt *Port) sendPause(now sim.Time, c int, quanta uint16) {
 	pt.refreshAt[c] = 0
 	if quanta > 0 {
 		pt.refreshAt[c] = now + pfc.RefreshInterval(quanta, pt.Wire.Params.Rate, pt.refreshLead)
-		pt.sw.eng.At(pt.refreshAt[c], pt, portOp(evRefresh, c), nil)
+		pt.sw.eng.AtLane(pt.sw.lane, pt.refreshAt[c], pt, portOp(evRefresh, c), nil)
 	}
 	pt.InjectPause(now, c, quanta)
 }
@@ -244,7 +244,7 @@ func (pt *Port) receivePause(now sim.Time, p *topology.Packet) {
 		pt.Pause.Receive(now, c, p.PauseQuanta[c], pt.Wire.Params.Rate, pt.response)
 		if p.PauseQuanta[c] > 0 && pt.sw.cfg.PFC.Watchdog > 0 && !pt.watchOn[c] {
 			pt.watchOn[c] = true
-			pt.sw.eng.At(now+pt.response+pt.sw.cfg.PFC.Watchdog, pt, portOp(evWatch, c), nil)
+			pt.sw.eng.AtLane(pt.sw.lane, now+pt.response+pt.sw.cfg.PFC.Watchdog, pt, portOp(evWatch, c), nil)
 		}
 	}
 	pt.pausedUntil = pt.Pause.End()
@@ -264,7 +264,7 @@ func (pt *Port) watchdog(now sim.Time, c int) {
 	}
 	if due := since + pt.sw.cfg.PFC.Watchdog; now < due {
 		pt.watchOn[c] = true
-		pt.sw.eng.At(due, pt, portOp(evWatch, c), nil)
+		pt.sw.eng.AtLane(pt.sw.lane, due, pt, portOp(evWatch, c), nil)
 		return
 	}
 	// A pause storm: drop what the queue holds, and (in enqueue) what arrives for it, until
@@ -273,7 +273,7 @@ func (pt *Port) watchdog(now sim.Time, c int) {
 	pt.storm |= 1 << c
 	pt.flush(now, c)
 	pt.watchOn[c] = true
-	pt.sw.eng.At(max(pt.Pause.Until(now, c), now+1), pt, portOp(evWatch, c), nil)
+	pt.sw.eng.AtLane(pt.sw.lane, max(pt.Pause.Until(now, c), now+1), pt, portOp(evWatch, c), nil)
 }
 
 // flush drops every frame of queue c as a watchdog drop, releasing its buffer and ingress

@@ -72,6 +72,7 @@ type Switch struct {
 	router bool
 	cfg    Config
 	eng    *sim.Engine
+	lane   sim.Lane // the switch's lane (topology.LaneOf): every event of the switch's
 	pool   *topology.Pool
 	routes *topology.Routes
 	fwd    *topology.Forwarding // this switch's tables
@@ -145,8 +146,9 @@ func New(eng *sim.Engine, pool *topology.Pool, nw *topology.Network, routes *top
 	if err := cfg.validate(len(n.Ports)); err != nil {
 		return nil, fmt.Errorf("switch %s: %w", n.Name, err)
 	}
-	sw := &Switch{ID: id, Name: n.Name, router: n.Router(), cfg: cfg, eng: eng, pool: pool, routes: routes,
+	sw := &Switch{ID: id, Name: n.Name, router: n.Router(), cfg: cfg, eng: eng, lane: topology.LaneOf(id), pool: pool, routes: routes,
 		fwd: routes.Forwarding(id), lossless: cfg.PFC.Lossless, lb: newBalancer(&cfg)}
+	eng.SetLanes(int(sw.lane) + 1)
 	if cfg.PFC.Quanta == 0 {
 		sw.cfg.PFC.Quanta = pfc.MaxQuanta
 	}
@@ -273,7 +275,7 @@ func (sw *Switch) Receive(now sim.Time, p *topology.Packet, in int) {
 	p.InPort = int32(in)
 	if sw.cfg.Latency > 0 {
 		sw.delayed[p.Kind]++
-		sw.eng.At(now+sw.cfg.Latency, sw, opForward, p)
+		sw.eng.AtLane(sw.lane, now+sw.cfg.Latency, sw, opForward, p)
 		return
 	}
 	sw.forward(now, p)
@@ -411,7 +413,7 @@ func (pt *Port) kick(now sim.Time) {
 	}
 	if now < pt.busyUntil {
 		pt.txPending = true
-		pt.sw.eng.At(pt.busyUntil, pt, portOp(evTx, 0), pt.likelyNext())
+		pt.sw.eng.AtLane(pt.sw.lane, pt.busyUntil, pt, portOp(evTx, 0), pt.likelyNext())
 		return
 	}
 	var p *topology.Packet
@@ -432,7 +434,7 @@ func (pt *Port) kick(now sim.Time) {
 	pt.busyUntil = pt.Wire.Send(now, p)
 	if pt.queued+int(pt.ctrl) > 0 {
 		pt.txPending = true
-		pt.sw.eng.At(pt.busyUntil, pt, portOp(evTx, 0), pt.likelyNext())
+		pt.sw.eng.AtLane(pt.sw.lane, pt.busyUntil, pt, portOp(evTx, 0), pt.likelyNext())
 	}
 }
 

@@ -188,3 +188,8 @@ func (nw *Network) Names() []string {
 	sort.Strings(names)
 	return names
 }
+
+// LaneOf is node id's lane (sim.Lane): the order of the events of one node at the same
+// picosecond is its own, whichever partition of a parallel run it is in. Lane 0 is
+// sim.Global.
+func LaneOf(id NodeID) sim.Lane { return sim.Lane(id) + 1 }

@@ -38,6 +38,7 @@ type Wire struct {
 	delay      uint32 // the propagation delay in ps, when plain
 	toPort     uint16 // ToPort, when plain
 	plain      bool   // the conditions above hold: Send and Handle take their short paths
+	cross      bool   // the far end is in another partition: frames go through x
 
 	// Params are the link's rate, delay and loss; change the loss with SetLoss.
 	Params    LinkParams
@@ -62,10 +63,53 @@ type Wire struct {
 	LostRandom int64
 	LostDown   int64
 	onChange   func(up bool) // told of each change of the link state (OnStateChange)
+	// toLane is the lane of the far end's node: a frame's arrival runs there.
+	toLane sim.Lane
+	x      *crossing // the sending side of a wire between two partitions, nil within one
 	// A Wire is 256 bytes, a size class of Go's allocator whose objects start on a cache
 	// line, so that the first line above is one line (layout_test.go).
-	_ [32]byte
+	_ [16]byte
 }
+
+// crossing is the sending side of a wire whose ends are in two partitions of a sim.Group:
+// the frames sent in the current window wait here (one list per window parity) until the
+// receiving partition takes them in, before its next window.
+type crossing struct {
+	src    *sim.Engine // the sending partition's engine
+	to     int         // the receiving partition
+	staged [2]struct {
+		head, tail *Packet
+		at         sim.Time // the head's arrival
+		seq        uint64   // the head's arrival key
+	}
+}
+
+// SetLane makes the wire's arrivals run in lane l, the far end's node's.
+func (w *Wire) SetLane(l sim.Lane) { w.toLane = l }
+
+// CrossFrom makes the wire one between two partitions: its sender runs in src, its far end
+// in partition to, whose engine is the one the wire was made with.
+func (w *Wire) CrossFrom(src *sim.Engine, to int) {
+	w.x = &crossing{src: src, to: to}
+	w.cross = true
+}
+
+// arrivalKey is the key of the arrival of the frame just counted: the far end's lane with a
+// sequence number of its own, below any the lane counts itself (sim.FirstSeq): the frame's
+// number on the wire, then the far end's port. It is the same whichever partition sends
+// the frame and whenever it is taken in, and each next arrival's key is arrivalStep more.
+// Frames that arrive at a node at the same picosecond as events of its own come first:
+// their arrival was scheduled before anything the node scheduled for that time, which is
+// the order of a single event list by insertion, and a port whose transmission ends as a
+// frame arrives can choose that frame. Frames that arrive at one node at the same
+// picosecond go by their number on their wire, the one whose link has carried fewer first,
+// so that no port wins every tie.
+func (w *Wire) arrivalKey() uint64 {
+	return uint64(w.Packets())<<16 | uint64(uint16(w.ToPort))
+}
+
+// arrivalStep is what the key of a wire's next arrival adds to the one before (arrivalKey).
+const arrivalStep = 1 << 16
 
 // NewWire returns an up wire. rng draws the random losses of this direction only.
 func NewWire(eng *sim.Engine, pool *Pool, from, to NodeID, fromPort, toPort int, p LinkParams, rng *rand.Rand) *Wire {
@@ -163,7 +207,15 @@ func (w *Wire) BusyTime() sim.Time {
 
 // InFlight is the number of frames of kind k sent and not yet arrived or lost. It walks the
 // frames on the wire: for audits, not for the datapath.
-func (w *Wire) InFlight(k Kind) int64 { return countKind(w.head, k) }
+func (w *Wire) InFlight(k Kind) int64 {
+	n := countKind(w.head, k)
+	if w.x != nil {
+		for _, s := range w.x.staged {
+			n += countKind(s.head, k)
+		}
+	}
+	return n
+}
 
 // Send puts p on the wire now and returns when its last bit has left; the sender may start
 // its next frame then. The frame arrives at the far end one propagation delay later, unless
@@ -226,9 +278,13 @@ func (w *Wire) sendChecked(now sim.Time, p *Packet) sim.Time {
 // launch puts p, which arrives at arrive, behind the frames in flight.
 func (w *Wire) launch(p *Packet, arrive sim.Time) {
 	p.next = nil
+	if w.cross {
+		w.stage(p, arrive)
+		return
+	}
 	if w.tail == nil {
 		w.head = p
-		w.eng.At(arrive, w, 0, p)
+		w.eng.AtKey(w.toLane, w.toLane, w.arrivalKey(), arrive, w, 0, p)
 	} else {
 		// The frame ahead keeps this one's arrival: when it arrives, the wire schedules the
 		// next arrival from the packet it already holds, without reading this one (on a
@@ -237,6 +293,33 @@ func (w *Wire) launch(p *Packet, arrive sim.Time) {
 		w.tail.nextAt = arrive
 	}
 	w.tail = p
+}
+
+// stage keeps p, sent to another partition, for it to take in before its next window.
+func (w *Wire) stage(p *Packet, arrive sim.Time) {
+	x := w.x
+	s := &x.staged[x.src.Parity()]
+	if s.head == nil {
+		s.head, s.at, s.seq = p, arrive, w.arrivalKey()
+		x.src.HandOff(x.to, w, arrive)
+	} else {
+		s.tail.next, s.tail.nextAt = p, arrive
+	}
+	s.tail = p
+}
+
+// Cross implements sim.Crossing: the receiving partition takes in the frames sent in the
+// window of parity par, behind those in flight, exactly as if they had been launched there.
+func (w *Wire) Cross(par int) {
+	s := &w.x.staged[par]
+	if w.tail == nil {
+		w.head = s.head
+		w.eng.AtKey(w.toLane, w.toLane, s.seq, s.at, w, 0, s.head)
+	} else {
+		w.tail.next, w.tail.nextAt = s.head, s.at
+	}
+	w.tail = s.tail
+	s.head, s.tail = nil, nil
 }
 
 // Handle implements sim.Handler: the head frame's last bit reaches the far end. The event
@@ -249,7 +332,7 @@ func (w *Wire) Handle(now sim.Time, _ int, _ any) {
 	if w.head == nil {
 		w.tail = nil
 	} else {
-		w.eng.At(p.nextAt, w, 0, w.head)
+		w.eng.AtNext(arrivalStep, p.nextAt, w, 0, w.head)
 	}
 	switch {
 	case w.plain && !p.dropped:

@@ -9,6 +9,7 @@ import "github.com/fabricsim/fabricsim/sim"
 // has come. An alarm is made by newAlarm with the handler and operation its events carry.
 type alarm struct {
 	eng      *sim.Engine
+	lane     sim.Lane
 	h        sim.Handler
 	op       int
 	deadline sim.Time // when the timer expires; sim.Never while stopped
@@ -16,9 +17,9 @@ type alarm struct {
 	pending  bool
 }
 
-// newAlarm returns a stopped alarm whose events are (h, op) on eng.
-func newAlarm(eng *sim.Engine, h sim.Handler, op int) alarm {
-	return alarm{eng: eng, h: h, op: op, deadline: sim.Never}
+// newAlarm returns a stopped alarm whose events are (h, op) on n's engine, in its lane.
+func newAlarm(n *NIC, h sim.Handler, op int) alarm {
+	return alarm{eng: n.eng, lane: n.lane, h: h, op: op, deadline: sim.Never}
 }
 
 // set makes the alarm expire at t, in place of any earlier deadline.
@@ -55,5 +56,5 @@ func (a *alarm) schedule(t sim.Time) {
 		return
 	}
 	a.pending, a.at = true, t
-	a.eng.At(t, a.h, a.op, nil)
+	a.eng.AtLane(a.lane, t, a.h, a.op, nil)
 }

@@ -15,9 +15,9 @@ type cnpPacer struct {
 }
 
 // newCNPPacer returns a pacer with p's interval and rule.
-func newCNPPacer(reg *Registry, p *ecn.Params) *cnpPacer {
-	c := &cnpPacer{Pacer: ecn.Pacer{Interval: p.CNPInterval, Rule: p.NP}, reg: reg}
-	c.timer = newAlarm(reg.eng, c, 0)
+func newCNPPacer(n *NIC, p *ecn.Params) *cnpPacer {
+	c := &cnpPacer{Pacer: ecn.Pacer{Interval: p.CNPInterval, Rule: p.NP}, reg: n.reg}
+	c.timer = newAlarm(n, c, 0)
 	return c
 }
 

@@ -12,7 +12,7 @@ import (
 // point (cnp.go).
 type dcqcnCC struct {
 	rp    *ecn.ReactionPoint
-	eng   *sim.Engine
+	nic   *NIC
 	timer alarm
 	cutAt sim.Time
 }
@@ -24,9 +24,9 @@ const (
 
 // newDCQCNCC returns the reaction point of a flow starting at start: alpha decays from the
 // flow's start, not from time 0.
-func newDCQCNCC(eng *sim.Engine, p ecn.Params, line sim.Rate, start sim.Time) *dcqcnCC {
-	c := &dcqcnCC{rp: ecn.NewReactionPoint(p, line), eng: eng, cutAt: sim.Never}
-	c.timer = newAlarm(eng, c, opCCTimer)
+func newDCQCNCC(nic *NIC, p ecn.Params, line sim.Rate, start sim.Time) *dcqcnCC {
+	c := &dcqcnCC{rp: ecn.NewReactionPoint(p, line), nic: nic, cutAt: sim.Never}
+	c.timer = newAlarm(nic, c, opCCTimer)
 	c.rp.Start(start)
 	return c
 }
@@ -53,7 +53,7 @@ func (c *dcqcnCC) timedOut(sim.Time) {}
 func (c *dcqcnCC) cnp(now sim.Time) {
 	if at := c.rp.CNP(now); at > 0 && at != c.cutAt {
 		c.cutAt = at
-		c.eng.At(at, c, opCCCut, nil)
+		c.nic.at(at, c, opCCCut, nil)
 	}
 	c.timer.set(now + c.rp.P.RateTimer)
 }

@@ -37,7 +37,7 @@ func TestDCQCNCCTranscripts(t *testing.T) {
 				p = ecn.NVIDIAParams()
 			}
 			eng = sim.NewEngine()
-			c = newDCQCNCC(eng, p, sim.Rate(cmd.Int("gbps"))*sim.Gbps, 0)
+			c = newDCQCNCC(&NIC{eng: eng}, p, sim.Rate(cmd.Int("gbps"))*sim.Gbps, 0)
 			return state()
 		case "cnp":
 			eng.Run(cmd.Time("at"))

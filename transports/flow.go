@@ -24,6 +24,7 @@ package transports
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
@@ -74,7 +75,20 @@ type Flow struct {
 	// NAKs counts the sequence-error NAKs the RoCE responder sent (one per gap, IBA C9-114),
 	// or the NACKs a UET receiver sent (one per trimmed packet it does not hold).
 	NAKs int64
+
+	// What each end knows, when the registry is Deferred: the receiver sets done (and
+	// Finish), the sender failed, failedAt and failReason; Settle makes the Status of them.
+	done       bool
+	failed     bool
+	failedAt   sim.Time
+	failReason string
+	ends       int32 // 1 once an end has counted the flow as ended (atomically)
 }
+
+// receiverOpen reports whether the flow is still open as its receiver knows it: neither
+// ended before it started nor completed. (In a Deferred registry the receiver does not see
+// the sender give up, which happens in another partition.)
+func (f *Flow) receiverOpen() bool { return !f.done && f.Status == Pending }
 
 // Registry is the set of flows of one run and the NICs they run on. Frames name their flow
 // by index, so the NIC finds the endpoint without a map.
@@ -84,7 +98,7 @@ type Registry struct {
 	Flows     []*Flow
 	senders   []sender
 	receivers []receiver
-	open      int // flows not yet completed, failed or unroutable
+	open      int64 // flows not yet completed, failed or unroutable (atomic)
 	// Done, when set, is called once every flow has ended.
 	Done func()
 	// OnComplete, when set, is called as flow i completes (its receiver holds the whole
@@ -93,6 +107,10 @@ type Registry struct {
 	// Seed is the run's seed: a flow's random choices (its source port, SourcePortRandom)
 	// are drawn from it and the flow's index.
 	Seed uint64
+	// Deferred is set for a run whose two ends of a flow may run in different partitions
+	// (sim.Group): each end records what it knows, the flow's Status stays Pending until
+	// Settle, and the flow counts as ended when either end has ended it.
+	Deferred bool
 }
 
 // NewRegistry returns an empty registry.
@@ -119,7 +137,7 @@ func (r *Registry) MarkUnroutable(i int32, reason string) {
 	if s := r.senders[i]; s != nil {
 		s.stop() // its endpoints may be set up already: it must send nothing
 	}
-	r.ended()
+	r.ended(f)
 }
 
 // checkStart reports why flow f cannot start between src and dst: cfgErr (its transport's
@@ -147,27 +165,63 @@ func (r *Registry) checkStart(f *Flow, src, dst *NIC, cfgErr error) error {
 func (r *Registry) refuse(i int32, err error) error {
 	f := r.Flows[i]
 	f.Status, f.Reason = Failed, "not started: "+err.Error()
-	r.ended()
+	r.ended(f)
 	return err
 }
 
 // complete ends flow i as completed at now, once: the receiver holds the whole message.
 func (r *Registry) complete(i int32, now sim.Time) {
 	f := r.Flows[i]
-	if f.Status != Pending {
+	if !f.receiverOpen() {
 		return
 	}
-	f.Status, f.Finish = Completed, now
-	r.ended()
+	if r.Deferred {
+		f.done, f.Finish = true, now
+	} else {
+		f.Status, f.Finish = Completed, now
+	}
+	r.ended(f)
 	if r.OnComplete != nil {
 		r.OnComplete(i, now)
 	}
 }
 
-func (r *Registry) ended() {
-	r.open--
-	if r.open == 0 && r.Done != nil {
+// fail ends flow f as failed at now for reason, once: its sender gave up.
+func (r *Registry) fail(f *Flow, now sim.Time, reason string) {
+	switch {
+	case f.Status != Pending || f.failed:
+	case r.Deferred:
+		f.failed, f.failedAt, f.failReason = true, now, reason
+		r.ended(f)
+	default:
+		f.Status, f.Reason = Failed, reason
+		r.ended(f)
+	}
+}
+
+// ended counts flow f as ended, once whichever end says so first, and calls Done when it was
+// the last open flow.
+func (r *Registry) ended(f *Flow) {
+	if !atomic.CompareAndSwapInt32(&f.ends, 0, 1) {
+		return
+	}
+	if atomic.AddInt64(&r.open, -1) == 0 && r.Done != nil {
 		r.Done()
+	}
+}
+
+// Settle gives the flows of a Deferred registry whose ends have ended them their Status: a
+// flow whose receiver completed it no later than its sender gave up is completed, else
+// failed. Call it where no partition runs (between windows, or after the run).
+func (r *Registry) Settle() {
+	for _, f := range r.Flows {
+		switch {
+		case f.Status != Pending:
+		case f.done && (!f.failed || f.Finish <= f.failedAt):
+			f.Status = Completed
+		case f.failed:
+			f.Status, f.Reason = Failed, f.failReason
+		}
 	}
 }
 
@@ -238,5 +292,12 @@ func (r *Registry) DCQCNRate(i int32) sim.Rate {
 	return 0
 }
 
+// Ended reports whether flow i has ended, as either end knows it, settled or not. Call it
+// where no partition runs.
+func (r *Registry) Ended(i int32) bool {
+	f := r.Flows[i]
+	return f.Status != Pending || f.ends != 0
+}
+
 // Open is the number of flows that have not ended.
-func (r *Registry) Open() int { return r.open }
+func (r *Registry) Open() int { return int(atomic.LoadInt64(&r.open)) }

@@ -18,7 +18,7 @@ const (
 // sendSYN sends (or resends) the SYN, with the options of RFC 9293/7323/2018 and, with ECN,
 // ECE and CWR (RFC 3168 section 6.1.1).
 func (s *IWARPSender) sendSYN(now sim.Time) {
-	p := s.reg.pool.Get(topology.KindData)
+	p := s.src.pool.Get(topology.KindData)
 	s.frame(p, s.src, s.dst, s.dataHash, s.sport, topology.TCPPortIWARP)
 	p.Seq = s.isn
 	p.TCPFlags = topology.TCPFlagSYN
@@ -42,7 +42,7 @@ func (s *IWARPSender) onSynAck(now sim.Time, p *topology.Packet) {
 	}
 	s.timeouts = 0
 	s.state = tcpMPAWait
-	a := s.reg.pool.Get(topology.KindData)
+	a := s.src.pool.Get(topology.KindData)
 	s.frame(a, s.src, s.dst, s.dataHash, s.sport, topology.TCPPortIWARP)
 	a.Seq, a.AckNum, a.TCPFlags = s.isn+1, s.irs+1, topology.TCPFlagACK
 	a.TSVal, a.TSEcr = tsClock(now), s.tsRecent
@@ -55,7 +55,7 @@ func (s *IWARPSender) onSynAck(now sim.Time, p *topology.Packet) {
 // sendMPARequest sends (or resends) the MPA Request (RFC 5044 section 7.1), which asks for
 // markers when the connection uses them, and arms the retransmission timer for it.
 func (s *IWARPSender) sendMPARequest(now sim.Time) {
-	p := s.reg.pool.Get(topology.KindData)
+	p := s.src.pool.Get(topology.KindData)
 	s.frame(p, s.src, s.dst, s.dataHash, s.sport, topology.TCPPortIWARP)
 	p.Seq, p.AckNum = s.isn+1, s.irs+1
 	p.TCPFlags = topology.TCPFlagACK | topology.TCPFlagPSH
@@ -88,7 +88,7 @@ func (s *IWARPSender) establish(now sim.Time) {
 
 // synAck answers a SYN (RFC 9293 section 3.5; ECE for an ECN set-up, RFC 3168 6.1.1).
 func (r *IWARPReceiver) synAck(now sim.Time, syn *topology.Packet) {
-	p := r.reg.pool.Get(topology.KindAck)
+	p := r.dst.pool.Get(topology.KindAck)
 	r.frame(p, r.dst, r.src, r.ackHash, topology.TCPPortIWARP, r.sport)
 	p.Seq, p.AckNum = r.irs, r.isn+1
 	p.TCPFlags = topology.TCPFlagSYN | topology.TCPFlagACK
@@ -105,7 +105,7 @@ func (r *IWARPReceiver) synAck(now sim.Time, syn *topology.Packet) {
 // mpaReply answers the MPA Request: the responder's MPA Reply frame (RFC 5044 section 7.1),
 // which also acknowledges the request.
 func (r *IWARPReceiver) mpaReply(now sim.Time) {
-	p := r.reg.pool.Get(topology.KindAck)
+	p := r.dst.pool.Get(topology.KindAck)
 	r.frame(p, r.dst, r.src, r.ackHash, topology.TCPPortIWARP, r.sport)
 	p.Seq, p.AckNum = r.irs+1, r.isn+uint32(r.base)
 	p.TCPFlags = topology.TCPFlagACK | topology.TCPFlagPSH

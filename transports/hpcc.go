@@ -233,9 +233,9 @@ type hpccCC struct {
 	fullWire int64 // the wire bytes of a full packet, with its INT header
 }
 
-// newHPCCCC returns the reaction point of a flow of cfg from a NIC of line rate line.
-func newHPCCCC(reg *Registry, cfg *RoCEConfig, line sim.Rate) *hpccCC {
-	return &hpccCC{h: NewHPCC(*cfg.HPCC, line, cfg.HPCC.BaseRTT), pool: reg.pool,
+// newHPCCCC returns the reaction point of a flow of cfg from NIC src of line rate line.
+func newHPCCCC(src *NIC, cfg *RoCEConfig, line sim.Rate) *hpccCC {
+	return &hpccCC{h: NewHPCC(*cfg.HPCC, line, cfg.HPCC.BaseRTT), pool: src.pool,
 		fullWire: RoCEWireBytes(cfg.Version, int64(cfg.MTU), false) + topology.INTHeader}
 }
 
@@ -289,11 +289,11 @@ func (c *hpccCC) timedOut(sim.Time) {}
 // duplicate's record goes straight back to the pool.
 func (r *RoCEReceiver) hpccKeep(p *topology.Packet) {
 	if r.echo != nil {
-		r.reg.pool.PutINT(r.echo)
+		r.dst.pool.PutINT(r.echo)
 		r.echo = nil
 	}
-	if r.flow.Status != Pending {
-		r.reg.pool.PutINT(p.INT)
+	if !r.flow.receiverOpen() {
+		r.dst.pool.PutINT(p.INT)
 		p.INT = nil
 		return
 	}

@@ -140,12 +140,12 @@ func (r *Registry) StartIWARP(i int32, src, dst *NIC, cross bool, cfg IWARPConfi
 	}
 	s.cc = newCongestionControl(cfg.ECN, cfg.DCTCPGain, &s.win)
 	s.rec = newLossRecovery(s)
-	s.timer = newAlarm(r.eng, s, tcpOpTimer)
+	s.timer = newAlarm(src, s, tcpOpTimer)
 	rcv := &IWARPReceiver{tcpConn: c}
-	rcv.ackTimer = newAlarm(r.eng, rcv, tcpOpDelAck)
+	rcv.ackTimer = newAlarm(dst, rcv, tcpOpDelAck)
 	r.senders[i] = s
 	r.receivers[i] = rcv
-	r.eng.At(f.Start, s, tcpOpStart, nil)
+	src.at(f.Start, s, tcpOpStart, nil)
 	return nil
 }
 

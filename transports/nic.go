@@ -22,6 +22,8 @@ type NIC struct {
 	Wire *topology.Wire
 	reg  *Registry
 	eng  *sim.Engine
+	pool *topology.Pool
+	lane sim.Lane // the host's lane (sim.Lane): every event of the NIC and its flows'
 	ID   topology.NodeID
 	busy bool
 	// ctrlBacklog has bit c set while Control[c] holds a frame, and activeBacklog while
@@ -74,7 +76,8 @@ const (
 // NewNIC returns the NIC of host id, which sends IPv4 datagrams with TTL ttl. An id that is
 // not a host of nw, or a TTL of 0, makes a NIC that no flow starts on (see validate).
 func NewNIC(reg *Registry, nw *topology.Network, id topology.NodeID, ttl uint8) *NIC {
-	nic := &NIC{ID: id, reg: reg, eng: reg.eng, TTL: ttl, wakeAt: sim.Never}
+	nic := &NIC{ID: id, reg: reg, eng: reg.eng, pool: reg.pool, lane: topology.LaneOf(id), TTL: ttl, wakeAt: sim.Never}
+	reg.eng.SetLanes(int(nic.lane) + 1)
 	if int(id) < 0 || int(id) >= len(nw.Nodes) || nw.Nodes[id].Type != topology.Host {
 		nic.err = fmt.Errorf("node %d is not a host of the network", id)
 		return nic
@@ -108,7 +111,7 @@ func (n *NIC) validate() error {
 func (n *NIC) Receive(now sim.Time, p *topology.Packet, _ int) {
 	if p.Dst != n.ID && p.Kind != topology.KindPause {
 		n.Misdelivered++
-		n.reg.pool.Drop(p)
+		n.pool.Drop(p)
 		return
 	}
 	switch p.Kind {
@@ -131,11 +134,11 @@ func (n *NIC) Receive(now sim.Time, p *topology.Packet, _ int) {
 			}
 		}
 		n.pausedUntil = n.Pause.End()
-		n.reg.pool.Deliver(p)
+		n.pool.Deliver(p)
 		n.kick(now)
 		return
 	}
-	n.reg.pool.Deliver(p)
+	n.pool.Deliver(p)
 }
 
 // Handle implements sim.Handler.
@@ -167,7 +170,7 @@ func (n *NIC) LogDepth(l *topology.DepthLog) {
 // SendPause makes the NIC send one PFC frame pausing class c for quanta (0 resumes it), as
 // a faulty NIC may: it goes out at the next frame boundary, ahead of all data.
 func (n *NIC) SendPause(now sim.Time, c int, quanta uint16) {
-	p := n.reg.pool.Get(topology.KindPause)
+	p := n.pool.Get(topology.KindPause)
 	pfc.FillFrame(p, c, quanta)
 	p.Src, p.Dst = n.ID, n.Wire.To
 	p.SentAt = now
@@ -196,7 +199,7 @@ func (n *NIC) stormTick(now sim.Time, c int) {
 	n.SendPause(now, c, pfc.MaxQuanta)
 	next := now + pfc.RefreshInterval(pfc.MaxQuanta, n.Wire.Params.Rate, 0)
 	if next < n.stormUntil[c] {
-		n.eng.At(next, n, nicStorm|c<<2, nil)
+		n.at(next, n, nicStorm|c<<2, nil)
 	}
 }
 
@@ -226,7 +229,7 @@ func (n *NIC) kick(now sim.Time) {
 			n.Peer.Ahead(p)
 		}
 		n.busy = true
-		n.eng.At(n.Wire.Send(now, p), n, nicTxDone, nil)
+		n.at(n.Wire.Send(now, p), n, nicTxDone, nil)
 	}
 }
 
@@ -284,7 +287,7 @@ func (n *NIC) nextFrame(now sim.Time) *topology.Packet {
 	}
 	if earliest < n.wakeAt {
 		n.wakeAt = earliest
-		n.eng.At(earliest, n, nicWake, nil)
+		n.at(earliest, n, nicWake, nil)
 	}
 	return nil
 }
@@ -294,12 +297,19 @@ func (n *NIC) paused(now sim.Time, c int) bool {
 	return now < n.pausedUntil && n.Pause.Paused(now, c)
 }
 
+// SetEngine makes the NIC, and the flows that start on it from now, run on eng (its
+// partition's, with the partition's packet pool).
+func (n *NIC) SetEngine(eng *sim.Engine, pool *topology.Pool) { n.eng, n.pool = eng, pool }
+
+// at schedules an event of the NIC's host, in its lane.
+func (n *NIC) at(t sim.Time, h sim.Handler, op int, data any) { n.eng.AtLane(n.lane, t, h, op, data) }
+
 // portPacer is the NIC port's CNP pacer, shared by every flow it receives under DCQCN with
 // per-port pacing; the first such flow's interval and rule make it (every RoCE v2 flow has
 // the same DCQCN parameters).
 func (n *NIC) portPacer(p *ecn.Params) *cnpPacer {
 	if n.cnp == nil {
-		n.cnp = newCNPPacer(n.reg, p)
+		n.cnp = newCNPPacer(n, p)
 	}
 	return n.cnp
 }

@@ -170,21 +170,21 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 		q.ackHash = topology.FlowHash(dst.IP, src.IP, topology.IPProtoUDP, q.sport, topology.UDPPortRoCEv2)
 	}
 	s := &RoCESender{qp: q, roceSeq: roceSeq{total: npkts}, nic: src}
-	s.timer = newAlarm(r.eng, s, opTimer)
+	s.timer = newAlarm(src, s, opTimer)
 	s.rec = newRoCERecovery(&cfg)
-	s.cc = newRoCECC(r, &cfg, src.Wire.Params.Rate, f.Start, npkts)
+	s.cc = newRoCECC(src, &cfg, src.Wire.Params.Rate, f.Start, npkts)
 	rcv := &RoCEReceiver{qp: q, nic: dst}
 	if cfg.DCQCN != nil {
 		if cfg.DCQCN.PortPacing {
 			rcv.pacer = dst.portPacer(cfg.DCQCN)
 		} else {
-			rcv.pacer = newCNPPacer(r, cfg.DCQCN)
+			rcv.pacer = newCNPPacer(dst, cfg.DCQCN)
 		}
 		rcv.np = &ecn.NotificationPoint{Pacer: &rcv.pacer.Pacer, Flow: i}
 	}
 	r.senders[i] = s
 	r.receivers[i] = rcv
-	r.eng.At(f.Start, s, opStart, nil)
+	src.at(f.Start, s, opStart, nil)
 	return nil
 }
 
@@ -207,10 +207,7 @@ func (s *RoCESender) Handle(now sim.Time, op int, _ any) {
 // fail ends the flow as failed, for reason.
 func (s *RoCESender) fail(reason string) {
 	s.over = true
-	if f := s.flow; f.Status == Pending {
-		f.Status, f.Reason = Failed, reason
-		s.reg.ended()
-	}
+	s.reg.fail(s.flow, s.src.eng.Now(), reason)
 }
 
 // Rate is the flow's sending rate limit now: its congestion control's rate, its own pacing
@@ -241,7 +238,7 @@ func (s *RoCESender) hasData() bool {
 // emit builds the next data packet. Precondition: hasData.
 func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 	psn, kind := s.rec.next(&s.roceSeq)
-	p := s.reg.pool.Get(topology.KindData)
+	p := s.src.pool.Get(topology.KindData)
 	s.frame(p, false)
 	p.PSN = psn
 	if s.cfg.SourcePort == SourcePortPerPacket && s.cfg.Version != 1 {
@@ -462,7 +459,7 @@ func (r *RoCEReceiver) control(now sim.Time, syndrome uint8, psn uint32) *topolo
 	if syndrome != topology.SyndromeACK {
 		kind = topology.KindNak
 	}
-	p := r.reg.pool.Get(kind)
+	p := r.dst.pool.Get(kind)
 	r.frame(p, true)
 	p.Opcode = topology.OpAcknowledge
 	p.HasAETH, p.Syndrome, p.PSN = true, syndrome, psn
@@ -487,7 +484,7 @@ func (r *RoCEReceiver) send(now sim.Time, p *topology.Packet) {
 // cnp sends a congestion notification to the requester: a RoCE v2 packet with BTH opcode
 // 0x81 and 16 reserved bytes, at the CNP priority (IBA annex A17).
 func (r *RoCEReceiver) cnp(now sim.Time) {
-	p := r.reg.pool.Get(topology.KindCNP)
+	p := r.dst.pool.Get(topology.KindCNP)
 	r.frame(p, true)
 	p.Opcode = topology.OpCNP
 	p.Priority = r.cfg.CNPPriority

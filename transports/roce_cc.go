@@ -112,14 +112,14 @@ const (
 	ccUnpace
 )
 
-// newRoCECC returns the congestion control cfg asks for, for a flow of reg of npkts packets
-// starting at start from a NIC of line rate line.
-func newRoCECC(reg *Registry, cfg *RoCEConfig, line sim.Rate, start sim.Time, npkts uint32) roceCC {
+// newRoCECC returns the congestion control cfg asks for, for a flow of npkts packets
+// starting at start from NIC src of line rate line.
+func newRoCECC(src *NIC, cfg *RoCEConfig, line sim.Rate, start sim.Time, npkts uint32) roceCC {
 	switch {
 	case cfg.DCQCN != nil:
-		return newDCQCNCC(reg.eng, *cfg.DCQCN, line, start)
+		return newDCQCNCC(src, *cfg.DCQCN, line, start)
 	case cfg.HPCC != nil:
-		return newHPCCCC(reg, cfg, line)
+		return newHPCCCC(src, cfg, line)
 	case cfg.TIMELY != nil:
 		return newTIMELYCC(*cfg.TIMELY, line, start)
 	case cfg.Swift != nil:

@@ -59,10 +59,6 @@ func (s *IWARPSender) timeout(now sim.Time) {
 func (s *IWARPSender) fail() {
 	s.over = true
 	s.timer.stop()
-	f := s.flow
-	if f.Status != Pending {
-		return
-	}
 	what := "retransmission"
 	switch s.state {
 	case tcpSynSent:
@@ -70,8 +66,6 @@ func (s *IWARPSender) fail() {
 	case tcpMPAWait:
 		what = "MPA Request"
 	}
-	f.Status = Failed
-	f.Reason = fmt.Sprintf("TCP gave up: %d %s timeouts in a row without progress (retries %d, last RTO %v)",
-		s.timeouts, what, s.cfg.Retries, s.rto)
-	s.reg.ended()
+	s.reg.fail(s.flow, s.src.eng.Now(), fmt.Sprintf("TCP gave up: %d %s timeouts in a row without progress (retries %d, last RTO %v)",
+		s.timeouts, what, s.cfg.Retries, s.rto))
 }

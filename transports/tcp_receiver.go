@@ -29,7 +29,7 @@ func (r *IWARPReceiver) Handle(now sim.Time, op int, _ any) {
 		r.rx.pop()
 		if r.rx.n > 0 {
 			_, due := r.rx.front()
-			r.reg.eng.At(due, r, tcpOpRx, nil)
+			r.dst.at(due, r, tcpOpRx, nil)
 		}
 	case tcpOpDelAck:
 		if r.ackTimer.expired(now) {
@@ -46,7 +46,7 @@ func (r *IWARPReceiver) onData(now sim.Time, p *topology.Packet) {
 		return
 	}
 	if r.rx.push(p, now+r.cfg.NICDelay) {
-		r.reg.eng.At(now+r.cfg.NICDelay, r, tcpOpRx, nil)
+		r.dst.at(now+r.cfg.NICDelay, r, tcpOpRx, nil)
 	}
 }
 
@@ -116,7 +116,7 @@ func (r *IWARPReceiver) fpdu(now sim.Time, p *topology.Packet) {
 
 // ack sends an ACK for everything in order, with the SACK blocks and the ECN echo.
 func (r *IWARPReceiver) ack(now sim.Time) {
-	p := r.reg.pool.Get(topology.KindAck)
+	p := r.dst.pool.Get(topology.KindAck)
 	r.frame(p, r.dst, r.src, r.ackHash, topology.TCPPortIWARP, r.sport)
 	p.Seq = r.irs + uint32(r.rlen)
 	p.AckNum = r.isn + uint32(r.base+r.lay.start(r.ra.nxt))

@@ -72,7 +72,7 @@ func (s *IWARPSender) Handle(now sim.Time, op int, _ any) {
 		s.rx.pop()
 		if s.rx.n > 0 {
 			_, due := s.rx.front()
-			s.reg.eng.At(due, s, tcpOpRx, nil)
+			s.src.at(due, s, tcpOpRx, nil)
 		}
 	}
 }
@@ -85,7 +85,7 @@ func (s *IWARPSender) onControl(now sim.Time, p *topology.Packet) {
 		return
 	}
 	if s.rx.push(p, now+s.cfg.NICDelay) {
-		s.reg.eng.At(now+s.cfg.NICDelay, s, tcpOpRx, nil)
+		s.src.at(now+s.cfg.NICDelay, s, tcpOpRx, nil)
 	}
 }
 
@@ -169,7 +169,7 @@ func (s *IWARPSender) emit(now sim.Time) *topology.Packet {
 	if retx && k == s.una {
 		s.fastRetx = false
 	}
-	p := s.reg.pool.Get(topology.KindData)
+	p := s.src.pool.Get(topology.KindData)
 	s.frame(p, s.src, s.dst, s.dataHash, s.sport, topology.TCPPortIWARP)
 	s.fillFPDU(p, k)
 	p.AckNum = s.irs + uint32(s.rlen)

@@ -180,7 +180,7 @@ func (r *Registry) StartUET(i int32, src, dst *NIC, cross bool, cfg UETConfig) e
 	s, rcv := r.newUET(i, src, dst, cross, cfg)
 	r.senders[i] = s
 	r.receivers[i] = rcv
-	r.eng.At(f.Start, s, opStart, nil)
+	src.at(f.Start, s, opStart, nil)
 	return nil
 }
 
@@ -198,7 +198,7 @@ func (r *Registry) newUET(i int32, src, dst *NIC, cross bool, cfg UETConfig) (*U
 		s.hdr += topology.PDSRUDCCHeader - topology.PDSRUDHeader
 	}
 	s.rc.lastRequest = -1
-	s.timer = newAlarm(r.eng, s, opTimer)
+	s.timer = newAlarm(src, s, opTimer)
 	s.mp = newEntropyChooser(cfg.Entropy, cfg.Paths, cfg.Trimming, sim.Stream(r.Seed, fmt.Sprintf("uet-entropy:%d", i)))
 	return s, newUETReceiver(q, dst, cfg)
 }
@@ -213,6 +213,12 @@ func (r *Registry) SetUETRTT(i int32, base, network, rto sim.Time) bool {
 		s.baseRTT, s.networkRTT = base, max(network, base)
 		if s.cfg.RTO == 0 {
 			s.rto = rto
+		}
+		if rv, isUET := r.receivers[i].(*UETReceiver); isUET && s.cfg.CC.rccc() {
+			// The receiver's pacer keeps to the sender's configured maxwnd
+			// (getConfiguredMaxWnd), known here, before the run: the two ends may run in
+			// different partitions.
+			rv.rc.maxwnd = nsccMaxWnd(base, s.nic.Wire.Params.Rate)
 		}
 	}
 	return ok
@@ -247,9 +253,6 @@ func (s *UETSender) Handle(now sim.Time, op int, _ any) {
 			// receiver's pacer also keeps to (getConfiguredMaxWnd).
 			s.rc.maxwnd = s.cc.maxwnd
 			s.rc.credit, s.rc.speculating = s.rc.maxwnd, true
-			if rv, ok := s.reg.receivers[s.index].(*UETReceiver); ok {
-				rv.rc.maxwnd = s.rc.maxwnd
-			}
 		}
 		s.nic.activate(now, s)
 	case opTimer:
@@ -262,10 +265,7 @@ func (s *UETSender) Handle(now sim.Time, op int, _ any) {
 func (s *UETSender) fail(reason string) {
 	s.over = true
 	s.timer.stop()
-	if f := s.flow; f.Status == Pending {
-		f.Status, f.Reason = Failed, reason
-		s.reg.ended()
-	}
+	s.reg.fail(s.flow, s.src.eng.Now(), reason)
 }
 
 func (s *UETSender) rec(psn uint32) *uetRec { return &s.recs[psn&uint32(len(s.recs)-1)] }
@@ -334,7 +334,7 @@ func (s *UETSender) emit(now sim.Time) *topology.Packet {
 		s.flow.Retransmitted++
 	}
 	s.cc.inflight += size
-	p := s.reg.pool.Get(topology.KindData)
+	p := s.src.pool.Get(topology.KindData)
 	s.frame(p, false)
 	uetStack(p)
 	p.PSN = psn

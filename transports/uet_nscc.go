@@ -81,6 +81,11 @@ func bdpBytes(rtt sim.Time, rate sim.Rate) float64 {
 
 // init sets the parameters for a network of unloaded RTT network and line rate rate (the
 // flow's NIC's), and the flow's state for its own base RTT; mtu is a full packet's bytes.
+// nsccMaxWnd is NSCC's maxwnd for a path of base RTT base at rate: nsccMaxWndBDPs BDPs.
+func nsccMaxWnd(base sim.Time, rate sim.Rate) int64 {
+	return int64(nsccMaxWndBDPs * float64(int64(bdpBytes(base, rate))))
+}
+
 func (c *nscc) init(cfg *UETConfig, rate sim.Rate, base, network sim.Time, mtu int64) {
 	p := nsccParams{mss: int64(cfg.MTU), mtu: mtu, target: cfg.TargetQDelay, gate: int64(cfg.QAGate)}
 	if p.target == 0 {
@@ -96,7 +101,7 @@ func (c *nscc) init(cfg *UETConfig, rate sim.Rate, base, network sim.Time, mtu i
 	p.qaThreshold = 4 * float64(p.target)
 	p.adjustPeriod, p.adjustBytes = network, nsccAdjustPackets*mtu
 	*c = nscc{p: p, rate: rate, mtu: mtu, baseRTT: base}
-	c.maxwnd = int64(nsccMaxWndBDPs * float64(int64(bdpBytes(base, rate))))
+	c.maxwnd = nsccMaxWnd(base, rate)
 	c.cwnd = max(c.maxwnd, c.mtu)
 }
 

@@ -140,7 +140,7 @@ func (s *UETSender) askForCredit(now sim.Time) {
 		return
 	}
 	s.rc.lastRequest = now
-	p := s.reg.pool.Get(topology.KindCredit)
+	p := s.src.pool.Get(topology.KindCredit)
 	s.frame(p, false)
 	uetStack(p)
 	p.CreditRequest, p.Credit = true, uint32(s.pullTarget())
@@ -187,7 +187,7 @@ func (r *UETReceiver) asked(now sim.Time, target uint32) {
 
 // wantCredit puts the flow on the pacer's active list unless it is there.
 func (r *UETReceiver) wantCredit(now sim.Time) {
-	if !r.rc.active && r.flow.Status == Pending {
+	if !r.rc.active && r.flow.receiverOpen() {
 		r.rc.active = true
 		r.rc.pacer.request(now, r)
 	}
@@ -207,7 +207,7 @@ func (r *UETReceiver) grant(now sim.Time, extra int64) (*topology.Packet, int64)
 	} else {
 		r.rc.granted += extra
 	}
-	p := r.reg.pool.Get(topology.KindCredit)
+	p := r.dst.pool.Get(topology.KindCredit)
 	r.frame(p, true)
 	uetStack(p)
 	p.Credit = uint32(r.rc.granted)
@@ -239,7 +239,7 @@ func (pp *pullPacer) request(now sim.Time, r *UETReceiver) {
 	pp.active.push(r)
 	if !pp.running {
 		pp.running = true
-		pp.nic.eng.At(now, pp, 0, nil)
+		pp.nic.at(now, pp, 0, nil)
 	}
 }
 
@@ -251,7 +251,7 @@ func (pp *pullPacer) Handle(now sim.Time, _ int, _ any) {
 		switch {
 		case pp.active.n > 0:
 			r := pp.active.pop()
-			if r.flow.Status != Pending {
+			if !r.flow.receiverOpen() {
 				r.rc.active = false
 				continue
 			}
@@ -267,7 +267,7 @@ func (pp *pullPacer) Handle(now sim.Time, _ int, _ any) {
 			}
 		case pp.idle.n > 0:
 			r := pp.idle.pop()
-			if r.flow.Status != Pending || r.rc.active {
+			if !r.flow.receiverOpen() || r.rc.active {
 				r.rc.idle = false
 				continue
 			}
@@ -286,7 +286,7 @@ func (pp *pullPacer) Handle(now sim.Time, _ int, _ any) {
 	if extra == 0 {
 		extra = rcccIdleGap
 	}
-	pp.nic.eng.At(now+sim.Time(float64(extra)*pp.perQuantum), pp, 0, nil)
+	pp.nic.at(now+sim.Time(float64(extra)*pp.perQuantum), pp, 0, nil)
 }
 
 // ring is a FIFO queue on a growing circular buffer: pushing and popping allocate nothing

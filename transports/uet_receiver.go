@@ -91,7 +91,7 @@ func (r *UETReceiver) onData(now sim.Time, p *topology.Packet) {
 		r.hold(p.PSN)
 		r.ooo++
 	}
-	if r.expected == r.npkts && r.flow.Status == Pending {
+	if r.expected == r.npkts && r.flow.receiverOpen() {
 		r.reg.complete(r.index, now) // a collective's next messages wait for this (OnComplete)
 		force = true
 	}
@@ -121,7 +121,7 @@ func (r *UETReceiver) trimmed(now sim.Time, p *topology.Packet) {
 		r.asked(now, p.Credit)
 	}
 	r.flow.NAKs++
-	n := r.reg.pool.Get(topology.KindNak)
+	n := r.dst.pool.Get(topology.KindNak)
 	r.frame(n, true)
 	uetStack(n)
 	n.PSN, n.Entropy, n.ECNEcho, n.Retx = p.PSN, p.Entropy, p.ECN == topology.ECNCE, p.Retx
@@ -139,7 +139,7 @@ func (r *UETReceiver) sack(now sim.Time, p *topology.Packet, ref uint32, ce bool
 			bitmap |= 1 << i
 		}
 	}
-	a := r.reg.pool.Get(topology.KindAck)
+	a := r.dst.pool.Get(topology.KindAck)
 	r.frame(a, true)
 	uetStack(a)
 	a.PSN, a.CumPSN, a.SACKBase, a.SACKBitmap = p.PSN, r.expected, ref, bitmap

@@ -92,8 +92,8 @@ func newUETPair(size int64, cfg UETConfig, base sim.Time) *uetPair {
 	eng := sim.NewEngine()
 	reg := NewRegistry(eng, &topology.Pool{})
 	wire := &topology.Wire{Params: topology.LinkParams{Rate: 100 * sim.Gbps}}
-	src := &NIC{reg: reg, eng: eng, busy: true, Wire: wire, ID: 0, IP: 0x0a000001, TTL: 64}
-	dst := &NIC{reg: reg, eng: eng, busy: true, Wire: wire, ID: 1, IP: 0x0a000002, TTL: 64}
+	src := &NIC{reg: reg, eng: eng, pool: reg.pool, busy: true, Wire: wire, ID: 0, IP: 0x0a000001, TTL: 64}
+	dst := &NIC{reg: reg, eng: eng, pool: reg.pool, busy: true, Wire: wire, ID: 1, IP: 0x0a000002, TTL: 64}
 	i := reg.Add(&Flow{ID: 1, Src: 0, Dst: 1, Size: size, Transport: "uet"})
 	s, r := reg.newUET(i, src, dst, false, cfg)
 	reg.senders[i], reg.receivers[i] = s, r

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/fabricsim/fabricsim/experiment"
 	"github.com/fabricsim/fabricsim/internal/hugepages"
+	"github.com/fabricsim/fabricsim/results"
 )
 
 // benchScenario is what `fabricsim bench` with no scenario measures.
@@ -38,7 +40,7 @@ func newBenchCommand(stdout, stderr io.Writer) *cobra.Command {
 	var sets, variants []string
 	var stop string
 	var calib float64
-	var workers int
+	var workers, threads int
 	var profile, memProfile string
 	cmd := &cobra.Command{
 		Use:   "bench [SCENARIO]",
@@ -93,7 +95,10 @@ across machines and loads.`,
 			runtime.ReadMemStats(&before)
 			cpu0 := cpuTime()
 			start := time.Now()
-			doc, err := experiment.RunFileWith(f, variants, experiment.Options{Workers: workers})
+			if threads < 0 || threads > maxThreads {
+				return usagef("--threads %d: the threads one variant runs on, 1 to %d (0: the CPUs shared among the variants)", threads, maxThreads)
+			}
+			doc, err := experiment.RunFileWith(f, variants, experiment.Options{Workers: workers, Threads: threads})
 			if err != nil {
 				return err
 			}
@@ -112,7 +117,11 @@ across machines and loads.`,
 				b.variants++
 			}
 			b.print(stdout, scenario, workers, calib)
-			return nil
+			return b.printParallel(stdout, doc, func() (time.Duration, error) {
+				start := time.Now()
+				_, err := experiment.RunFileWith(f, variants, experiment.Options{Workers: workers, Threads: 1})
+				return time.Since(start), err
+			})
 		},
 	}
 	fl := cmd.Flags()
@@ -120,6 +129,7 @@ across machines and loads.`,
 	fl.StringArrayVar(&sets, "set", nil, "override one scenario field, `PATH=VALUE` (repeatable)")
 	fl.StringArrayVar(&variants, "variant", nil, "run only the variant `NAME` (repeatable)")
 	fl.IntVar(&workers, "workers", 1, "variants run at once (0: one per CPU)")
+	fl.IntVar(&threads, "threads", 0, "threads each variant's fabric runs on (0: the CPUs shared among the variants run at once); with more than one, bench runs again on one thread and prints the speedup")
 	fl.StringVar(&profile, "cpuprofile", "", "write a CPU profile of the run to `FILE` (go tool pprof)")
 	fl.StringVar(&memProfile, "memprofile", "", "write a heap profile (allocations, go tool pprof -sample_index=alloc_space) to `FILE`")
 	fl.Float64Var(&calib, "calib", 0, "the calibration workload's figure in `M` ops/s: print hops/s / (M x 1e6)")
@@ -141,6 +151,39 @@ func (b *benchFigures) print(w io.Writer, scenario string, workers int, calib fl
 		fmt.Fprintf(w, "hops/s / calib:  %.4f (per cpu-second: %.4f; calib %.3f M ops/s)\n",
 			hopsPerSec/(calib*1e6), float64(b.hops)/b.cpu.Seconds()/(calib*1e6), calib)
 	}
+}
+
+// printParallel writes how each variant was cut (threads, partitions, window, each
+// partition's share of the events) and, when a variant ran on more than one thread, the
+// speedup over a run on one thread, which alone runs again (its figures are not above).
+func (b *benchFigures) printParallel(w io.Writer, doc *results.Document, alone func() (time.Duration, error)) error {
+	parallel := false
+	for _, v := range doc.Variants {
+		p := v.Parallel
+		var total uint64
+		for _, n := range p.Events {
+			total += n
+		}
+		shares := make([]string, len(p.Events))
+		for i, n := range p.Events {
+			shares[i] = fmt.Sprintf("%.1f%%", 100*float64(n)/float64(max(total, 1)))
+		}
+		fmt.Fprintf(w, "threads:         %d, %d partition(s), window %g us, %d windows (%s); events by partition: %s\n",
+			p.Threads, p.Partitions, p.WindowUS, p.Windows, v.Name, strings.Join(shares, " "))
+		if p.Reason != "" {
+			fmt.Fprintf(w, "                 fewer partitions than threads: %s\n", p.Reason)
+		}
+		parallel = parallel || p.Threads > 1
+	}
+	if !parallel {
+		return nil
+	}
+	one, err := alone()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "speedup:         %.2fx (wall %.3f s on one thread, %.3f s here)\n", one.Seconds()/b.wall.Seconds(), one.Seconds(), b.wall.Seconds())
+	return nil
 }
 
 // writeHeapProfile writes the heap profile, as of the last garbage collection, to path.

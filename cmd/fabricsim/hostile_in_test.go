@@ -111,7 +111,7 @@ var hostileInputCases = []hostileCase{
 		args: []string{"validate", "{dir}/s.yaml"}, status: 2, want: "traffic.0.flow.rate: rate must be > 0: omit rate for line rate"},
 	{name: "13 misspelt environment variable", files: map[string]string{"s.yaml": hostileStar}, env: map[string]string{"FABRICSIM_OTU": "x"},
 		args: []string{"validate", "{dir}/s.yaml"}, status: 0,
-		want: "warning: FABRICSIM_OTU is set but is no fabricsim setting, and is ignored; the known ones: FABRICSIM_FORCE, FABRICSIM_FORMAT, FABRICSIM_JSON, FABRICSIM_MAX_EVENTS, FABRICSIM_MAX_WALL, FABRICSIM_OUT, FABRICSIM_QUIET, FABRICSIM_SEED, FABRICSIM_SEEDS, FABRICSIM_SIZE_BINS, FABRICSIM_WARMUP, FABRICSIM_WORKERS"},
+		want: "warning: FABRICSIM_OTU is set but is no fabricsim setting, and is ignored; the known ones: FABRICSIM_FORCE, FABRICSIM_FORMAT, FABRICSIM_JSON, FABRICSIM_MAX_EVENTS, FABRICSIM_MAX_WALL, FABRICSIM_OUT, FABRICSIM_QUIET, FABRICSIM_SEED, FABRICSIM_SEEDS, FABRICSIM_SIZE_BINS, FABRICSIM_THREADS, FABRICSIM_WARMUP, FABRICSIM_WORKERS"},
 	{name: "13 bad unit in a sweep block", files: map[string]string{"s.yaml": hostileStar + "sweep:\n  switch.buffer: [1MB, 2XB]\n"},
 		args: []string{"validate", "{dir}/s.yaml"}, status: 2, want: `{dir}/s.yaml: sweep.switch.buffer: value 2XB: switch.buffer: size "2XB": unknown unit "XB"`},
 	{name: "13 a route via a host has file:line:col", files: map[string]string{"s.yaml": hostileRouted},

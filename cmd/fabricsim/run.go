@@ -44,6 +44,7 @@ type runSettings struct {
 	format    string
 	seed      *uint64
 	workers   int
+	threads   int
 	quiet     bool
 	force     bool
 	json, out string
@@ -89,6 +90,13 @@ func readSettings(cmd *cobra.Command, v *viper.Viper) (runSettings, error) {
 			bad(src, "%v", err)
 		}
 		s.workers = n
+	}
+	if val, src, _ := raw("threads"); true {
+		n, err := threadsOf(val)
+		if err != nil {
+			bad(src, "%v", err)
+		}
+		s.threads = n
 	}
 	for _, b := range []struct {
 		name string
@@ -176,6 +184,19 @@ func workersOf(val, what string) (int, error) {
 	}
 	return n, nil
 }
+
+// threadsOf reads a --threads value: the goroutines one variant's fabric runs on; 0 shares
+// the CPUs among the variants (or points) that run at once.
+func threadsOf(val string) (int, error) {
+	n, err := strconv.Atoi(val)
+	if err != nil || n < 0 || n > maxThreads {
+		return 0, fmt.Errorf("%q: the threads one variant runs on, 1 to %d (0: the CPUs shared among the variants run at once)", val, maxThreads)
+	}
+	return n, nil
+}
+
+// maxThreads bounds --threads: more goroutines than that only wait on each other.
+const maxThreads = 1024
 
 // maxQuantileBins bounds --size-bins quantiles:N: a bin of fewer than 1% of the flows has
 // no p99 of its own.
@@ -317,7 +338,7 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 			}
 			bar := newProgress(stderr, shown*max(len(seeds), 1), s.quiet)
 			go hugepages.Keep(ctx, hugePageCheck)
-			doc, err := experiment.RunFileWith(f, variants, experiment.Options{Workers: s.workers,
+			doc, err := experiment.RunFileWith(f, variants, experiment.Options{Workers: s.workers, Threads: s.threads,
 				Progress: bar.report, Capture: capture, Limits: limits, Seeds: seeds, Series: s.out != ""})
 			bar.finish()
 			stop() // a second Ctrl-C while the results are written kills the process
@@ -369,10 +390,11 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 	fl.Int("seeds", 0, "run each variant under `N` seeds (the scenario's seed and the N-1 after it) and report means with 95% intervals")
 	fl.String("size-bins", "", "flow-size bin edges of slowdown_by_size, e.g. `10KB,100KB,1MB,10MB` (the default), or quantiles:N for N bins of equal flow count")
 	fl.String("warmup", "", "leave the flows that start before this `time` (e.g. 1ms) out of the FCT and slowdown statistics")
-	fl.Uint64("max-events", 0, "stop each variant after `N` events if it needs more (exit 3, results so far written)")
+	fl.Uint64("max-events", 0, "stop each variant after `N` events if it needs more (exit 3, results so far written; the variant runs on one thread)")
 	fl.Duration("max-wall", 0, "stop the run after this wall-clock `time`, e.g. 5m (exit 3, results so far written)")
 	fl.BoolP("quiet", "q", false, "no progress display")
 	fl.Int("workers", 0, "variants run at once (default: the number of CPUs)")
+	fl.Int("threads", 0, "threads each variant's fabric runs on; results are the same for every `N` (default 0: the CPUs shared among the variants run at once)")
 	// Run settings come from the flags, or from FABRICSIM_* environment variables.
 	fl.VisitAll(func(f *pflag.Flag) {
 		if envSetting(f.Name) {

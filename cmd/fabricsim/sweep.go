@@ -67,6 +67,11 @@ is refused (give its values in one).`,
 			if err != nil {
 				return usagef("%s: %v", src, err)
 			}
+			val, src, _ = setting(cmd, nil, "threads")
+			threads, err := threadsOf(val)
+			if err != nil {
+				return usagef("%s: %v", src, err)
+			}
 			val, src, _ = setting(cmd, nil, "quiet")
 			quiet, err := strconv.ParseBool(val)
 			if err != nil {
@@ -92,7 +97,7 @@ is refused (give its values in one).`,
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			opt := sweep.Options{Dir: out, Shard: shard, Shards: shards, Workers: workers, Interrupt: ctx.Done(), Force: force}
+			opt := sweep.Options{Dir: out, Shard: shard, Shards: shards, Workers: workers, Threads: threads, Interrupt: ctx.Done(), Force: force}
 			if !quiet {
 				opt.Progress = func(done, total int, pt sweep.Point, skipped bool, took time.Duration) {
 					how := fmt.Sprintf("%.1f s", took.Seconds())
@@ -127,6 +132,7 @@ is refused (give its values in one).`,
 	fl.StringVarP(&out, "out", "o", "", "write the points, sweep.csv, sweep.json, plots and report.html into `DIR`")
 	fl.BoolVar(&force, "force", false, "replace another sweep in DIR: remove files in DIR/points that are no point of this sweep")
 	fl.Int("workers", 0, "points run at once (default: the number of CPUs)")
+	fl.Int("threads", 0, "threads each point's fabric runs on; results are the same for every `N` (default 0: the CPUs shared among the points run at once)")
 	fl.BoolP("quiet", "q", false, "no progress lines")
 	return cmd
 }

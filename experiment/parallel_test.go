@@ -1,0 +1,171 @@
+package experiment
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fabricsim/fabricsim/results"
+	"github.com/fabricsim/fabricsim/scenarios"
+	"github.com/fabricsim/fabricsim/topology"
+)
+
+// documentOn runs every variant of f on threads threads each and renders its results
+// document with the wall time zeroed.
+func documentOn(t *testing.T, f *scenarios.File, threads int) ([]byte, *results.Document) {
+	t.Helper()
+	doc, err := RunFileWith(f, nil, Options{Workers: 1, Threads: threads})
+	require.NoError(t, err)
+	for i := range doc.Variants {
+		doc.Variants[i].WallSeconds = 0
+	}
+	var b bytes.Buffer
+	require.NoError(t, results.WriteJSON(&b, doc))
+	return b.Bytes(), doc
+}
+
+// cuttable reports whether sc's fabric can be cut: no collectives, and a link with a delay
+// between two switches.
+func cuttable(t *testing.T, sc *scenarios.Scenario) bool {
+	nw, err := buildNetwork(&sc.Topology)
+	require.NoError(t, err)
+	return !hasJobs(sc) && fabricWindow(nw) != defaultWindow
+}
+
+// TestResultsDoNotDependOnThreads runs every bundled scenario on one and on two threads per
+// variant and compares each document with the golden one, made on three (TestGoldenResults):
+// the partitions run their windows in another order, on other goroutines, and hand frames
+// over at window ends, yet every byte is the same. It also checks that the fabrics were cut
+// (a test that ran everything on one partition would prove nothing): every bundled scenario
+// without collectives whose switches are joined by links with a delay has as many
+// partitions as threads.
+func TestResultsDoNotDependOnThreads(t *testing.T) {
+	for _, s := range scenarios.Bundled() {
+		t.Run(s.Name, func(t *testing.T) {
+			data, ok := scenarios.BundledYAML(s.Name)
+			require.True(t, ok)
+			f, problems, _ := scenarios.Load(s.Name+".yaml", data, nil)
+			require.Empty(t, problems)
+			want, err := os.ReadFile(filepath.Join("testdata", "golden", s.Name+".json"))
+			require.NoError(t, err)
+			for _, threads := range []int{1, 2} {
+				got, doc := documentOn(t, f, threads)
+				if !bytes.Equal(want, got) {
+					t.Fatalf("%s on %d threads differs from its golden results (made on 3):\n%s",
+						s.Name, threads, lineDiff(string(want), string(got), 20))
+				}
+				if cuttable(t, f.Scenario(0)) {
+					for _, v := range doc.Variants {
+						require.Equal(t, threads, v.Parallel.Partitions, "%s: partitions on %d threads", v.Name, threads)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestLargeFabricsDoNotDependOnThreads: the 1,024-host leaf-spine of the performance
+// acceptance (perf-leafspine with 128 leaves) and a k=16 fat-tree (1,024 hosts, 320
+// switches, its pods cut apart) give the same results on 1, 2 and 3 threads, for 30 us of
+// their permutations (about 200,000 and 300,000 events: every host's first frames, the
+// fabric's queues filling, frames crossing between partitions in every window).
+func TestLargeFabricsDoNotDependOnThreads(t *testing.T) {
+	for _, c := range []struct{ name, scenario string }{
+		{"leafspine-1024", "perf-leafspine"},
+		{"fattree-k16", "fattree-ecmp"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data, ok := scenarios.BundledYAML(c.scenario)
+			require.True(t, ok)
+			sets := []scenarios.Override{{Path: "stop", Value: "30us"}}
+			if c.scenario == "perf-leafspine" {
+				sets = append(sets, scenarios.Override{Path: "topology.params.leaves", Value: "128"})
+			} else {
+				sets = append(sets, scenarios.Override{Path: "topology.params.k", Value: "16"})
+			}
+			f, problems, _ := scenarios.Load(c.scenario+".yaml", data, sets)
+			require.Empty(t, problems)
+			one, _ := documentOn(t, f, 1)
+			for _, threads := range []int{2, 3} {
+				got, doc := documentOn(t, f, threads)
+				require.Equal(t, threads, doc.Variants[0].Parallel.Partitions)
+				if !bytes.Equal(one, got) {
+					t.Fatalf("%s on %d threads differs from one thread:\n%s", c.name, threads, lineDiff(string(one), string(got), 20))
+				}
+			}
+		})
+	}
+}
+
+// TestPartitionsCutOnlyLinksAWindowLong: on a leaf-spine of 16 leaves and 8 spines with 1 us
+// fabric links and zero-delay host links, three partitions put every host with its leaf,
+// cut only fabric links (each at least the window, 1 us, long), split the leaves 6/5/5 and
+// the spines 3/3/2 in node order; a fabric whose switches are joined only by zero-delay
+// links is one partition with the default window.
+func TestPartitionsCutOnlyLinksAWindowLong(t *testing.T) {
+	host := topology.LinkParams{Rate: 100e9, Delay: 0}
+	fab := topology.LinkParams{Rate: 100e9, Delay: 1e6}
+	nw, err := topology.LeafSpine(16, 8, 8, host, fab, "l3")
+	require.NoError(t, err)
+	p := partition(nw, 3)
+	require.Equal(t, 3, p.parts)
+	require.EqualValues(t, 1e6, p.window)
+	leaves, spines := map[int]int{}, map[int]int{}
+	for _, l := range nw.Links {
+		a, b := l.A.Node, l.B.Node
+		if p.of[a] != p.of[b] {
+			require.GreaterOrEqual(t, l.Params.Delay, p.window, "link %s-%s is cut", nw.Nodes[a].Name, nw.Nodes[b].Name)
+		}
+		for _, end := range []topology.NodeID{a, b} {
+			if nw.Nodes[end].Type == topology.Host {
+				other := a + b - end
+				require.Equal(t, p.of[other], p.of[end], "host %s stays with its leaf", nw.Nodes[end].Name)
+			}
+		}
+	}
+	for i, n := range nw.Nodes {
+		if n.Type != topology.Switch {
+			continue
+		}
+		if tiers(nw)[i] == 1 {
+			leaves[p.of[i]]++
+		} else {
+			spines[p.of[i]]++
+		}
+	}
+	require.ElementsMatch(t, []int{6, 5, 5}, values(leaves), "leaves per partition")
+	require.ElementsMatch(t, []int{3, 3, 2}, values(spines), "spines per partition")
+
+	flat, err := topology.LeafSpine(4, 2, 2, host, host, "l3")
+	require.NoError(t, err)
+	q := partition(flat, 3)
+	require.Equal(t, 1, q.parts, "zero-delay fabric links are never cut")
+	require.Equal(t, defaultWindow, q.window)
+}
+
+func values(m map[int]int) []int {
+	var v []int
+	for _, n := range m {
+		v = append(v, n)
+	}
+	return v
+}
+
+// TestBenchSaysWhyItRanOnFewerPartitions: a variant with collectives runs on one partition
+// whatever the threads, and says why.
+func TestBenchSaysWhyItRanOnFewerPartitions(t *testing.T) {
+	data, ok := scenarios.BundledYAML("allreduce-leafspine")
+	require.True(t, ok)
+	f, problems, _ := scenarios.Load("allreduce-leafspine.yaml", data, []scenarios.Override{{Path: "stop", Value: "5us"}})
+	require.Empty(t, problems)
+	doc, err := RunFileWith(f, nil, Options{Workers: 1, Threads: 2})
+	require.NoError(t, err)
+	for _, v := range doc.Variants {
+		require.Equal(t, 1, v.Parallel.Partitions, v.Name)
+		require.Contains(t, v.Parallel.Reason, "collectives run on one thread", fmt.Sprint(v.Parallel))
+	}
+}

@@ -1,0 +1,163 @@
+package experiment
+
+import (
+	"fmt"
+
+	"github.com/fabricsim/fabricsim/results"
+	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/topology"
+)
+
+// defaultWindow is the window of a fabric none of whose links between switches has a delay:
+// it runs on one partition, and the window only sets where a run that ends when its last
+// flow does stops (at the end of the window it ended in).
+const defaultWindow = sim.Microsecond
+
+// partitioning is how a fabric is cut for a parallel run (sim.Group): each node's partition,
+// how many there are, and the window, the lookahead of conservative parallel simulation.
+type partitioning struct {
+	of     []int // by node id
+	parts  int
+	window sim.Time
+}
+
+// fabricWindow is the window of nw: the shortest positive delay of a link between two
+// switches (a frame sent over it arrives no sooner), defaultWindow when there is none. It
+// depends on the fabric alone, never on the number of partitions, so the windows, and where
+// a run ends, are the same however many threads run it.
+func fabricWindow(nw *topology.Network) sim.Time {
+	w := sim.Never
+	for _, l := range nw.Links {
+		if nw.Nodes[l.A.Node].Type == topology.Switch && nw.Nodes[l.B.Node].Type == topology.Switch && l.Params.Delay > 0 {
+			w = min(w, l.Params.Delay)
+		}
+	}
+	if w == sim.Never {
+		return defaultWindow
+	}
+	return w
+}
+
+// partition cuts nw into at most want partitions. A host goes with its switch, and the two
+// ends of a link shorter than the window (a zero delay) stay together, so every link between
+// two partitions is at least a window long. The units left (a switch with its hosts) are
+// cut tier by tier (a tier is the hops from the nearest host), each tier's units in node
+// order into want runs of about equal size: a leaf-spine's leaves in want groups and its
+// spines in want groups, a fat-tree's pods together (their edge and aggregation switches
+// are numbered pod by pod).
+func partition(nw *topology.Network, want int) partitioning {
+	p := partitioning{of: make([]int, len(nw.Nodes)), parts: 1, window: fabricWindow(nw)}
+	if want <= 1 {
+		return p
+	}
+	root := make([]int, len(nw.Nodes))
+	for i := range root {
+		root[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for root[i] != i {
+			root[i] = root[root[i]]
+			i = root[i]
+		}
+		return i
+	}
+	for _, l := range nw.Links {
+		a, b := int(l.A.Node), int(l.B.Node)
+		if nw.Nodes[a].Type == topology.Host || nw.Nodes[b].Type == topology.Host || l.Params.Delay < p.window {
+			ra, rb := find(a), find(b)
+			root[max(ra, rb)] = min(ra, rb)
+		}
+	}
+	tier := tiers(nw)
+	byTier := map[int][]int{}
+	maxTier := 0
+	for i := range nw.Nodes {
+		if find(i) == i {
+			byTier[tier[i]] = append(byTier[tier[i]], i)
+			maxTier = max(maxTier, tier[i])
+		}
+	}
+	units := 0
+	part := make([]int, len(nw.Nodes))
+	for t := 0; t <= maxTier; t++ {
+		us := byTier[t]
+		units += len(us)
+		for k, u := range us {
+			part[u] = k * want / len(us)
+		}
+	}
+	if units < 2 {
+		return p
+	}
+	// Number the partitions used 0, 1, ... (a tier of fewer units than partitions skips some).
+	index := map[int]int{}
+	for i := range nw.Nodes {
+		k := part[find(i)]
+		if _, ok := index[k]; !ok {
+			index[k] = len(index)
+		}
+		p.of[i] = index[k]
+	}
+	p.parts = len(index)
+	return p
+}
+
+// tiers is each node's hops from the nearest host (a host 0, its switch 1, ...); a node no
+// host reaches is put in the last tier.
+func tiers(nw *topology.Network) []int {
+	t := make([]int, len(nw.Nodes))
+	var queue []int
+	for i := range nw.Nodes {
+		t[i] = -1
+		if nw.Nodes[i].Type == topology.Host {
+			t[i] = 0
+			queue = append(queue, i)
+		}
+	}
+	far := 0
+	for len(queue) > 0 {
+		i := queue[0]
+		queue = queue[1:]
+		for _, pt := range nw.Nodes[i].Ports {
+			l := nw.Links[pt.Link]
+			j := int(l.A.Node)
+			if j == i {
+				j = int(l.B.Node)
+			}
+			if t[j] < 0 {
+				t[j] = t[i] + 1
+				far = max(far, t[j])
+				queue = append(queue, j)
+			}
+		}
+	}
+	for i := range t {
+		if t[i] < 0 {
+			t[i] = far + 1
+		}
+	}
+	return t
+}
+
+// parallel is how the fabric was cut, for bench: asked threads, and why it has fewer
+// partitions when it does.
+func (f *fabric) parallel(asked int, captured, maxEvents bool) results.Parallel {
+	p := results.Parallel{Threads: f.run.Threads(), Partitions: f.run.Parts(), WindowUS: f.parts.window.Microseconds(),
+		Windows: f.run.Windows()}
+	for i := range f.run.Parts() {
+		p.Events = append(p.Events, f.run.Part(i).Executed())
+	}
+	switch {
+	case asked <= p.Partitions:
+	case captured:
+		p.Reason = "packet captures run on one thread (a capture file takes its links' frames in order)"
+	case maxEvents:
+		p.Reason = "--max-events runs on one thread (it cuts the run at an exact event)"
+	case hasJobs(f.sc):
+		p.Reason = "collectives run on one thread (a job releases messages on several hosts at the same time)"
+	default:
+		p.Reason = fmt.Sprintf("the fabric has %d partitions: a host stays with its switch and links shorter than the %v window are not cut", p.Partitions, f.parts.window)
+	}
+	return p
+}
