@@ -187,6 +187,9 @@ func buildOn(sc *scenarios.Scenario, threads int) (*fabric, error) {
 	receivers := make([]topology.Receiver, len(nw.Nodes))
 	for i := range nw.Nodes {
 		n := &nw.Nodes[i]
+		if len(n.Ports) > topology.MaxPorts {
+			return nil, f.nodeErr(n.Name, fmt.Errorf("%s has %d links; a node has at most %d", n.Name, len(n.Ports), topology.MaxPorts))
+		}
 		if n.Type == topology.Switch {
 			c := f.switchConfigOf(n)
 			cfg, err := switchConfig(c)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"runtime/debug"
 	"sync/atomic"
 )
 
@@ -234,6 +235,7 @@ func (g *Group) RunBudget(until Time, budget uint64, between func() bool) (stopp
 		g.now = max(g.now, end-1)
 		g.grid = grid
 		if between != nil && !between() {
+			g.setNow(end) // every event before end has run, none after
 			return false, false
 		}
 	}
@@ -313,7 +315,7 @@ func (g *Group) startThreads() ([]chan Time, chan any) {
 func (g *Group) runSafely(i int, end Time) (failed any) {
 	defer func() {
 		if r := recover(); r != nil {
-			failed = r
+			failed = fmt.Sprintf("%v (thread %d)\n%s", r, i, debug.Stack())
 		}
 	}()
 	g.runThread(i, end)

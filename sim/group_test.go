@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -150,12 +151,19 @@ func TestGroupRunsTheWholeFabricsEventsBetweenWindows(t *testing.T) {
 	require.Equal(t, []string{"before 1.499us", "global 1.5us", "scheduled 1.5us", "own 1.5us"}, log)
 }
 
-// TestGroupPassesOnAPanic: a handler's panic on another goroutine reaches Run's caller.
+// TestGroupPassesOnAPanic: a handler's panic on another goroutine reaches Run's caller, with
+// the thread and the stack where it happened.
 func TestGroupPassesOnAPanic(t *testing.T) {
 	g := NewGroup(2, 2, Microsecond, 3)
 	var boom handlerFunc2 = func(Time, int, any) { panic("boom") }
 	g.Part(1).AtLane(2, 10, boom, 0, nil)
-	require.PanicsWithValue(t, "boom", func() { g.Run(Never, nil) })
+	defer func() {
+		r := recover()
+		require.NotNil(t, r)
+		require.True(t, strings.HasPrefix(fmt.Sprint(r), "boom (thread 1)\n"), "%v", r)
+		require.Contains(t, fmt.Sprint(r), "TestGroupPassesOnAPanic", "with the goroutine's stack")
+	}()
+	g.Run(Never, nil)
 }
 
 // TestGroupBudgetCutsAtAnExactEvent: a group of one partition stops after exactly the budget.

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -104,9 +105,16 @@ func (w *Wire) CrossFrom(src *sim.Engine, to int) {
 // frame arrives can choose that frame. Frames that arrive at one node at the same
 // picosecond go by their number on their wire, the one whose link has carried fewer first,
 // so that no port wins every tie.
+//
+// The port takes 16 bits (a node has at most MaxPorts ports) and the frame's number 47: a
+// link carries fewer than 2^47 frames (count).
 func (w *Wire) arrivalKey() uint64 {
 	return uint64(w.Packets())<<16 | uint64(uint16(w.ToPort))
 }
+
+// MaxPorts is the most ports a node may have: a frame's arrival key holds the port in 16
+// bits.
+const MaxPorts = 1 << 16
 
 // arrivalStep is what the key of a wire's next arrival adds to the one before (arrivalKey).
 const arrivalStep = 1 << 16
@@ -238,6 +246,11 @@ func (w *Wire) count(wb int64) {
 	w.packets++
 	if w.packets == 0 {
 		w.packetsHi++
+		if w.packetsHi == 1<<15 {
+			// 2^47 frames (1.4e14; at 148.8 M minimum frames a second on 100 Gb/s, 11 days
+			// of simulated time): the arrival keys would reach the lanes' own (arrivalKey).
+			panic(fmt.Sprintf("topology: more than 2^47 frames on the link %d -> %d", w.From, w.To))
+		}
 	}
 }
 

@@ -40,7 +40,8 @@ func newBenchCommand(stdout, stderr io.Writer) *cobra.Command {
 	var sets, variants []string
 	var stop string
 	var calib float64
-	var workers, threads int
+	var workers int
+	var threadsArg string
 	var profile, memProfile string
 	cmd := &cobra.Command{
 		Use:   "bench [SCENARIO]",
@@ -70,6 +71,10 @@ across machines and loads.`,
 			if workers < 1 {
 				workers = runtime.GOMAXPROCS(0)
 			}
+			threads, err := threadsOf(threadsArg, "variant")
+			if err != nil {
+				return usagef("--threads %v", err)
+			}
 			f, err := loadScenario(scenario, sets, stderr, true)
 			if err != nil {
 				return err
@@ -95,9 +100,6 @@ across machines and loads.`,
 			runtime.ReadMemStats(&before)
 			cpu0 := cpuTime()
 			start := time.Now()
-			if threads < 0 || threads > maxThreads {
-				return usagef("--threads %d: the threads one variant runs on, 1 to %d (0: the CPUs shared among the variants)", threads, maxThreads)
-			}
 			doc, err := experiment.RunFileWith(f, variants, experiment.Options{Workers: workers, Threads: threads})
 			if err != nil {
 				return err
@@ -129,7 +131,7 @@ across machines and loads.`,
 	fl.StringArrayVar(&sets, "set", nil, "override one scenario field, `PATH=VALUE` (repeatable)")
 	fl.StringArrayVar(&variants, "variant", nil, "run only the variant `NAME` (repeatable)")
 	fl.IntVar(&workers, "workers", 1, "variants run at once (0: one per CPU)")
-	fl.IntVar(&threads, "threads", 0, "threads each variant's fabric runs on (0: the CPUs shared among the variants run at once); with more than one, bench runs again on one thread and prints the speedup")
+	fl.StringVar(&threadsArg, "threads", "0", "threads each variant's fabric runs on (0: the CPUs shared among the variants run at once); with more than one, bench runs again on one thread and prints the speedup")
 	fl.StringVar(&profile, "cpuprofile", "", "write a CPU profile of the run to `FILE` (go tool pprof)")
 	fl.StringVar(&memProfile, "memprofile", "", "write a heap profile (allocations, go tool pprof -sample_index=alloc_space) to `FILE`")
 	fl.Float64Var(&calib, "calib", 0, "the calibration workload's figure in `M` ops/s: print hops/s / (M x 1e6)")

@@ -92,7 +92,7 @@ func readSettings(cmd *cobra.Command, v *viper.Viper) (runSettings, error) {
 		s.workers = n
 	}
 	if val, src, _ := raw("threads"); true {
-		n, err := threadsOf(val)
+		n, err := threadsOf(val, "variant")
 		if err != nil {
 			bad(src, "%v", err)
 		}
@@ -185,12 +185,12 @@ func workersOf(val, what string) (int, error) {
 	return n, nil
 }
 
-// threadsOf reads a --threads value: the goroutines one variant's fabric runs on; 0 shares
-// the CPUs among the variants (or points) that run at once.
-func threadsOf(val string) (int, error) {
+// threadsOf reads a --threads value: the goroutines the fabric of one what (a variant, a
+// point) runs on; 0 shares the CPUs among those that run at once.
+func threadsOf(val, what string) (int, error) {
 	n, err := strconv.Atoi(val)
 	if err != nil || n < 0 || n > maxThreads {
-		return 0, fmt.Errorf("%q: the threads one variant runs on, 1 to %d (0: the CPUs shared among the variants run at once)", val, maxThreads)
+		return 0, fmt.Errorf("%q: the threads one %s runs on, 1 to %d (0: the CPUs shared among the %ss run at once)", val, what, maxThreads, what)
 	}
 	return n, nil
 }
@@ -394,7 +394,7 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 	fl.Duration("max-wall", 0, "stop the run after this wall-clock `time`, e.g. 5m (exit 3, results so far written)")
 	fl.BoolP("quiet", "q", false, "no progress display")
 	fl.Int("workers", 0, "variants run at once (default: the number of CPUs)")
-	fl.Int("threads", 0, "threads each variant's fabric runs on; results are the same for every `N` (default 0: the CPUs shared among the variants run at once)")
+	fl.String("threads", "0", "threads each variant's fabric runs on; results are the same for every `N` (default 0: the CPUs shared among the variants run at once)")
 	// Run settings come from the flags, or from FABRICSIM_* environment variables.
 	fl.VisitAll(func(f *pflag.Flag) {
 		if envSetting(f.Name) {

@@ -79,6 +79,11 @@ func TestRunSettingsFromTheEnvironmentAreChecked(t *testing.T) {
 	status, _, stderr := fabricsim(t, "run", path, "-q", "--workers", "-3")
 	require.Equal(t, 2, status)
 	require.Contains(t, stderr, `--workers: "-3"`)
+	for _, bad := range []string{"-1", "abc", "", "1025"} {
+		status, _, stderr = fabricsim(t, "run", path, "-q", "--threads", bad)
+		require.Equal(t, 2, status, bad)
+		require.Contains(t, stderr, `--threads: "`+bad+`": the threads one variant runs on, 1 to 1024 (0: the CPUs shared among the variants run at once)`)
+	}
 	t.Setenv("FABRICSIM_SEED", "7")
 	status, out, stderr := fabricsim(t, "run", path, "-q", "--format", "json")
 	require.Equal(t, 0, status, stderr)

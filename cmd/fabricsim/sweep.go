@@ -68,7 +68,7 @@ is refused (give its values in one).`,
 				return usagef("%s: %v", src, err)
 			}
 			val, src, _ = setting(cmd, nil, "threads")
-			threads, err := threadsOf(val)
+			threads, err := threadsOf(val, "point")
 			if err != nil {
 				return usagef("%s: %v", src, err)
 			}
@@ -132,7 +132,7 @@ is refused (give its values in one).`,
 	fl.StringVarP(&out, "out", "o", "", "write the points, sweep.csv, sweep.json, plots and report.html into `DIR`")
 	fl.BoolVar(&force, "force", false, "replace another sweep in DIR: remove files in DIR/points that are no point of this sweep")
 	fl.Int("workers", 0, "points run at once (default: the number of CPUs)")
-	fl.Int("threads", 0, "threads each point's fabric runs on; results are the same for every `N` (default 0: the CPUs shared among the points run at once)")
+	fl.String("threads", "0", "threads each point's fabric runs on; results are the same for every `N` (default 0: the CPUs shared among the points run at once)")
 	fl.BoolP("quiet", "q", false, "no progress lines")
 	return cmd
 }

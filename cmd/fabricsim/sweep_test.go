@@ -65,6 +65,7 @@ func TestSweepUsageErrorsExitTwo(t *testing.T) {
 		{[]string{"sweep", path, "-o", out, "--grid", "switch.pfc.enabeld=true,false"}, `unknown field "enabeld" in switch.pfc (did you mean "enabled"?)`},
 		{[]string{"sweep", path, "-o", out, "--shard", "2/2"}, "want I/N with 0 <= I < N"},
 		{[]string{"sweep", path, "-o", out, "--workers", "-1"}, `--workers: "-1": the number of points run at once`},
+		{[]string{"sweep", path, "-o", out, "--threads", "x"}, `--threads: "x": the threads one point runs on, 1 to 1024 (0: the CPUs shared among the points run at once)`},
 		{[]string{"sweep", "no-such", "-o", out}, "no such file, and no bundled scenario"},
 		{[]string{"merge", "-o", out, filepath.Join(out, "nothing")}, "no sweep.json"},
 		{[]string{"merge", out}, "give the output directory with -o DIR"},

@@ -9,8 +9,8 @@ import (
 	"github.com/fabricsim/fabricsim/scenarios"
 )
 
-// A pause fault on a switch port facing another switch, before any flow starts: the frame
-// crosses partitions from a global event before the first window.
+// probeEarlyPause has a pause fault on a switch port facing another switch, before any flow
+// starts: the frame crosses partitions from a global event before the first window.
 const probeEarlyPause = `
 version: 1
 name: probe
@@ -36,18 +36,26 @@ variants:
   - {name: v, transport: rocev2}
 `
 
-func TestProbeEarlyGlobalCrossing(t *testing.T) {
+// TestAFaultsFrameCrossingBeforeTheFirstWindow: a PAUSE a fault puts on a link between two
+// partitions before any flow starts is taken in by the far partition before its first
+// window (it used to be left for the second, which then scheduled its arrival in the past
+// and failed on two threads only).
+func TestAFaultsFrameCrossingBeforeTheFirstWindow(t *testing.T) {
 	f, problems, _ := scenarios.Load("probe.yaml", []byte(probeEarlyPause), nil)
 	require.Empty(t, problems)
 	one, _ := documentOn(t, f, 1)
 	two, doc := documentOn(t, f, 2)
-	t.Logf("partitions on 2: %d", doc.Variants[0].Parallel.Partitions)
+	require.Equal(t, 2, doc.Variants[0].Parallel.Partitions)
 	if !bytes.Equal(one, two) {
 		t.Fatalf("differs:\n%s", lineDiff(string(one), string(two), 20))
 	}
 }
 
-func TestProbeOddFabrics(t *testing.T) {
+// TestOddFabricsDoNotDependOnThreads: a fabric of two hosts and one link (one partition),
+// and a chain of switches with links of 300 ns, 0 and 7 us, a switch with no host and a
+// host on a 5 us link (cut only where the link is at least the 0.3 us window), with RoCE,
+// iWARP and UET, give the same results on 1 to 4 threads.
+func TestOddFabricsDoNotDependOnThreads(t *testing.T) {
 	cases := map[string]string{
 		"hosts-only": `
 version: 1
@@ -109,7 +117,10 @@ variants:
 	}
 }
 
-func TestProbeFaultsOnCrossLinks(t *testing.T) {
+// TestFaultsOnCutLinksDoNotDependOnThreads: a link between partitions that goes down and up,
+// another that starts losing frames, and a PAUSE fault on a spine port, under RoCE with PFC
+// and UET with trimming, give the same results on 1, 2 and 3 threads.
+func TestFaultsOnCutLinksDoNotDependOnThreads(t *testing.T) {
 	y := `
 version: 1
 name: p
