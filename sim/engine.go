@@ -133,19 +133,32 @@ func (e *Engine) Pending() int { return len(e.heap) + e.near.n }
 // O(log n) in the heap's events; it does not allocate once the engine has grown to its
 // working size.
 func (e *Engine) At(at Time, h Handler, op int, data any) {
-	e.AtLane(e.lane, at, h, op, data)
+	e.put(at, h, op, data, uint64(e.lane)<<32|uint64(e.lane), 0)
 }
 
 // AtLane schedules h.Handle(at, op, data) to run in lane: a node's first event scheduled
 // from the setup or from the whole fabric's events, or an event of another lane.
 func (e *Engine) AtLane(lane Lane, at Time, h Handler, op int, data any) {
-	e.seqs[e.lane]++
-	e.AtKey(lane, e.lane, e.seqs[e.lane], at, h, op, data)
+	e.put(at, h, op, data, uint64(e.lane)<<32|uint64(lane), 0)
 }
 
 // AtKey schedules h.Handle(at, op, data) in lane with the key (by, seq), which the caller
-// numbers itself: a wire numbers the arrivals of its frames. Keys must be unique.
+// numbers itself: a wire numbers the arrivals of its frames. Keys must be unique, and seq
+// above 0.
 func (e *Engine) AtKey(lane, by Lane, seq uint64, at Time, h Handler, op int, data any) {
+	e.put(at, h, op, data, uint64(by)<<32|uint64(lane), seq)
+}
+
+// put schedules h.Handle(at, op, data) with the key (lanes>>32, seq) in lane uint32(lanes);
+// seq 0 takes the next number of lane lanes>>32's own count. The two lanes share a word so
+// that the arguments fit the registers of Go's calling convention: this is the one call per
+// event of every scheduling path (At, AtLane, AtKey and AtNext inline to it).
+func (e *Engine) put(at Time, h Handler, op int, data any, lanes, seq uint64) {
+	if seq == 0 {
+		s := &e.seqs[lanes>>32]
+		*s++
+		seq = *s
+	}
 	if at < e.now {
 		panic(fmt.Sprintf("sim: event scheduled at %v, before now (%v)", at, e.now))
 	}
@@ -156,7 +169,8 @@ func (e *Engine) AtKey(lane, by Lane, seq uint64, at Time, h Handler, op int, da
 	evs := e.events
 	ev := &evs[slot]
 	e.free = ev.next
-	ev.at, ev.seq, ev.target, ev.op, ev.by, ev.lane = at, seq, h, int32(op), by, lane
+	by := Lane(lanes >> 32)
+	ev.at, ev.seq, ev.target, ev.op, ev.by, ev.lane = at, seq, h, int32(op), by, Lane(lanes)
 	if data != nil || ev.data != nil {
 		ev.data = data
 	}
@@ -379,7 +393,7 @@ func (e *Engine) siftDown(x entry) {
 // AtNext schedules h.Handle(at, op, data) in the current lane with the key step after the
 // current event's: a wire's next arrival after the one being handled.
 func (e *Engine) AtNext(step uint64, at Time, h Handler, op int, data any) {
-	e.AtKey(e.lane, e.lane, e.seqNow+step, at, h, op, data)
+	e.put(at, h, op, data, uint64(e.lane)<<32|uint64(e.lane), e.seqNow+step)
 }
 
 // Next is the time of the earliest pending event, Never when there is none.
