@@ -19,10 +19,10 @@ type Handler interface {
 }
 
 // Lane names what an event belongs to, for the order of events due at the same
-// picosecond: a node of the fabric, a wire, or Global (setup and the events that see the
-// whole fabric: samples, faults, collectives). An event is ordered by its time, then by the
-// lane that scheduled it and that lane's own count of events scheduled (or, for a wire, the
-// number of the frame that arrives). The key depends only on what each lane did, never on
+// picosecond: a node of the fabric, or Global (setup and the events that see the whole
+// fabric: samples, faults, collectives). An event is ordered by its time, then by the lane
+// that scheduled it and that lane's own count of events scheduled (or, for a frame's
+// arrival, the receiving node's lane and a number the wire gives it: AtKey). The key depends only on what each lane did, never on
 // the order in which the engine ran other lanes' events, so a fabric cut into partitions,
 // each with its own engine, runs every lane's events in the same order as one engine does
 // (Group).
@@ -96,8 +96,8 @@ type Engine struct {
 	out      *outbox // frames bound for other partitions (Group), nil alone
 }
 
-// NewEngine returns an engine at time zero with no events, whose lanes are Global and the
-// lanes 1 .. lanes-1 (SetLanes may widen them).
+// NewEngine returns an engine at time zero with no events, whose one lane is Global
+// (SetLanes adds more).
 func NewEngine() *Engine {
 	e := &Engine{near: &wheel{}, heap: make([]entry, 0, 64), heapAt: Never, events: make([]event, 0, 1024), free: -1,
 		seqs: []uint64{FirstSeq}}
@@ -105,8 +105,12 @@ func NewEngine() *Engine {
 	return e
 }
 
-// SetLanes makes room for lanes 0 .. n-1 to schedule events.
+// SetLanes makes room for lanes 0 .. n-1 to schedule events. A Group's engines share the
+// lanes NewGroup gave them, which cannot grow.
 func (e *Engine) SetLanes(n int) {
+	if e.out != nil && n > len(e.seqs) {
+		panic(fmt.Sprintf("sim: lane %d of a group of %d lanes", n-1, len(e.seqs)))
+	}
 	for len(e.seqs) < n {
 		e.seqs = append(e.seqs, FirstSeq)
 	}
