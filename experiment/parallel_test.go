@@ -14,11 +14,12 @@ import (
 	"github.com/fabricsim/fabricsim/topology"
 )
 
-// documentOn runs every variant of f on threads threads each and renders its results
-// document with the wall time zeroed.
+// documentOn runs every variant of f on threads threads each (two variants at once on one
+// thread, so that a 2-core machine is busy) and renders its results document with the wall
+// time zeroed.
 func documentOn(t *testing.T, f *scenarios.File, threads int) ([]byte, *results.Document) {
 	t.Helper()
-	doc, err := RunFileWith(f, nil, Options{Workers: 1, Threads: threads})
+	doc, err := RunFileWith(f, nil, Options{Workers: max(1, 2/threads), Threads: threads})
 	require.NoError(t, err)
 	for i := range doc.Variants {
 		doc.Variants[i].WallSeconds = 0
