@@ -1,7 +1,7 @@
 // Package experiment runs a scenario: it builds the fabric of each variant (network, routes,
 // switches, NICs, wires), expands the traffic into flows, runs the event loop to the stop
-// time, and gathers every counter into a results document. Variants run in parallel, one
-// engine each.
+// time, and gathers every counter into a results document. Variants run in parallel, each
+// fabric cut into partitions that run on threads of their own (partition.go, sim.Group).
 package experiment
 
 import (

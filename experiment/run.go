@@ -264,8 +264,7 @@ func (f *fabric) runWithin(limits Limits, progress func(float64)) string {
 	reason := ""
 	var looked uint64
 	between := func() bool {
-		switch {
-		case f.run.Executed()-looked < eventBudget:
+		if f.run.Executed()-looked < eventBudget {
 			return true
 		}
 		looked = f.run.Executed()

@@ -122,10 +122,6 @@ func (e *Engine) Now() Time { return e.now }
 // Lane is the lane of the event being handled, Global outside Run.
 func (e *Engine) Lane() Lane { return e.lane }
 
-// Seq is the sequence number of the event being handled: for an event scheduled by AtKey,
-// the number it was given.
-func (e *Engine) Seq() uint64 { return e.seqNow }
-
 // Executed is the number of events handled so far.
 func (e *Engine) Executed() uint64 { return e.executed }
 

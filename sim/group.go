@@ -18,18 +18,9 @@ type Crossing interface {
 // destination, the crossings that hold frames, and the earliest arrival among them. Two
 // parities let a partition fill one while the others empty the previous window's.
 type outbox struct {
-	part   int
 	parity int
 	to     [2][][]Crossing
 	next   [2]Time
-}
-
-// Part is the index of the engine's partition in its Group, 0 for an engine alone.
-func (e *Engine) Part() int {
-	if e.out == nil {
-		return 0
-	}
-	return e.out.part
 }
 
 // Parity is the parity of the Group's window being run (0 for an engine alone).
@@ -72,7 +63,7 @@ type Group struct {
 	stop    atomic.Bool
 	budget  uint64 // events the run may still handle (one partition only: Run)
 	spent   bool   // the budget ran out with an event due
-	// work is the partitions each thread runs, in order; busy[i] is the partition's events.
+	// work is the partitions each thread runs, in order.
 	work [][]int
 }
 
@@ -92,7 +83,7 @@ func NewGroup(parts, threads int, window Time, lanes int) *Group {
 	for i := range parts {
 		e := NewEngine()
 		e.seqs = seqs
-		e.out = &outbox{part: i, next: [2]Time{Never, Never}}
+		e.out = &outbox{next: [2]Time{Never, Never}}
 		for p := range e.out.to {
 			e.out.to[p] = make([][]Crossing, parts)
 		}
@@ -113,9 +104,6 @@ func (g *Group) Threads() int { return g.threads }
 
 // Global is the engine of the events that see the whole fabric.
 func (g *Group) Global() *Engine { return g.global }
-
-// Window is the lookahead, the length of a window.
-func (g *Group) Window() Time { return g.window }
 
 // Windows is the number of windows run.
 func (g *Group) Windows() uint64 { return g.windows }
