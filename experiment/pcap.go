@@ -41,32 +41,63 @@ func captureLink(nw *topology.Network, spec string) (int, error) {
 	return li, nil
 }
 
-// CheckCaptures reports whether every --pcap spec names a link of every variant.
+// CheckCaptures reports whether every --pcap spec names a link of every variant, and
+// refuses two specs that name one link ("h1-sw" and "h1:1"): a link is tapped once, so all
+// but one of its capture files would stay empty.
 func CheckCaptures(file *scenarios.File, specs []string) error {
 	for i := range file.Variants() {
 		nw, err := buildNetwork(&file.Scenario(i).Topology)
 		if err != nil {
 			return err
 		}
+		first := make(map[int]string, len(specs))
 		for _, s := range specs {
-			if _, err := captureLink(nw, s); err != nil {
+			li, err := captureLink(nw, s)
+			if err != nil {
 				return err
 			}
+			if earlier, dup := first[li]; dup {
+				return fmt.Errorf("--pcap %s and --pcap %s name the same link (%s): capture it once", earlier, s, linkName(nw, li))
+			}
+			first[li] = s
 		}
 	}
 	return nil
 }
 
-// CaptureFileName is the name of the pcap file of the link spec names in a run of variant:
-// the variant's Slug, '-', the spec with ':' written "-port" and '/' written '-', ".pcap";
-// "RoCEv2 lossy" and sw:3 give "rocev2-lossy-sw-port3.pcap".
-func CaptureFileName(variant, spec string) string {
-	return fmt.Sprintf("%s-%s.pcap", results.Slug(variant), strings.NewReplacer(":", "-port", "/", "-").Replace(spec))
+// linkName names link li by its two ends, "h1:1-sw:3" (ports from 1).
+func linkName(nw *topology.Network, li int) string {
+	end := func(e topology.End) string {
+		return fmt.Sprintf("%s:%d", nw.Nodes[e.Node].Name, e.Port+1)
+	}
+	l := &nw.Links[li]
+	return end(l.A) + "-" + end(l.B)
+}
+
+// CaptureFileName is the name of the pcap file of the link spec names in a run of a variant
+// whose file stem is stem (results.VariantSlugs): the stem, '-', the spec with ':' written
+// "-port" and '/' written '-', ".pcap"; "rocev2-lossy" and sw:3 give
+// "rocev2-lossy-sw-port3.pcap".
+func CaptureFileName(stem, spec string) string {
+	return fmt.Sprintf("%s-%s.pcap", stem, strings.NewReplacer(":", "-port", "/", "-").Replace(spec))
+}
+
+// CaptureFileNames lists, variant by variant, the pcap files a run of variants (the names of
+// those it runs, in file order) writes for specs: variants whose names reduce to one slug get
+// the stems "-2", "-3", ... as their tables and plots do (results.VariantSlugs).
+func CaptureFileNames(variants, specs []string) [][]string {
+	out := make([][]string, len(variants))
+	for k, stem := range results.VariantSlugs(variants) {
+		for _, s := range specs {
+			out[k] = append(out[k], CaptureFileName(stem, s))
+		}
+	}
+	return out
 }
 
 // capture taps the links the specs name; each gets a pcap file in dir named after the
-// variant and the spec. The returned function closes the files.
-func (f *fabric) capture(specs []string, dir string) (closeAll func() error, err error) {
+// variant's file stem (its Slug when stem is empty) and the spec. The returned function closes the files.
+func (f *fabric) capture(specs []string, dir, stem string) (closeAll func() error, err error) {
 	var files []*results.AtomicFile
 	var writers []*results.PcapWriter
 	closeAll = func() error {
@@ -88,7 +119,11 @@ func (f *fabric) capture(specs []string, dir string) (closeAll func() error, err
 		if err != nil {
 			return closeAll, err
 		}
-		name := CaptureFileName(f.sc.Variant, s)
+		stem := stem
+		if stem == "" {
+			stem = results.Slug(f.sc.Variant)
+		}
+		name := CaptureFileName(stem, s)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return closeAll, err
 		}

@@ -27,6 +27,10 @@ type Progress func(variant int, done float64)
 type Capture struct {
 	Links []string
 	Dir   string
+	// Stem is the file-name stem of the variant's captures (CaptureFileNames); empty:
+	// the variant's own results.Slug. RunFileWith sets it for every variant it runs, so
+	// that variants whose names reduce to one slug get -2, -3 as their tables do.
+	Stem string
 }
 
 // Limits end a run early: Interrupt (closed on a signal), a bound on the events each
@@ -114,6 +118,14 @@ func RunFileWith(f *scenarios.File, only []string, opt Options) (*results.Docume
 	if threads < 1 {
 		threads = max(1, runtime.GOMAXPROCS(0)/max(1, min(workers, len(jobs))))
 	}
+	var names []string
+	for _, i := range chosen {
+		names = append(names, infos[i].Name)
+	}
+	stems := make(map[string]string, len(names))
+	for k, stem := range results.VariantSlugs(names) {
+		stems[names[k]] = stem
+	}
 	errs := make([]error, len(jobs))
 	sem := make(chan struct{}, workers)
 	var wg sync.WaitGroup
@@ -127,7 +139,9 @@ func RunFileWith(f *scenarios.File, only []string, opt Options) (*results.Docume
 			if progress != nil {
 				report = func(d float64) { progress(k, d) }
 			}
-			v, err := runRecovered(j.sc, report, capture, opt.Limits, opt.Series, threads)
+			c := capture
+			c.Stem = stems[j.sc.Variant]
+			v, err := runRecovered(j.sc, report, c, opt.Limits, opt.Series, threads)
 			if err != nil {
 				errs[k] = fmt.Errorf("variant %q (seed %d): %w", infos[j.variant].Name, j.sc.Seed, err)
 				return
@@ -230,7 +244,7 @@ func runLimited(sc *scenarios.Scenario, progress func(float64), capture Capture,
 		f.startSampler()
 	}
 	if len(capture.Links) > 0 {
-		closeAll, err := f.capture(capture.Links, capture.Dir)
+		closeAll, err := f.capture(capture.Links, capture.Dir, capture.Stem)
 		defer func() {
 			if cerr := closeAll(); err == nil && cerr != nil {
 				v, err = nil, cerr

@@ -204,29 +204,9 @@ func TestPcapWritesEveryFrameOfTheLink(t *testing.T) {
 	dir := t.TempDir()
 	status, _, stderr := fabricsim(t, "run", path, "-q", "-o", dir, "--variant", "a", "--pcap", "h1-sw", "--pcap", "sw:3")
 	require.Equal(t, 0, status, stderr)
-	data, err := os.ReadFile(filepath.Join(dir, "results.json"))
-	require.NoError(t, err)
-	var doc struct {
-		Variants []struct {
-			Links []struct {
-				From, To string
-				Packets  int64
-			} `json:"links"`
-		} `json:"variants"`
-	}
-	require.NoError(t, json.Unmarshal(data, &doc))
-	want := map[string]int64{}
-	for _, l := range doc.Variants[0].Links {
-		want[l.From+"-"+l.To] = l.Packets
-	}
+	want := linkPackets(t, filepath.Join(dir, "results.json"))[0]
 	for file, links := range map[string][]string{"a-h1-sw.pcap": {"h1-sw", "sw-h1"}, "a-sw-port3.pcap": {"h3-sw", "sw-h3"}} {
-		pcap, err := os.ReadFile(filepath.Join(dir, file))
-		require.NoError(t, err, file)
-		records := int64(0)
-		for off := 24; off < len(pcap); records++ {
-			n := int(pcap[off+8]) | int(pcap[off+9])<<8 | int(pcap[off+10])<<16 | int(pcap[off+11])<<24
-			off += 16 + n
-		}
+		records := pcapRecords(t, filepath.Join(dir, file))
 		require.Equal(t, want[links[0]]+want[links[1]], records, "%s holds every frame of both directions", file)
 	}
 	for _, args := range [][]string{
@@ -238,6 +218,83 @@ func TestPcapWritesEveryFrameOfTheLink(t *testing.T) {
 		status, _, stderr := fabricsim(t, args...)
 		require.Equal(t, 2, status, "%v: %s", args, stderr)
 	}
+}
+
+// pcapRecords counts the records of the pcap file at path (a 24-byte file header, then
+// records of a 16-byte header and the captured length its bytes 8-11 give, little-endian).
+func pcapRecords(t *testing.T, path string) int64 {
+	t.Helper()
+	pcap, err := os.ReadFile(path)
+	require.NoError(t, err, path)
+	records := int64(0)
+	for off := 24; off < len(pcap); records++ {
+		n := int(pcap[off+8]) | int(pcap[off+9])<<8 | int(pcap[off+10])<<16 | int(pcap[off+11])<<24
+		off += 16 + n
+	}
+	return records
+}
+
+// linkPackets reads the frames each direction of each link carried, "from-to", from the
+// variants of the results document at path, variant by variant.
+func linkPackets(t *testing.T, path string) []map[string]int64 {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var doc struct {
+		Variants []struct {
+			Links []struct {
+				From, To string
+				Packets  int64
+			} `json:"links"`
+		} `json:"variants"`
+	}
+	require.NoError(t, json.Unmarshal(data, &doc))
+	out := make([]map[string]int64, len(doc.Variants))
+	for i, v := range doc.Variants {
+		out[i] = map[string]int64{}
+		for _, l := range v.Links {
+			out[i][l.From+"-"+l.To] = l.Packets
+		}
+	}
+	return out
+}
+
+// TestPcapOfVariantsWithOneSlug: variants whose names reduce to one file-name stem ("x y",
+// "x-y", "X_Y") get their captures under the stems their tables and plots have (x-y, x-y-2,
+// x-y-3), each holding its own variant's frames; before, the three wrote one file and two
+// variants' packets were lost.
+func TestPcapOfVariantsWithOneSlug(t *testing.T) {
+	path := writeFile(t, "slugs.yaml", strings.Replace(small, `variants:
+  - {name: a}
+  - {name: b, set: {switch.buffer: 200KB}}`, `variants:
+  - {name: x y}
+  - {name: x-y, set: {stop: 20us}}
+  - {name: X_Y, set: {stop: 40us}}`, 1))
+	dir := t.TempDir()
+	status, _, stderr := fabricsim(t, "run", path, "-q", "-o", dir, "--pcap", "h1-sw")
+	require.Equal(t, 0, status, stderr)
+	links := linkPackets(t, filepath.Join(dir, "results.json"))
+	require.Len(t, links, 3)
+	seen := map[int64]bool{}
+	for i, stem := range []string{"x-y", "x-y-2", "x-y-3"} {
+		records := pcapRecords(t, filepath.Join(dir, stem+"-h1-sw.pcap"))
+		require.Equal(t, links[i]["h1-sw"]+links[i]["sw-h1"], records, "%s-h1-sw.pcap holds variant %d's frames", stem, i+1)
+		seen[records] = true
+	}
+	require.Len(t, seen, 3, "the three variants stop at different times, so their captures differ")
+}
+
+// TestPcapOfOneLinkTwiceIsRefused: two --pcap flags that name one link (by its ends and by a
+// port) are refused with exit 2 naming both; before, every capture but the last was empty.
+func TestPcapOfOneLinkTwiceIsRefused(t *testing.T) {
+	path := writeFile(t, "small.yaml", small)
+	dir := t.TempDir()
+	status, _, stderr := fabricsim(t, "run", path, "-q", "-o", dir, "--pcap", "h1-sw", "--pcap", "h1:1")
+	require.Equal(t, 2, status, stderr)
+	require.Contains(t, stderr, "--pcap h1-sw and --pcap h1:1 name the same link (h1:1-sw:1)")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, entries, "nothing is written before the refusal")
 }
 
 func TestSizeBinsFlag(t *testing.T) {

@@ -79,10 +79,11 @@ func newOutputs(s runSettings, scenario string, f *scenarios.File, variants, pca
 				}
 			}
 			names = append(names, v.Name)
-			for _, spec := range pcaps {
-				pcap := experiment.CaptureFileName(v.Name, spec)
+		}
+		for k, files := range experiment.CaptureFileNames(names, pcaps) {
+			for j, pcap := range files {
 				if err := results.CheckFileName(pcap); err != nil {
-					return nil, usagef("--pcap %s: the capture file of variant %s: %v", shorten(spec), shorten(v.Name), err)
+					return nil, usagef("--pcap %s: the capture file of variant %s: %v", shorten(pcaps[j]), shorten(names[k]), err)
 				}
 				o.pcaps = append(o.pcaps, pcap)
 			}
