@@ -103,11 +103,13 @@ func CreateAtomic(path string) (*AtomicFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
+	addTemporary(f.Name())
 	return &AtomicFile{File: f, path: path}, nil
 }
 
 // Commit closes the temporary file and renames it to its path, which it replaces.
 func (f *AtomicFile) Commit() error {
+	defer dropTemporary(f.Name())
 	if err := f.Close(); err != nil {
 		os.Remove(f.Name())
 		return fmt.Errorf("results: %w", err)
@@ -125,6 +127,7 @@ func (f *AtomicFile) Commit() error {
 
 // Abort closes and removes the temporary file.
 func (f *AtomicFile) Abort() {
+	defer dropTemporary(f.Name())
 	f.Close()
 	os.Remove(f.Name())
 }

@@ -64,10 +64,10 @@ func LockDir(dir string) (unlock func(), err error) {
 			f.Close()
 			return nil, fmt.Errorf("locking %s: %w", dir, err)
 		}
-		return func() {
+		return holdLock(func() {
 			os.Remove(path)
 			f.Close()
-		}, nil
+		}), nil
 	}
 	return nil, fmt.Errorf("locking %s: the lock file keeps being replaced", dir)
 }

@@ -313,6 +313,18 @@ func (o *outputs) prepare(version, scenario string) error {
 }
 
 // release lets go of the -o directory's lock.
+// where names where the outputs go, for the line said when a signal came: the -o
+// directory and the --json file, or "" when there are none (the table alone).
+func (o *outputs) where() string {
+	switch {
+	case o.out != "" && o.json != "":
+		return o.out + " and " + o.json
+	case o.out != "":
+		return o.out
+	}
+	return o.json
+}
+
 func (o *outputs) release() {
 	if o.unlock != nil {
 		o.unlock()

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -326,9 +325,11 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 			}
 			defer outs.release()
 
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			sigs := watchSignals(stderr, "fabricsim")
+			defer sigs.Close()
+			ctx, stop := context.WithCancel(context.Background())
 			defer stop()
-			limits := experiment.Limits{Interrupt: ctx.Done(), MaxEvents: s.maxEvents}
+			limits := experiment.Limits{Interrupt: sigs.Stop(), MaxEvents: s.maxEvents}
 			if s.maxWall > 0 {
 				limits.Deadline = time.Now().Add(s.maxWall)
 			}
@@ -341,7 +342,7 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 			doc, err := experiment.RunFileWith(f, variants, experiment.Options{Workers: s.workers, Threads: s.threads,
 				Progress: bar.report, Capture: capture, Limits: limits, Seeds: seeds, Series: s.out != ""})
 			bar.finish()
-			stop() // a second Ctrl-C while the results are written kills the process
+			stop()
 			if err != nil {
 				var ve *experiment.VariantError
 				if errors.As(err, &ve) {
@@ -372,10 +373,17 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 			if err != nil {
 				return err
 			}
+			sigs.Writing(outs.where())
 			if err := outs.write(doc, stdout, stderr); err != nil {
 				return err
 			}
-			return stoppedEarly(doc, s)
+			if err := stoppedEarly(doc, s); err != nil {
+				return err
+			}
+			if sigs.Signalled() { // the signal came after the simulation, while writing
+				return &exitError{exitInterrupted, "fabricsim: interrupted while writing the results: every file is whole (the simulation had finished)"}
+			}
+			return nil
 		},
 	}
 	fl := cmd.Flags()

@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -95,9 +92,11 @@ is refused (give its values in one).`,
 				}
 				fmt.Fprintf(stderr, "fabricsim sweep: %s of %s into %s, %d at a time\n", what, plan.Scenario, out, workers)
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			sigs := watchSignals(stderr, "fabricsim sweep")
+			defer sigs.Close()
+			ctx, stop := context.WithCancel(context.Background())
 			defer stop()
-			opt := sweep.Options{Dir: out, Shard: shard, Shards: shards, Workers: workers, Threads: threads, Interrupt: ctx.Done(), Force: force}
+			opt := sweep.Options{Dir: out, Shard: shard, Shards: shards, Workers: workers, Threads: threads, Interrupt: sigs.Stop(), Force: force}
 			if !quiet {
 				opt.Progress = func(done, total int, pt sweep.Point, skipped bool, took time.Duration) {
 					how := fmt.Sprintf("%.1f s", took.Seconds())
@@ -115,6 +114,9 @@ is refused (give its values in one).`,
 			}
 			if err != nil {
 				return sweepError(err)
+			}
+			if sigs.Signalled() { // after the last point, while the files were written
+				return &exitError{exitInterrupted, fmt.Sprintf("fabricsim sweep: interrupted while writing %s: every file is whole (every point had finished)", out)}
 			}
 			fmt.Fprintf(stdout, "%s: %d points in %s/points, %s, %s", out, mine, out, sweep.FileCSV, sweep.FileJSON)
 			if shards > 1 {
