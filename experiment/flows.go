@@ -115,16 +115,8 @@ func (f *fabric) uetQueueDrain(rate sim.Rate) sim.Time {
 // uetIdealFCT is a UET flow's completion time alone on the empty fabric: its packets through
 // the store-and-forward pipeline of its path at line rate (or its pace).
 func (f *fabric) uetIdealFCT(fl *transports.Flow, hops []topology.Hop, uc transports.UETConfig) sim.Time {
-	mtu := int64(uc.MTU)
-	npkts := max((fl.Size+mtu-1)/mtu, 1)
-	full := uc.WireBytes(mtu)
-	wire := func(k int64) int64 {
-		if k == npkts-1 {
-			return uc.WireBytes(fl.Size - k*mtu)
-		}
-		return full
-	}
-	return pipeline(f.pathHops(hops), 0, npkts, fl.Rate, 0, wire)
+	t := uetTrain(uc, fl.Size)
+	return pipeline(f.pathHops(hops), 0, t.n, fl.Rate, t.uniformFrom, t.wire)
 }
 
 // addFlows registers every flow, decides which can be routed, computes each one's ideal FCT
@@ -301,22 +293,8 @@ func (f *fabric) roceV1Unroutable(fl *transports.Flow) string {
 // the previous packet, then propagates; the source is paced at the flow's rate if it has one.
 // See pipeline.
 func (f *fabric) idealFCT(fl *transports.Flow, hops []topology.Hop, rc transports.RoCEConfig) sim.Time {
-	mtu := int64(rc.MTU)
-	npkts := (fl.Size + mtu - 1) / mtu
-	if npkts == 0 {
-		npkts = 1
-	}
-	middle := transports.RoCEWireBytes(rc.Version, mtu, false)
-	wire := func(k int64) int64 {
-		switch {
-		case k == 0:
-			return transports.RoCEWireBytes(rc.Version, min(mtu, fl.Size), true)
-		case k == npkts-1:
-			return transports.RoCEWireBytes(rc.Version, fl.Size-k*mtu, false)
-		}
-		return middle
-	}
-	return pipeline(f.pathHops(hops), 0, npkts, fl.Rate, 1, wire)
+	t := roceTrain(rc, fl.Size)
+	return pipeline(f.pathHops(hops), 0, t.n, fl.Rate, t.uniformFrom, t.wire)
 }
 
 // bdpCap is IRN flow i's BDP cap in packets: transports.rocev2.irn.bdp_cap over a full
@@ -390,11 +368,8 @@ func (f *fabric) iwarpIdealFCT(fl *transports.Flow, i int32, hops []topology.Hop
 		t = pipeline(fwd, t, 2, 0, -1, func(k int64) int64 { return hs[2+k] }).Plus(ic.NICDelay)
 		t = pipeline(rev, t, 1, 0, -1, one(hs[4])).Plus(ic.NICDelay)
 	}
-	uniform := int64(0) // every segment but the last is alike...
-	if ic.Markers {
-		uniform = -1 // ...unless markers make their lengths vary
-	}
-	return pipeline(fwd, t, fr.Segments(), fl.Rate, uniform, fr.SegmentWire).Plus(ic.NICDelay)
+	tr := iwarpTrain(ic, fl.Size)
+	return pipeline(fwd, t, tr.n, fl.Rate, tr.uniformFrom, tr.wire).Plus(ic.NICDelay)
 }
 
 // pathHop is one link of a path: its rate and delay, and the forwarding latency of the node

@@ -158,13 +158,16 @@ type jobIdeal struct {
 }
 
 // ideal is each phase alone on the empty fabric, as the critical path through its
-// dependency graph (collective.Plan.CriticalPath): each message takes its load (what its
-// sender sends or its receiver receives in its step, the more) at its path's slowest link
-// with the transport's headers (the payload's share of a full packet), plus its path's
-// latency: one full packet's time along the path (store and forward, propagation, switch
-// latencies; see pipeline) less its first serialization, which the load term counts. The
-// tree's steps are its pipeline's rounds, so on a uniform fabric this is the tree's lockstep
-// closed form (docs/model.md section 12). The job's ideal end chains the phases: each
+// dependency graph (collective.Plan.SharedCriticalPathSteps): each message takes its own
+// packets' time alone on its path (store and forward at every hop, propagation, switch
+// latencies, each packet's own headers and padding; see pipeline and packetTrain), and waits
+// for the messages of its step that share its sender's or its receiver's link while both are
+// under way, at the path's slowest link with a full packet's headers (the payload's share of
+// a full packet). So it is a lower bound at every size: a 7-byte message pays a minimum
+// frame, not a full packet's latency, and messages ready at different times share only the
+// time they overlap (issue 34, point 6). The tree's steps are its pipeline's rounds, so on a
+// uniform fabric this is the tree's lockstep closed form less a packet per shared message
+// (docs/model.md section 12). The job's ideal end chains the phases: each
 // starts at its last rank's gate, computed from the ideal ends before it.
 func (j *jobRun) ideal() jobIdeal {
 	f := j.f
@@ -187,8 +190,12 @@ func (j *jobRun) ideal() jobIdeal {
 	type pair struct {
 		perByte float64 // seconds per payload byte
 		alpha   sim.Time
+		hops    []pathHop
 	}
 	pairs := map[[2]int]pair{}
+	// alone is a message's time alone on its path (its own packets through the store-and-
+	// forward pipeline), by pair and size: a ring's messages are of one or two sizes.
+	alone := map[[3]int64]float64{}
 	done := map[*collective.Plan]int{}
 	ends := make([]sim.Time, len(j.phases))
 	for k := range j.phases {
@@ -215,17 +222,35 @@ func (j *jobRun) ideal() jobIdeal {
 					rate = min(rate, h.rate)
 				}
 				alpha := pipeline(ph, 0, 1, 0, -1, func(int64) int64 { return full }) - ph[0].rate.TxTime(full)
-				pairs[key] = pair{perByte: 8 / (float64(rate) * out.share), alpha: alpha}
+				pairs[key] = pair{perByte: 8 / (float64(rate) * out.share), alpha: alpha, hops: ph}
 				if out.rate == 0 || rate < out.rate {
 					out.rate = rate
 				}
 				out.alpha = max(out.alpha, alpha)
 			}
-			loads := plan.MessageLoads()
-			steps := plan.CriticalPathSteps(func(m int) float64 {
-				msg := &plan.Messages[m]
-				p := pairs[[2]int{msg.Src, msg.Dst}]
-				return float64(loads[m])*p.perByte + p.alpha.Seconds()
+			pairOf := func(m int) pair { return pairs[[2]int{plan.Messages[m].Src, plan.Messages[m].Dst}] }
+			steps := plan.SharedCriticalPathSteps(collective.SharedLinks{
+				Alone: func(m int) float64 {
+					msg := &plan.Messages[m]
+					p := pairOf(m)
+					if p.hops == nil {
+						return 0
+					}
+					key := [3]int64{int64(msg.Src), int64(msg.Dst), msg.Bytes}
+					t, ok := alone[key]
+					if !ok {
+						tr := f.starter.train(j.c.Transport, msg.Bytes)
+						end := pipeline(p.hops, 0, tr.n, 0, tr.uniformFrom, tr.wire)
+						if j.c.Transport == "iwarp" {
+							end = end.Plus(f.starter.ic.NICDelay)
+						}
+						t = end.Seconds()
+						alone[key] = t
+					}
+					return t
+				},
+				Serial: func(m int) float64 { return float64(plan.Messages[m].Bytes) * pairOf(m).perByte },
+				Packet: func(m int) float64 { return float64(payload) * pairOf(m).perByte },
 			})
 			us := 0.0
 			for s := range steps {

@@ -16,9 +16,10 @@ import (
 // over N = 4, 8, 16 ranks of the uncontended star (100 Gb/s, 1 us links, no congestion
 // control), pipelined in K = S/2 / 512 KiB = 16 chunks a tree (K >= 4H: well filled).
 //
-// The job's ideal is the closed form of docs/model.md section 12, to 0.1%: with b the time
-// of a payload byte at 100 Gb/s with RoCE v2's headers, a one packet's latency beyond its
-// first serialization (as for the ring) and H = log2 N, (4(K + H) - 6) C b + (K + 2H - 1) a.
+// The closed form of docs/model.md section 12: with b the time of a payload byte at 100
+// Gb/s with RoCE v2's headers, a one packet's latency beyond its first serialization (as
+// for the ring) and H = log2 N, (4(K + H) - 6) C b + (K + 2H - 1) a; the job's ideal is a
+// lower bound at most that, and the run within 3% above the ideal.
 //
 // The run: never below 2 S b, the busiest rank's bytes (interior in one tree, a leaf in the
 // other, it sends and receives 2S), and within 3% of the closed form. The closed form is a
@@ -49,11 +50,21 @@ func TestTreeAllreduceClosedForm(t *testing.T) {
 		require.EqualValues(t, C, j.ChunkBytes, "the default chunk: one NCCL buffer slot")
 		require.Equal(t, 1, j.Completed)
 		require.Equal(t, int(K+2*H-1), j.Steps)
-		require.InDelta(t, want, j.IdealUS, want*1e-3, "N=%d: the job's ideal", n)
+		// The ideal is a lower bound (issue 34, point 6): the lockstep form's rounds at most,
+		// and below it where the messages a rank's link carries in a round are not ready
+		// together (they then overlap less, most where the trees are deep), never below the
+		// busiest rank's bytes; each message's first packet carries a RETH (16 B) across the
+		// star's two 100 Gb/s links. Measured: 0.1%, 1.5% and 2.8% below the lockstep form.
+		rounds := K + 2*H - 1
+		reth := 2 * 16 * 8 / rate * 1e6
+		require.LessOrEqual(t, j.IdealUS, want+rounds*reth, "N=%d: the job's ideal", n)
+		require.GreaterOrEqual(t, j.IdealUS, floor, "N=%d: the job's ideal", n)
 		got := *j.CompletionUS
 		t.Logf("tree allreduce N=%d, 16 MiB: %.2f us; closed form %.2f us (%+.2f%%); floor 2Sb %.2f us", n, got, want, (got/want-1)*100, floor)
 		require.GreaterOrEqual(t, got, floor, "N=%d: faster than the busiest rank's 2S bytes allow", n)
 		require.InDelta(t, want, got, want*0.03, "N=%d: %.2f us against the closed form %.2f", n, got, want)
+		require.GreaterOrEqual(t, got, j.IdealUS, "N=%d: faster than its ideal", n)
+		require.LessOrEqual(t, got, j.IdealUS*1.03, "N=%d: %.2f us, more than 3%% over its ideal %.2f", n, got, j.IdealUS)
 		algbw := float64(S) * 8 / (got * 1e3)
 		require.InDelta(t, algbw, *j.AlgbwGbps, 1e-9*algbw)
 		require.InDelta(t, algbw*2*float64(n-1)/float64(n), *j.BusbwGbps, 1e-9*algbw, "busbw = algbw x 2(n-1)/n")
