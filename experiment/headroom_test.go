@@ -92,9 +92,7 @@ traffic:
 // is the worst case computed here term by term (headroomWorst), with the IEEE 802.3 annex
 // 31B response time of the link's speed.
 func TestAutoHeadroomNeverDrops(t *testing.T) {
-	if testing.Short() {
-		t.Skip("240 runs")
-	}
+	slow(t, "240 runs")
 	response := map[sim.Rate]uint16{10 * sim.Gbps: 60, 25 * sim.Gbps: 80, 40 * sim.Gbps: 118, 100 * sim.Gbps: 394, 400 * sim.Gbps: 905}
 	var cases []headroomCase
 	for _, rate := range []sim.Rate{10 * sim.Gbps, 25 * sim.Gbps, 40 * sim.Gbps, 100 * sim.Gbps, 400 * sim.Gbps} {

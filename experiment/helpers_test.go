@@ -29,6 +29,15 @@ func load(t testing.TB, text string, sets ...string) *scenarios.File {
 	return f
 }
 
+// slow skips t under -short (./test.sh): it runs in the full suite (./test.sh --full), which
+// CI runs. why says what makes it slow.
+func slow(t *testing.T, why string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("slow (" + why + "): in the full suite, ./test.sh --full")
+	}
+}
+
 // runOne runs variant i of an inline scenario.
 func runOne(t *testing.T, text string, i int, sets ...string) *results.Variant {
 	t.Helper()

@@ -45,6 +45,7 @@ func cuttable(t *testing.T, sc *scenarios.Scenario) bool {
 // without collectives whose switches are joined by links with a delay has as many
 // partitions as threads.
 func TestResultsDoNotDependOnThreads(t *testing.T) {
+	slow(t, "every bundled scenario twice more, on one and two threads")
 	for _, s := range scenarios.Bundled() {
 		t.Run(s.Name, func(t *testing.T) {
 			data, ok := scenarios.BundledYAML(s.Name)
@@ -75,6 +76,7 @@ func TestResultsDoNotDependOnThreads(t *testing.T) {
 // their permutations (about 200,000 and 300,000 events: every host's first frames, the
 // fabric's queues filling, frames crossing between partitions in every window).
 func TestLargeFabricsDoNotDependOnThreads(t *testing.T) {
+	slow(t, "two 1,024-host fabrics on three thread counts")
 	for _, c := range []struct{ name, scenario string }{
 		{"leafspine-1024", "perf-leafspine"},
 		{"fattree-k16", "fattree-ecmp"},

@@ -18,6 +18,7 @@ import (
 // port-class with the same XOFF and stays within its maximum. A column filed under the wrong
 // port, class or node fails it.
 func TestSeriesColumnsAgreeWithTheCounters(t *testing.T) {
+	slow(t, "every bundled scenario with its time series")
 	for _, name := range []string{"pfc-storm", "victim-flow", "incast-pfc"} {
 		t.Run(name, func(t *testing.T) {
 			doc := runBundledWithSeries(t, name)

@@ -177,6 +177,7 @@ func TestSprayingIsDeterministic(t *testing.T) {
 // TestSprayingReordersAndEachTransportAnswersItsWay) at 8 MB is about half what it is at
 // 2 MB (sqrt(1/4)); asserted at most 0.65 of it, for the median and the slowest flow.
 func TestSprayedQueuesAreARandomWalk(t *testing.T) {
+	slow(t, "a k=8 fat-tree permutation over many seeds")
 	excess := func(size string) (median, slowest float64) {
 		text := `version: 1
 name: sprayed-permutation

@@ -193,6 +193,7 @@ func sumHigh(r timelyStarRun) int64 {
 // gradient turns late and the queue swings ten times deeper than with 0.875 (logged; the
 // port stays busy).
 func TestTIMELYWithTheSnippetsAlpha(t *testing.T) {
+	slow(t, "long TIMELY runs")
 	for _, n := range []int{2, 4, 10} {
 		r := runTIMELYStar(t, n, 60*sim.Millisecond, "alpha: 0.02")
 		r.log(t, n)

@@ -37,6 +37,7 @@ func flowsOf(t *testing.T, text string) []*transports.Flow {
 // is made long enough for 5% to be three standard deviations (23,000 flows for websearch,
 // 110,000 for hadoop), each load with its own seed.
 func TestPoissonOffersItsLoad(t *testing.T) {
+	slow(t, "long Poisson runs")
 	for _, name := range []string{"websearch", "hadoop"} {
 		cdf, err := workload.Bundled(name)
 		require.NoError(t, err)

@@ -75,6 +75,7 @@ func TestTreeAllreduceClosedForm(t *testing.T) {
 // TestTreeRunsRepeat: a tree allreduce beside a ring and background traffic on a leaf-spine
 // gives byte-identical results across runs and across worker counts.
 func TestTreeRunsRepeat(t *testing.T) {
+	slow(t, "a tree beside a ring and background traffic, run four times")
 	f := load(t, `
 version: 1
 name: repeat-tree

@@ -22,6 +22,15 @@ func fabricsim(t *testing.T, args ...string) (int, string, string) {
 	return status, out.String(), errOut.String()
 }
 
+// slow skips t under -short (./test.sh): it runs in the full suite (./test.sh --full), which
+// CI runs. why says what makes it slow.
+func slow(t *testing.T, why string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("slow (" + why + "): in the full suite, ./test.sh --full")
+	}
+}
+
 func writeFile(t *testing.T, name, text string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)

@@ -42,6 +42,7 @@ func browse(t *testing.T, page string, args ...string) string {
 // definitions and, for every plot written, its figure with an inline SVG; the page loads
 // nothing from elsewhere; and a screenshot comes out.
 func TestReportRendersInChromium(t *testing.T) {
+	slow(t, "headless Chromium")
 	dir := t.TempDir()
 	status, _, errOut := fabricsim(t, "run", "tradeoff", "-q", "-o", dir, "--format", "csv")
 	require.Zero(t, status, errOut)
@@ -90,6 +91,7 @@ func TestReportRendersInChromium(t *testing.T) {
 // does not scroll sideways, so no column (the PFC ones were past the edge) is hidden. The
 // measurement is a copy of the page with a script that writes the sizes into the DOM.
 func TestReportComparisonFitsA1400pxWindow(t *testing.T) {
+	slow(t, "headless Chromium")
 	const viewport = 1400
 	for _, args := range [][]string{{"tradeoff"}, {"lossy-link", "--variant", "RoCEv2 loss 1%", "--variant", "iWARP loss 1%"}} {
 		dir := t.TempDir()

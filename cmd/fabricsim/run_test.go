@@ -205,6 +205,7 @@ func TestMaxWallStopsTheRun(t *testing.T) {
 // run, SIGTERM) mid-run, and expects exit 130 and a whole results document marked
 // interrupted.
 func TestSignalWritesTheResultsSoFar(t *testing.T) {
+	slow(t, "builds the binary and runs it twice")
 	bin := filepath.Join(t.TempDir(), "fabricsim")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	out, err := build.CombinedOutput()
