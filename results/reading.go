@@ -42,26 +42,35 @@ func Reading(d *Document, scenario string) []string {
 	return lines
 }
 
-// readFinish compares the variants that completed every flow by their last completion.
+// readFinish compares the variants that completed every flow by when their last flow
+// finished (not by their longest FCT: flows that start late, as a collective's steps, a
+// Poisson arrival or a start: field make them differ).
 func readFinish(d *Document) string {
 	type done struct {
 		name string
-		max  float64
+		end  float64
 	}
 	var all []done
 	for i := range d.Variants {
 		v := &d.Variants[i]
-		if v.Flows.Total > 0 && v.Flows.Completed == v.Flows.Total && v.FCT.Max != nil {
-			all = append(all, done{v.Name, *v.FCT.Max})
+		if v.Flows.Total == 0 || v.Flows.Completed != v.Flows.Total || len(v.PerFlow) == 0 {
+			continue
 		}
+		end := 0.0
+		for j := range v.PerFlow {
+			if f := v.PerFlow[j].FinishUS; f != nil {
+				end = max(end, *f)
+			}
+		}
+		all = append(all, done{v.Name, end})
 	}
 	if len(all) < 2 {
 		return ""
 	}
-	slices.SortStableFunc(all, func(a, b done) int { return cmpFloat(a.max, b.max) })
+	slices.SortStableFunc(all, func(a, b done) int { return cmpFloat(a.end, b.end) })
 	first, last := all[0], all[len(all)-1]
-	return fmt.Sprintf("All flows done first with %s (last at %s us); last with %s (%s us, %.1fx as long).",
-		first.name, fixed(first.max), last.name, fixed(last.max), last.max/first.max)
+	return fmt.Sprintf("All flows done first with %s (the last at %s us); last with %s (at %s us, %.1fx as late).",
+		first.name, fixed(first.end), last.name, fixed(last.end), last.end/first.end)
 }
 
 // readUnroutable names the variants with flows their transport could not route.
@@ -106,7 +115,9 @@ func readLoss(d *Document) string {
 	if len(out) == 0 {
 		return ""
 	}
-	return capitalize(strings.Join(out, "; ")) + "."
+	// A sentence may start with a variant's name, kept as written ("eBPF lossy"); only
+	// our own words take a capital.
+	return capitalize(strings.Join(out, "; "), len(lossy) == 0) + "."
 }
 
 // readShort compares the variants' p99 FCT of short flows (at most ShortFlowBytes), among
@@ -161,8 +172,8 @@ func plural(n int64, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-func capitalize(s string) string {
-	if s == "" {
+func capitalize(s string, ours bool) string {
+	if s == "" || !ours {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"strconv"
+	"unicode"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v4"
@@ -30,6 +31,23 @@ func badByte(data []byte) (line, col int, what string, ok bool) {
 		col++
 	}
 	return 0, 0, "", false
+}
+
+// unprintable finds the first character of s that a terminal, summary.md or report.html
+// would not show as itself: a control character (ESC, BEL, ...: a YAML double-quoted
+// string can hold any, as "\e"), a bidirectional override or another format character
+// (U+202E turns the text after it around), or anything else unicode.IsPrint refuses. Tab,
+// line feed and carriage return pass where lines is set (a description of several lines).
+func unprintable(s string, lines bool) (rune, bool) {
+	for _, c := range s {
+		if lines && (c == '\t' || c == '\n' || c == '\r') {
+			continue
+		}
+		if !unicode.IsPrint(c) {
+			return c, true
+		}
+	}
+	return 0, false
 }
 
 // dropDuplicateKeys removes, from every mapping under n (at path), each key given a second

@@ -307,6 +307,9 @@ func (l *loader) variants(root *yaml.Node) []variantSpec {
 			v.name = fmt.Sprintf("variant %d", i+1)
 		default:
 			v.name = name.Value
+			if c, bad := unprintable(v.name, false); bad {
+				l.errAt(name, path+".name", fmt.Sprintf("variant name %q holds the character %U, which a table, summary.md or report.html would not show as itself (a control character, a line break or a bidirectional override): name it in plain text", v.name, c))
+			}
 			if j, dup := seen[v.name]; dup {
 				l.errAt(name, path+".name", fmt.Sprintf("variant name %q is already used by variants.%d", v.name, j))
 			}

@@ -73,6 +73,16 @@ traffic:
 			[]string{`f.yaml:6:79: traffic.0.flow.label: label "a\tb" holds the unprintable character U+0009: a label is 1 to 64 bytes of printable text naming the item's flows, e.g. label: background (omit it for "flow 0")`}},
 		{"long label", strings.Replace(twoHosts, "transport: rocev2}", "transport: rocev2, label: "+strings.Repeat("x", 65)+"}", 1),
 			[]string{`f.yaml:6:79: traffic.0.flow.label: label "` + strings.Repeat("x", 65) + `" is 65 bytes long: a label is 1 to 64 bytes of printable text naming the item's flows, e.g. label: background (omit it for "flow 0")`}},
+		// Issue 34, point 7: ESC, BEL and bidirectional overrides reached the terminal,
+		// summary.md and report.html raw (a variant name turned the table red).
+		{"escape in the description", strings.Replace(twoHosts, "stop: 1ms\n", "stop: 1ms\ndescription: \"a \\e[31mred\\e[0m one\"\n", 1),
+			[]string{"f.yaml:4:14: description: description holds the character U+001B, which a terminal, summary.md or report.html would not show as itself"}},
+		{"bidi override in the description", strings.Replace(twoHosts, "stop: 1ms\n", "stop: 1ms\ndescription: \"left \\u202Eright\"\n", 1),
+			[]string{"f.yaml:4:14: description: description holds the character U+202E"}},
+		{"escape in a variant name", twoHosts + "variants:\n  - {name: \"x\\e[41my\"}\n",
+			[]string{`f.yaml:8:12: variants.0.name: variant name "x\x1b[41my" holds the character U+001B, which a table, summary.md or report.html would not show as itself`}},
+		{"bell in a variant name", twoHosts + "variants:\n  - {name: \"bell\\a\"}\n",
+			[]string{`f.yaml:8:12: variants.0.name: variant name "bell\a" holds the character U+0007`}},
 		{"a route via a host", strings.Replace(routedTwo, "via: r2", "via: h1", 1),
 			[]string{`f.yaml:13:44: topology.routes.0.via: "h1" is a host, and hosts do not forward: via is a neighbouring switch`}},
 	} {

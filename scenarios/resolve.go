@@ -100,6 +100,10 @@ func (r *resolver) scenario(raw *rawFile) *Scenario {
 		Description: raw.Description,
 	}
 	r.sc = sc
+	if c, bad := unprintable(raw.Description, true); bad {
+		r.errf("description", "description holds the character %U, which a terminal, summary.md or report.html would not show as itself (a control character or a bidirectional override): write it as plain text", c)
+		sc.Description = ""
+	}
 	switch {
 	case raw.Version == nil:
 		r.errf("version", "version is required; write version: 1")
