@@ -114,10 +114,14 @@ func warnUnknownEnv(w io.Writer, environ, known []string) {
 	}
 }
 
-// readScenario finds SCENARIO as a file path, or else as the name of a bundled scenario. A
-// path that is there but no regular file is refused at once (a fifo would block the read),
-// except a directory that shadows a bundled name.
+// readScenario finds SCENARIO as a file path, or else as the name of a bundled scenario; "-"
+// is the standard input (readStdin). A path that is there but no regular file is refused at
+// once (a fifo would block the read), except a directory that shadows a bundled name.
 func readScenario(arg string) (name string, data []byte, err error) {
+	if arg == "-" {
+		data, err := readStdin()
+		return stdinName, data, err
+	}
 	data, err = readFile(arg)
 	var nr *infile.NotRegularError
 	switch {

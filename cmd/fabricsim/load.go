@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -31,6 +32,42 @@ func readFile(path string) ([]byte, error) {
 		return nil, usagef("%s: %s", path, scenarios.FileTooLarge(big.Size))
 	}
 	return data, err
+}
+
+// stdin is where a scenario given as "-" is read from; tests replace it.
+var stdin io.Reader = os.Stdin
+
+// stdinName is what messages call a scenario read from the standard input.
+const stdinName = "stdin"
+
+// stdinRead holds the standard input once read: a command may read its scenario twice (a
+// sweep checks its block after loading), and a pipe gives its bytes once.
+var stdinRead struct {
+	sync.Mutex
+	done bool
+	data []byte
+	err  error
+}
+
+// readStdin reads a scenario from the standard input, whole and bounded as a file is: more
+// than scenarios.MaxFileBytes is refused once the bound is passed, without reading the rest.
+func readStdin() ([]byte, error) {
+	stdinRead.Lock()
+	defer stdinRead.Unlock()
+	if !stdinRead.done {
+		stdinRead.done = true
+		data, err := io.ReadAll(io.LimitReader(stdin, scenarios.MaxFileBytes+1))
+		switch {
+		case err != nil:
+			stdinRead.err = usagef("%s: %v", stdinName, err)
+		case int64(len(data)) > scenarios.MaxFileBytes:
+			stdinRead.err = usagef("%s: more than %d bytes on the standard input; a scenario file is at most that: describe large traffic with a generator (permutation, all_to_all, poisson, incast with repeat) instead of flow by flow",
+				stdinName, scenarios.MaxFileBytes)
+		default:
+			stdinRead.data = data
+		}
+	}
+	return stdinRead.data, stdinRead.err
 }
 
 // problemList formats a scenario's problems one per line, at most maxShown of them, then

@@ -43,6 +43,9 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 			status = 1
 		}
 	}()
+	stdinRead.Lock()
+	stdinRead.done, stdinRead.data, stdinRead.err = false, nil, nil // a new command reads it anew
+	stdinRead.Unlock()
 	root := newRootCommand(stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -405,5 +406,49 @@ traffic:
 		status, _, stderr := fabricsim(t, "run", path, "-q", "--warmup", bad)
 		require.Equal(t, 2, status, bad)
 		require.Contains(t, stderr, "--warmup", bad)
+	}
+}
+
+// TestScenarioFromStandardInput (issue 34, point 7): "-" reads the scenario from the standard
+// input, whole and bounded as a file is; its problems are placed at stdin:LINE:COL.
+func TestScenarioFromStandardInput(t *testing.T) {
+	defer func(r io.Reader) { stdin = r }(stdin)
+	stdin = strings.NewReader(small)
+	status, stdout, stderr := fabricsim(t, "run", "-", "-q", "--variant", "a")
+	require.Equal(t, 0, status, stderr)
+	require.True(t, strings.HasPrefix(stdout, "small\n"), stdout)
+
+	stdin = strings.NewReader(strings.Replace(small, "dst: h3", "dst: h9", 1))
+	status, _, stderr = fabricsim(t, "validate", "-")
+	require.Equal(t, 2, status)
+	require.Contains(t, stderr, "stdin:9:")
+	require.Contains(t, stderr, `unknown host "h9"`)
+
+	stdin = strings.NewReader(strings.Repeat("#", 9<<20))
+	status, _, stderr = fabricsim(t, "validate", "-")
+	require.Equal(t, 2, status)
+	require.Contains(t, stderr, "stdin: more than 8388608 bytes on the standard input")
+}
+
+// TestEmptyOutputPathsAreRefused (issue 34, point 7): -o '' and --json '' (an unset shell
+// variable in quotes) ran and wrote nothing, silently; they are refused, exit 2, naming
+// the flag or the variable.
+func TestEmptyOutputPathsAreRefused(t *testing.T) {
+	path := writeFile(t, "small.yaml", small)
+	for _, c := range []struct {
+		args []string
+		env  string
+		want string
+	}{
+		{[]string{"-o", ""}, "", "--out: an empty path"},
+		{[]string{"--json", ""}, "", "--json: an empty path"},
+		{nil, "FABRICSIM_OUT", "FABRICSIM_OUT: an empty path"},
+	} {
+		if c.env != "" {
+			t.Setenv(c.env, "")
+		}
+		status, _, stderr := fabricsim(t, append([]string{"run", path, "-q"}, c.args...)...)
+		require.Equal(t, 2, status, "%v: %s", c.args, stderr)
+		require.Contains(t, stderr, c.want)
 	}
 }

@@ -108,8 +108,16 @@ func readSettings(cmd *cobra.Command, v *viper.Viper) (runSettings, error) {
 		}
 		*b.to = t
 	}
-	s.json, s.jsonSrc, _ = raw("json")
-	s.out, s.outSrc, _ = raw("out")
+	var jsonSet, outSet bool
+	s.json, s.jsonSrc, jsonSet = raw("json")
+	s.out, s.outSrc, outSet = raw("out")
+	// An empty path (an unset shell variable, -o "$DIR") would write nothing, silently.
+	if jsonSet && s.json == "" {
+		bad(s.jsonSrc, "an empty path: give the file to write the results document to, or /dev/stdout (or leave it out)")
+	}
+	if outSet && s.out == "" {
+		bad(s.outSrc, "an empty path: give the directory to write the results into (or leave it out)")
+	}
 	if val, src, set := raw("size-bins"); set {
 		edges, n, err := parseSizeBins(val)
 		if err != nil {
@@ -260,9 +268,10 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 	var sets, variants, pcaps []string
 	cmd := &cobra.Command{
 		Use:   "run [SCENARIO]",
-		Short: "Run a scenario (a YAML file or a bundled name) and print its comparison table",
+		Short: "Run a scenario (a YAML file, - for the standard input, or a bundled name) and print its comparison table",
 		Example: `  fabricsim run tradeoff
-  fabricsim run my.yaml --set switch.buffer=4MB --variant "RoCEv2 lossy" -o out/`,
+  fabricsim run my.yaml --set switch.buffer=4MB --variant "RoCEv2 lossy" -o out/
+  generate-scenario | fabricsim run - -o out/`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			scenario := defaultScenario
