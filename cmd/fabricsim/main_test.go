@@ -430,7 +430,7 @@ func TestScenarioFromStandardInput(t *testing.T) {
 	require.Contains(t, stderr, "stdin: more than 8388608 bytes on the standard input")
 }
 
-// TestEmptyOutputPathsAreRefused (issue 34, point 7): -o ” and --json ” (an unset shell
+// TestEmptyOutputPathsAreRefused (issue 34, point 7): -o and --json with an empty path (an unset shell
 // variable in quotes) ran and wrote nothing, silently; they are refused, exit 2, naming
 // the flag or the variable.
 func TestEmptyOutputPathsAreRefused(t *testing.T) {
