@@ -353,7 +353,9 @@ func (f *fabric) collect() *results.Variant {
 		v.PerFlow = append(v.PerFlow, r)
 	}
 	f.collectJobs(v, now)
-	if v.Transport == "" {
+	// The transports the flows used: a traffic item's own transport: overrides the
+	// variant's, and the table's transport column says what ran, not what was asked.
+	if len(used) > 0 && !(len(used) == 1 && used[v.Transport]) {
 		var ts []string
 		for t := range used {
 			ts = append(ts, t)

@@ -189,3 +189,26 @@ traffic:
 	}
 	require.Equal(t, []int64{1, 6}, []int64{victim, incast})
 }
+
+// TestTransportColumnSaysWhatRan (issue 34, point 7): a traffic item's own transport: takes
+// effect, and the variant's transport in the table says so: the transports its flows used,
+// not only the variant's.
+func TestTransportColumnSaysWhatRan(t *testing.T) {
+	const file = `
+version: 1
+name: mixed
+stop: 1ms
+topology: {preset: star, params: {hosts: 4, link: {rate: 100Gbps, delay: 1us}}}
+traffic:
+  - flow: {src: h1, dst: h2, size: 10KB}
+  - flow: {src: h3, dst: h4, size: 10KB, transport: iwarp}
+variants:
+  - {name: mixed, transport: rocev2}
+  - {name: one, transport: iwarp}
+`
+	mixed := runOne(t, file, 0)
+	require.Equal(t, "iwarp+rocev2", mixed.Transport)
+	require.Equal(t, "rocev2", mixed.PerFlow[0].Transport)
+	require.Equal(t, "iwarp", mixed.PerFlow[1].Transport)
+	require.Equal(t, "iwarp", runOne(t, file, 1).Transport, "every flow over the variant's transport")
+}
