@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/olekukonko/tablewriter/tw"
 )
@@ -80,12 +81,17 @@ func Compare(a, b *Document, labelA, labelB string) *Comparison {
 // comparisonHeader is the delta table's header.
 var comparisonHeader = []string{"variant", "metric", "a", "b", "delta", "change"}
 
-// cells are the row as table cells: values with two decimals (full precision in CSV), the
-// delta b - a, and the change as a percentage of a ("-" when a is 0 or a value is missing).
+// cells are the row as table cells: values with two decimals (full precision in CSV), a
+// count (a metric without a unit, such as drops, whose values are whole) as a whole number,
+// the delta b - a, and the change as a percentage of a ("-" when a is 0 or a value is
+// missing).
 func (r ComparisonRow) cells(format string) []string {
 	num := fixed
 	if format == FormatCSV {
 		num = exact
+	}
+	if r.isCount() {
+		num = func(x float64) string { return strconv.FormatFloat(x, 'f', 0, 64) }
 	}
 	cell := func(x float64, ok bool) string {
 		if !ok {
@@ -101,6 +107,18 @@ func (r ComparisonRow) cells(format string) []string {
 		}
 	}
 	return []string{r.Variant, r.Metric, cell(r.ValueA, r.HasA), cell(r.ValueB, r.HasB), delta, change}
+}
+
+// isCount reports whether the row is a count: its metric has no unit (the table's metrics
+// with a unit end in it: fct_p50_us, goodput_gbps) and both values are whole (a replicated
+// run's mean over seeds may not be).
+func (r ComparisonRow) isCount() bool {
+	for _, unit := range []string{"_us", "_gbps"} {
+		if strings.HasSuffix(r.Metric, unit) {
+			return false
+		}
+	}
+	return r.ValueA == math.Trunc(r.ValueA) && r.ValueB == math.Trunc(r.ValueB)
 }
 
 // WriteComparison writes c as a table ("table", "markdown" or "csv"): a row per variant and

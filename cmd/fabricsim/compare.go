@@ -51,6 +51,13 @@ as PNG, SVG and PDF).`,
 			if err := results.WriteComparison(stdout, c, format); err != nil {
 				return err
 			}
+			if format != results.FormatCSV {
+				for _, n := range comparisonNotes(docs[0], docs[1]) {
+					if _, err := fmt.Fprintf(stdout, "note: %s\n", n); err != nil {
+						return err
+					}
+				}
+			}
 			if out == "" {
 				return nil
 			}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -73,4 +74,36 @@ func TestCompareTwoRuns(t *testing.T) {
 		require.Equal(t, 2, status, "%v: %s", args, stderr)
 		require.NotContains(t, stderr, "panic")
 	}
+}
+
+// TestCompareSaysWhatDiffers (issue 34, point 7): counters are whole numbers (not
+// 35783.00), and under the table compare says how the two runs' resolved scenarios differ,
+// field by field, and that they were made by different versions.
+func TestCompareSaysWhatDiffers(t *testing.T) {
+	path := writeFile(t, "small.yaml", small)
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	status, _, stderr := fabricsim(t, "run", path, "-q", "--json", a)
+	require.Equal(t, 0, status, stderr)
+	status, _, stderr = fabricsim(t, "run", path, "-q", "--set", "switch.buffer=100KB", "--seed", "8", "--json", b)
+	require.Equal(t, 0, status, stderr)
+
+	status, stdout, stderr := fabricsim(t, "compare", a, b)
+	require.Equal(t, 0, status, stderr)
+	require.Regexp(t, `\| a +\| drops +\| +[0-9]+ \| +[0-9]+ \| +-?[0-9]+ \|`, stdout, "a count is a whole number")
+	require.Regexp(t, `\| a +\| fct_p50_us +\| +[0-9]+\.[0-9]{2} \|`, stdout, "a time keeps two decimals")
+	require.Contains(t, stdout, "note: the scenarios differ in 2 field(s):\n  seed: 3 in a, 8 in b\n  switch.buffer: not set in a (its default), 100KB in b\n")
+	require.NotContains(t, stdout, "versions differ")
+
+	status, stdout, stderr = fabricsim(t, "compare", a, a)
+	require.Equal(t, 0, status, stderr)
+	require.Contains(t, stdout, "note: the two runs' resolved scenarios are the same")
+
+	data, err := os.ReadFile(b)
+	require.NoError(t, err)
+	older := filepath.Join(dir, "older.json")
+	require.NoError(t, os.WriteFile(older, []byte(strings.Replace(string(data), `"version": "fabricsim `, `"version": "fabricsim 0.0.9-`, 1)), 0o644))
+	status, stdout, stderr = fabricsim(t, "compare", a, older)
+	require.Equal(t, 0, status, stderr)
+	require.Contains(t, stdout, "note: versions differ: a was made by fabricsim ")
 }
