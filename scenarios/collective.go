@@ -64,6 +64,7 @@ func (r *resolver) collective(path string, index int, c *rawCollective) *Collect
 	if c.Iterations != nil {
 		if out.Iterations = *c.Iterations; out.Iterations < 1 || out.Iterations > maxIterations {
 			r.errf(path+".iterations", "iterations is 1 to %d; got %d", maxIterations, out.Iterations)
+			out.Iterations = 1 // one problem for one mistake: no flow count or estimate from it
 		}
 	}
 	if c.Compute != nil {

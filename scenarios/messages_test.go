@@ -83,6 +83,15 @@ traffic:
 			[]string{`f.yaml:8:12: variants.0.name: variant name "x\x1b[41my" holds the character U+001B, which a table, summary.md or report.html would not show as itself`}},
 		{"bell in a variant name", twoHosts + "variants:\n  - {name: \"bell\\a\"}\n",
 			[]string{`f.yaml:8:12: variants.0.name: variant name "bell\a" holds the character U+0007`}},
+		// The range says 1TB, so TB is a unit; beyond the range, the range is the problem.
+		{"collective of 1TB", strings.Replace(twoHosts, "flow: {src: h1, dst: h2, size: 1MB, start: 0us, transport: rocev2}", "collective: {op: allreduce, hosts: all, size: 1TB, transport: rocev2}", 1),
+			nil},
+		{"collective of 2TB", strings.Replace(twoHosts, "flow: {src: h1, dst: h2, size: 1MB, start: 0us, transport: rocev2}", "collective: {op: allreduce, hosts: all, size: 2TB, transport: rocev2}", 1),
+			[]string{"f.yaml:6:51: traffic.0.collective.size: size is the bytes each rank holds, from 1B to 1TB; got 2000000000000 bytes"}},
+		{"negative iterations are one problem", strings.Replace(twoHosts, "flow: {src: h1, dst: h2, size: 1MB, start: 0us, transport: rocev2}", "collective: {op: allreduce, hosts: all, size: 1MB, iterations: -1, transport: rocev2}", 1),
+			[]string{"f.yaml:6:68: traffic.0.collective.iterations: iterations is 1 to 100000; got -1"}},
+		{"no traffic names every kind", strings.Replace(twoHosts, "traffic:\n  - flow: {src: h1, dst: h2, size: 1MB, start: 0us, transport: rocev2}\n", "", 1),
+			[]string{"f.yaml: traffic: traffic is required: a list of items, each one of flow, incast, permutation, poisson, all_to_all, collective or chakra"}},
 		{"a route via a host", strings.Replace(routedTwo, "via: r2", "via: h1", 1),
 			[]string{`f.yaml:13:44: topology.routes.0.via: "h1" is a host, and hosts do not forward: via is a neighbouring switch`}},
 	} {

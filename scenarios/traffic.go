@@ -127,7 +127,7 @@ var kindNeeds = map[string]string{
 
 func (r *resolver) traffic(raw []rawTraffic) {
 	if len(raw) == 0 {
-		r.errf("traffic", "traffic is required: a list of flow, incast or permutation items")
+		r.errf("traffic", "traffic is required: a list of items, each one of flow, incast, permutation, poisson, all_to_all, collective or chakra")
 		return
 	}
 	for i, it := range raw {

@@ -20,8 +20,8 @@ type unit struct {
 // The unit tables, in the order the error messages list them.
 var (
 	sizeUnits = []unit{
-		{"B", 1}, {"KB", 1000}, {"MB", 1000_000}, {"GB", 1000_000_000},
-		{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30},
+		{"B", 1}, {"KB", 1000}, {"MB", 1000_000}, {"GB", 1000_000_000}, {"TB", 1000_000_000_000},
+		{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
 	}
 	rateUnits = []unit{
 		{"bps", 1}, {"Kbps", 1e3}, {"Mbps", 1e6}, {"Gbps", 1e9}, {"Tbps", 1e12},
@@ -47,7 +47,7 @@ type quantity struct {
 
 var (
 	sizeQ = quantity{"size", "bytes", sizeUnits,
-		"B, KB, MB, GB, KiB, MiB, GiB", "4MB", 0, ""}
+		"B, KB, MB, GB, TB, KiB, MiB, GiB, TiB", "4MB", 0, ""}
 	rateQ = quantity{"rate", "bits per second", rateUnits,
 		"bps, Kbps, Mbps, Gbps, Tbps", "100Gbps", 0, ""}
 	durationQ = quantity{"duration", "picoseconds", durationUnits,

@@ -49,7 +49,7 @@ func TestParseSize(t *testing.T) {
 		require.Contains(t, err.Error(), c.msg, c.in)
 	}
 	_, err := ParseSize("4kb")
-	require.Contains(t, err.Error(), "B, KB, MB, GB, KiB, MiB, GiB", "the message lists the allowed units")
+	require.Contains(t, err.Error(), "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB", "the message lists the allowed units")
 }
 
 func TestParseRate(t *testing.T) {

@@ -91,7 +91,7 @@ func TestPlanRefusesBadValuesNamingThePath(t *testing.T) {
 		grid []string
 		msg  string
 	}{
-		{[]string{"switch.ecn.kmax=20KB,abc"}, `--grid switch.ecn.kmax=abc: switch.ecn.kmax: size "abc" does not start with a number; want e.g. 4MB (units: B, KB, MB, GB, KiB, MiB, GiB)`},
+		{[]string{"switch.ecn.kmax=20KB,abc"}, `--grid switch.ecn.kmax=abc: switch.ecn.kmax: size "abc" does not start with a number; want e.g. 4MB (units: B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)`},
 		{[]string{"switch.ecn.kmaxx=1KB"}, `--grid switch.ecn.kmaxx=1KB: switch.ecn.kmaxx: unknown field "kmaxx" in switch.ecn (did you mean "kmax"?)`},
 		{[]string{"switch.ecn.kmax=1KB"}, "--grid switch.ecn.kmax=1KB: tiny.yaml:11:30: switch.ecn.kmin: kmin (5000 bytes) must not exceed kmax (1000 bytes)"},
 		{[]string{"switch.ecn.kmin=5KB,40KB", "switch.ecn.kmax=30KB,100KB"}, "point 2_kmin-40kb_kmax-30kb: switch.ecn.kmin: kmin (40000 bytes) must not exceed kmax (30000 bytes)"},
