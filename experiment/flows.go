@@ -143,6 +143,7 @@ func (f *fabric) addFlows() error {
 		}
 	}
 	f.setUETRTTs()
+	f.warnShortTimeouts()
 	if f.starter.loops > 0 {
 		f.warnings = append(f.warnings, fmt.Sprintf("%d flow(s) follow a routing loop; their packets end when the IP TTL runs out", f.starter.loops))
 		f.starter.loops = 0

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/fabricsim/fabricsim/transports"
 )
 
 const twoHosts = `version: 1
@@ -178,4 +180,25 @@ traffic:
 	_, errs, _ = Load("f.yaml", []byte(strings.Replace(file, "label: victim}", "lable: victim}", 1)), nil)
 	require.NotEmpty(t, errs)
 	require.Contains(t, errs[0].Error(), `did you mean "label"`)
+}
+
+// TestTrimmingBelowAFrameWarns (issue 34, point 7): a trimming threshold below one full frame
+// of the traffic (a RoCE v2 WRITE First of MTU 1024: RoCEWireBytes(2, 1024, true)) makes every
+// packet that meets a queue a trimmed one: a warning at the field, with the frame's size.
+func TestTrimmingBelowAFrameWarns(t *testing.T) {
+	frame := transports.RoCEWireBytes(2, 1024, true)
+	for _, c := range []struct {
+		threshold string
+		warned    bool
+	}{{"500B", true}, {fmt.Sprintf("%dB", frame-1), true}, {fmt.Sprintf("%dB", frame), false}, {"auto", false}} {
+		file := strings.Replace(twoHosts, "traffic:", "switch: {trimming: {enabled: true, threshold: "+c.threshold+"}}\ntraffic:", 1)
+		_, errs, warns := Load("f.yaml", []byte(file), nil)
+		require.Empty(t, errs)
+		if !c.warned {
+			require.Empty(t, warns, c.threshold)
+			continue
+		}
+		require.Len(t, warns, 1, c.threshold)
+		require.Contains(t, warns[0].Error(), fmt.Sprintf("switch.trimming.threshold: threshold %s bytes is below one full frame of this traffic (%d bytes on the wire)", strings.TrimSuffix(c.threshold, "B"), frame))
+	}
 }

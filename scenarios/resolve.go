@@ -165,6 +165,7 @@ func (r *resolver) scenario(raw *rawFile) *Scenario {
 		r.transport(fmt.Sprintf("variants.%d.transport", v.index), v.transport)
 	}
 	r.traffic(raw.Traffic)
+	r.trimBelowAFrame()
 	r.pfcQuanta()
 	r.faults(raw.Faults)
 	if r.topo != nil && sc.Stop > 0 {

@@ -78,6 +78,19 @@ func switchBefore(r *resolver, n *yaml.Node, _ string, c *SwitchConfig) {
 	}
 }
 
+// trimBelowAFrame warns when switch.trimming's threshold is below one full frame of the
+// scenario's traffic (MaxFrameWire): a queue holding a single packet then trims every data
+// packet that comes, and the run measures trimming, not the fabric.
+func (r *resolver) trimBelowAFrame() {
+	t := r.sc.Switch.Trimming
+	if !t.Enabled || t.Threshold.Auto || t.Threshold.Bytes <= 0 {
+		return
+	}
+	if frame := r.sc.MaxFrameWire(); t.Threshold.Bytes < frame {
+		r.warnf("switch.trimming.threshold", "threshold %d bytes is below one full frame of this traffic (%d bytes on the wire): a queue holding a single packet trims every data packet that comes, so the run measures trimming, not the fabric; give at least %dB", t.Threshold.Bytes, frame, frame)
+	}
+}
+
 // switchAfter checks the scheduler and its weights together, the flowlet gap with the load
 // balancing, and the trim class against the lossless ones.
 func switchAfter(r *resolver, path string, c *SwitchConfig, given map[string]bool) {

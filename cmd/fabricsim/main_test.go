@@ -452,3 +452,16 @@ func TestEmptyOutputPathsAreRefused(t *testing.T) {
 		require.Contains(t, stderr, c.want)
 	}
 }
+
+// TestWarmupBeyondStopWarns (issue 34, point 7): a --warmup at or beyond the end of the run
+// leaves every flow out of the statistics: said before the run, and under the table.
+func TestWarmupBeyondStopWarns(t *testing.T) {
+	path := writeFile(t, "small.yaml", small)
+	status, stdout, stderr := fabricsim(t, "run", path, "--variant", "a", "--warmup", "6ms")
+	require.Equal(t, 0, status, stderr)
+	require.Contains(t, stderr, "warning: --warmup 6000 us is at or beyond stop (5000 us)")
+	require.Contains(t, stdout, "a: --warmup 6000 us is at or beyond the end of the run")
+	status, stdout, stderr = fabricsim(t, "run", path, "--variant", "a", "--warmup", "1us")
+	require.Equal(t, 0, status, stderr)
+	require.NotContains(t, stderr+stdout, "beyond")
+}

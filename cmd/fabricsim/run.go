@@ -301,6 +301,14 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 			if err != nil {
 				return checkError(scenario, err)
 			}
+			if s.warmup > 0 {
+				for i := range f.Variants() {
+					if stop := f.Scenario(i).Stop.Microseconds(); s.warmup >= stop {
+						fmt.Fprintf(stderr, "warning: --warmup %v us is at or beyond stop (%v us): every flow starts before it, so no flow will count in the FCT and slowdown statistics\n", s.warmup, stop)
+						break
+					}
+				}
+			}
 			capture := experiment.Capture{Links: pcaps, Dir: s.out}
 			if len(pcaps) > 0 {
 				if capture.Dir == "" {
@@ -363,6 +371,10 @@ func newRunCommand(settings *viper.Viper, stdout, stderr io.Writer) *cobra.Comma
 			if s.sizeEdges != nil || s.sizeQuant > 0 || s.warmup > 0 {
 				for i := range doc.Variants {
 					v := &doc.Variants[i]
+					if s.warmup > 0 && s.warmup >= v.SimTimeUS {
+						w := fmt.Sprintf("--warmup %v us is at or beyond the end of the run (%v us): every flow starts before it, so no flow counts in the FCT and slowdown statistics", s.warmup, v.SimTimeUS)
+						v.Warnings = append(v.Warnings, w)
+					}
 					v.SizeEdges, v.SizeQuantiles, v.WarmupUS = s.sizeEdges, s.sizeQuant, s.warmup
 					results.Summarize(v)
 				}
