@@ -88,14 +88,7 @@ func (f *fabric) uetConfig() transports.UETConfig {
 // back along the reverse path, store and forward at every hop (see pipeline); 0 when the
 // reverse path is unknown.
 func (f *fabric) uetRTT(fl *transports.Flow, i int32, hops []topology.Hop, uc transports.UETConfig) sim.Time {
-	ackHash, _ := f.reg.AckHash(i)
-	back, loop, err := f.routes.Path(fl.Dst, fl.Src, ackHash, f.pathLimit())
-	if err != nil || loop {
-		return 0
-	}
-	data := uc.WireBytes(int64(uc.MTU))
-	one := func(w int64) func(int64) int64 { return func(int64) int64 { return w } }
-	return pipeline(f.pathHops(back), pipeline(f.pathHops(hops), 0, 1, 0, -1, one(data)), 1, 0, -1, one(transports.UETAckWireBytes()))
+	return f.roundTrip(fl, i, hops, uc.WireBytes(int64(uc.MTU)), transports.UETAckWireBytes())
 }
 
 // uetQueueDrain is how long the deepest queue a switch port may hold takes to drain at rate:
@@ -334,15 +327,9 @@ func (f *fabric) bdpCap(fl *transports.Flow, i int32, hops []topology.Hop, rc tr
 // along the reverse path, each with its INT header, store and forward at every hop, with
 // propagation and switch latencies (see pipeline); 0 when the reverse path is unknown.
 func (f *fabric) hpccBaseRTT(fl *transports.Flow, i int32, hops []topology.Hop, rc transports.RoCEConfig) sim.Time {
-	ackHash, _ := f.reg.AckHash(i)
-	back, loop, err := f.routes.Path(fl.Dst, fl.Src, ackHash, f.pathLimit())
-	if err != nil || loop {
-		return 0
-	}
 	data := transports.RoCEWireBytes(rc.Version, int64(rc.MTU), false) + topology.INTHeader
 	ack := transports.RoCEAckWireBytes(rc.Version) + topology.INTHeader
-	one := func(w int64) func(int64) int64 { return func(int64) int64 { return w } }
-	return pipeline(f.pathHops(back), pipeline(f.pathHops(hops), 0, 1, 0, -1, one(data)), 1, 0, -1, one(ack))
+	return f.roundTrip(fl, i, hops, data, ack)
 }
 
 // iwarpIdealFCT is an iWARP flow's completion time alone on the empty fabric: with a

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/topology"
 	"github.com/fabricsim/fabricsim/transports"
 )
 
@@ -34,7 +35,9 @@ func (f *fabric) warnShortTimeouts() {
 		key := pair{int32(fl.Src), int32(fl.Dst), fl.Transport}
 		rtt, seen := rtts[key]
 		if !seen {
-			rtt = f.baseRTT(fl, int32(i), data, ack)
+			if hops, loop, err := f.routes.Path(fl.Src, fl.Dst, f.reg.Hash(int32(i)), f.pathLimit()); err == nil && !loop {
+				rtt = f.roundTrip(fl, int32(i), hops, data, ack)
+			}
 			rtts[key] = rtt
 		}
 		if rtt <= timeout {
@@ -75,14 +78,10 @@ func (f *fabric) fixedTimeout(transport string) (field string, timeout sim.Time,
 	return "", 0, 0, 0
 }
 
-// baseRTT is flow i's round trip on the empty fabric: a data packet of data wire bytes along
-// its path and an acknowledgement of ack bytes back along the reverse path; 0 when a path is
-// unknown (the flow's own reason says why).
-func (f *fabric) baseRTT(fl *transports.Flow, i int32, data, ack int64) sim.Time {
-	hops, loop, err := f.routes.Path(fl.Src, fl.Dst, f.reg.Hash(i), f.pathLimit())
-	if err != nil || loop {
-		return 0
-	}
+// roundTrip is flow i's round trip on the empty fabric: a data packet of data wire bytes
+// along hops, its path, and an acknowledgement of ack bytes back along the reverse path,
+// store and forward at every hop (pipeline); 0 when the reverse path is unknown.
+func (f *fabric) roundTrip(fl *transports.Flow, i int32, hops []topology.Hop, data, ack int64) sim.Time {
 	ackHash, _ := f.reg.AckHash(i)
 	back, loop, err := f.routes.Path(fl.Dst, fl.Src, ackHash, f.pathLimit())
 	if err != nil || loop {
@@ -91,4 +90,3 @@ func (f *fabric) baseRTT(fl *transports.Flow, i int32, data, ack int64) sim.Time
 	one := func(w int64) func(int64) int64 { return func(int64) int64 { return w } }
 	return pipeline(f.pathHops(back), pipeline(f.pathHops(hops), 0, 1, 0, -1, one(data)), 1, 0, -1, one(ack))
 }
-
