@@ -23,8 +23,9 @@ func readRepoFile(t *testing.T, name string) string {
 }
 
 // TestREADMESetUpIsWhatCIRuns: the README's set-up block has two commands, the default run
-// and ./test.sh; .ci/run runs exactly ./test.sh; test.sh installs both tools the capture and
-// report tests need when they are missing, and ends by running go test ./... .
+// and ./test.sh; .ci/run runs ./test.sh --full; test.sh installs the tools the capture,
+// report and figure tests need when they are missing, and ends by running go test on ./...,
+// -short unless --full, with an explicit timeout either way.
 func TestREADMESetUpIsWhatCIRuns(t *testing.T) {
 	readme := readRepoFile(t, "README.md")
 	i := strings.Index(readme, "## Set-up")
@@ -38,14 +39,16 @@ func TestREADMESetUpIsWhatCIRuns(t *testing.T) {
 	require.Equal(t, []string{"go run ./cmd/fabricsim", "./test.sh"}, cmds)
 
 	ci := readRepoFile(t, ".ci/run")
-	require.Regexp(t, `(?m)^\./test\.sh$`, ci, ".ci/run runs the README's test command itself")
+	require.Regexp(t, `(?m)^\./test\.sh --full$`, ci, ".ci/run runs the README's test command itself, the full suite")
 	require.NotRegexp(t, `(?m)^go test \./\.\.\.`, ci, "and not a test command of its own")
 
 	script := readRepoFile(t, "test.sh")
 	for _, tool := range []string{"tshark", "chromium", "poppler-utils"} {
 		require.Contains(t, script, "missing+=("+tool+")", "test.sh installs %s when missing", tool)
 	}
-	require.Regexp(t, `(?m)^go test \./\.\.\. "\$@"\n*$`, script, "test.sh ends by running the tests")
+	require.Regexp(t, `(?m)^go test "\$\{mode\[@\]\}" \./\.\.\. "\$@"\n*$`, script, "test.sh ends by running the tests")
+	require.Contains(t, script, `mode=(-short -timeout 30m)`, "./test.sh: the quick suite, with a timeout for a busy machine")
+	require.Contains(t, script, `mode=(-timeout 60m)`, "./test.sh --full: the whole suite, with a timeout")
 	info, err := os.Stat("../../test.sh")
 	require.NoError(t, err)
 	require.NotZero(t, info.Mode()&0o111, "test.sh is executable")
