@@ -83,9 +83,8 @@ func lockDir(dir, id string, force bool) (unlock func(), err error) {
 		return nil, inputf("-o %s: %v", dir, err)
 	}
 	unlock, err = results.LockDir(dir)
-	var le *results.LockedError
-	if errors.As(err, &le) {
-		return nil, inputf("-o %s: %s", dir, le.Reason())
+	if reason, ok := results.LockRefusal(err); ok {
+		return nil, inputf("-o %s: %s", dir, reason)
 	}
 	if err != nil {
 		return nil, err
