@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"github.com/fabricsim/fabricsim/internal/infile"
 )
 
 // WriteFileAtomic fills path with write, buffered, by way of a temporary file in the same
@@ -146,4 +148,35 @@ func (f *AtomicFile) Commit() error {
 func (f *AtomicFile) Abort() {
 	f.Close()
 	os.Remove(f.Name())
+}
+
+// MkdirIn creates the directory name inside dir (an output directory's points/ or plots/),
+// or takes the one there if it is a directory itself (CheckSubdir).
+func MkdirIn(dir, name string) error {
+	err := os.Mkdir(filepath.Join(dir, name), 0o755)
+	if err == nil || !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	return CheckSubdir(dir, name)
+}
+
+// CheckSubdir refuses what is at dir/name, a directory fabricsim writes into, unless it is
+// a directory itself or nothing: a symbolic link there (to /etc, say) is refused, as is any
+// other file, so that nothing is written, listed or removed through a link this process did
+// not make.
+func CheckSubdir(dir, name string) error {
+	path := filepath.Join(dir, name)
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case fi.Mode()&os.ModeSymlink != 0:
+		target, _ := os.Readlink(path)
+		return fmt.Errorf("%s is a symbolic link (to %s): fabricsim writes into a directory of its own there, never through a link; remove the link, or give another directory", path, target)
+	case !fi.IsDir():
+		return fmt.Errorf("%s is %s, not a directory: remove it, or give another directory", path, infile.Kind(fi.Mode()))
+	}
+	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/fabricsim/fabricsim/internal/infile"
 )
 
 // LockedError is LockDir's refusal: another process holds the directory's lock.
@@ -128,7 +130,7 @@ func takeStale(dir, path string) error {
 		return &BadLockError{Path: path, What: "a symbolic link to " + target}
 	}
 	if !fi.Mode().IsRegular() {
-		return &BadLockError{Path: path, What: kindOf(fi.Mode())}
+		return &BadLockError{Path: path, What: infile.Kind(fi.Mode())}
 	}
 	f, err := os.OpenFile(path, inspectFlags, 0)
 	if errors.Is(err, os.ErrNotExist) {
@@ -146,7 +148,7 @@ func takeStale(dir, path string) error {
 		return fmt.Errorf("locking %s: %w", dir, err)
 	}
 	if !ofi.Mode().IsRegular() {
-		return &BadLockError{Path: path, What: kindOf(ofi.Mode())}
+		return &BadLockError{Path: path, What: infile.Kind(ofi.Mode())}
 	}
 	st, ok := ofi.Sys().(*syscall.Stat_t)
 	if ok && st.Nlink == 0 {
@@ -205,23 +207,4 @@ func samePath(f *os.File, path string) bool {
 	held, err1 := f.Stat()
 	now, err2 := os.Lstat(path)
 	return err1 == nil && err2 == nil && os.SameFile(held, now)
-}
-
-// kindOf says in words what a file of mode m is, for a refusal.
-func kindOf(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe (fifo)"
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a block device"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "not a regular file"
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fabricsim/fabricsim/experiment"
+	"github.com/fabricsim/fabricsim/internal/infile"
 	"github.com/fabricsim/fabricsim/results"
 )
 
@@ -159,19 +160,25 @@ func runPoint(dir string, pt Point, interrupt <-chan struct{}, threads int) (boo
 // hasResults reports whether dir holds the point's complete results: its document, from
 // version, of the point's resolved scenario.
 func hasResults(dir string, pt Point, version string) (bool, error) {
-	data, err := os.ReadFile(filepath.Join(dir, DirPoints, pt.Name+".json"))
+	f, err := infile.Open(filepath.Join(dir, DirPoints, pt.Name+".json"), results.MaxDocumentBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
+	}
+	if infile.IsRefused(err) {
+		return false, inputf("%v: a point's results are a regular file; remove it", err)
 	}
 	if err != nil {
 		return false, err
 	}
+	defer f.Close()
 	var head struct {
 		Version     string `json:"version"`
 		Interrupted bool   `json:"interrupted"`
 		Resolved    string `json:"resolved_scenario"`
 	}
-	if json.Unmarshal(data, &head) != nil {
+	if err := json.NewDecoder(f).Decode(&head); infile.IsRefused(err) {
+		return false, inputf("%v: a point's results are a regular file; remove it", err)
+	} else if err != nil {
 		return false, nil // a damaged file is run again
 	}
 	return head.Version == version && !head.Interrupted && hashOf(head.Resolved) == pt.Hash, nil

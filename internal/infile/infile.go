@@ -140,3 +140,10 @@ func IsNotRegular(err error) bool {
 	var nr *NotRegularError
 	return errors.As(err, &nr)
 }
+
+// IsRefused reports whether err is a refusal of this package's own (*NotRegularError,
+// *TooLargeError): what the user gave is no input, as opposed to a failure to read it.
+func IsRefused(err error) bool {
+	var big *TooLargeError
+	return IsNotRegular(err) || errors.As(err, &big)
+}
