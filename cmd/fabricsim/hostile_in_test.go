@@ -185,3 +185,72 @@ func TestHostileInput(t *testing.T) {
 		})
 	}
 }
+
+// TestHostileInputFiles (issue 34, item 3): a fifo, or a link to /dev/zero, in place of a
+// file that merge, a resumed sweep, compare or run -o reads (sweep.json, points/*.json,
+// results.json, manifest.json) is refused at once with exit 2 and a message naming the file
+// and what it is: never a hang on the fifo, nor memory filled from /dev/zero.
+func TestHostileInputFiles(t *testing.T) {
+	scenario := writeFile(t, "small.yaml", small)
+	base := t.TempDir()
+	for _, args := range [][]string{
+		{"sweep", scenario, "-q", "--grid", "seed=1,2", "-o", base + "/sweep"},
+		{"run", scenario, "-q", "-o", base + "/run"},
+	} {
+		status, _, stderr := fabricsim(t, args...)
+		require.Equal(t, 0, status, stderr)
+	}
+	entries, err := os.ReadDir(base + "/sweep/points")
+	require.NoError(t, err)
+	point := "points/" + entries[0].Name()
+	for _, c := range []struct {
+		name, copy, file string // copy base/copy to $D/in, then replace $D/in/file
+		args                 []string
+	}{
+		{"merge-sweep-json", "sweep", "sweep.json", []string{"merge", "$D/in", "-o", "$D/out"}},
+		{"merge-point", "sweep", point, []string{"merge", "$D/in", "-o", "$D/out"}},
+		{"sweep-resume-sweep-json", "sweep", "sweep.json", []string{"sweep", scenario, "-q", "--grid", "seed=1,2", "-o", "$D/in"}},
+		{"sweep-resume-point", "sweep", point, []string{"sweep", scenario, "-q", "--grid", "seed=1,2", "-o", "$D/in"}},
+		{"compare-dir", "run", "results.json", []string{"compare", "$D/in", base + "/run"}},
+		{"compare-file", "run", "results.json", []string{"compare", base + "/run/results.json", "$D/in/results.json"}},
+		{"run-manifest", "run", "manifest.json", []string{"run", scenario, "-q", "-o", "$D/in", "--force"}},
+	} {
+		for kind, what := range map[string]string{"fifo": "a named pipe (fifo)", "dev-zero": "a device"} {
+			t.Run(c.name+"-"+kind, func(t *testing.T) {
+				d := t.TempDir()
+				require.NoError(t, os.CopyFS(d+"/in", os.DirFS(filepath.Join(base, c.copy))))
+				file := filepath.Join(d, "in", c.file)
+				require.NoError(t, os.Remove(file))
+				if kind == "fifo" {
+					require.NoError(t, syscall.Mkfifo(file, 0o644))
+				} else {
+					require.NoError(t, os.Symlink("/dev/zero", file))
+				}
+				args := make([]string, len(c.args))
+				for i, a := range c.args {
+					args[i] = strings.ReplaceAll(a, "$D", d)
+				}
+				type outcome struct {
+					status int
+					out    string
+				}
+				done := make(chan outcome, 1)
+				start := time.Now()
+				go func() {
+					var out bytes.Buffer
+					status := run(args, &out, &out)
+					done <- outcome{status, out.String()}
+				}()
+				var o outcome
+				select {
+				case o = <-done:
+				case <-time.After(10 * time.Second):
+					t.Fatalf("fabricsim %s: still running after 10 s (blocked?)", strings.Join(args, " "))
+				}
+				require.Equal(t, 2, o.status, o.out)
+				require.Contains(t, o.out, file+" is "+what+", not a regular file")
+				require.Less(t, time.Since(start), 2*time.Second, "refused at once")
+			})
+		}
+	}
+}

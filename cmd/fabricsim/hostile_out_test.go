@@ -398,3 +398,80 @@ func TestFileTooLargeKeepsTheTable(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, m.Files, failing, "the manifest lists what the run may have written: --force can clear it")
 }
+
+// TestHostileLockFile (issue 34, item 1): an output directory whose lock file is a symbolic
+// link to a file, a hard link to one, a dangling link, a fifo or a directory: run -o, sweep
+// -o and merge -o each exit 2 at once naming the lock file and what it is, write nothing
+// into the directory, and leave what the lock leads to byte for byte, with its mtime (and a
+// dangling link's target not created).
+func TestHostileLockFile(t *testing.T) {
+	scenario := writeFile(t, "small.yaml", small)
+	shard := filepath.Join(t.TempDir(), "shard")
+	status, _, stderr := fabricsim(t, "sweep", scenario, "-q", "--grid", "seed=1,2", "-o", shard)
+	require.Equal(t, 0, status, stderr)
+	kinds := []struct {
+		name string
+		make func(t *testing.T, lock, victim string)
+		what string
+	}{
+		{"symlink", func(t *testing.T, lock, victim string) { require.NoError(t, os.Symlink(victim, lock)) },
+			"is a symbolic link to $D/passwd, not a fabricsim lock file"},
+		{"hard-link", func(t *testing.T, lock, victim string) { require.NoError(t, os.Link(victim, lock)) },
+			"is a regular file with 2 links (a hard link to another file), not a fabricsim lock file"},
+		{"dangling-symlink", func(t *testing.T, lock, _ string) {
+			require.NoError(t, os.Symlink(filepath.Join(filepath.Dir(filepath.Dir(lock)), "created"), lock))
+		}, "is a symbolic link to $D/created, not a fabricsim lock file"},
+		{"fifo", func(t *testing.T, lock, _ string) { require.NoError(t, syscall.Mkfifo(lock, 0o644)) },
+			"is a named pipe (fifo), not a fabricsim lock file"},
+		{"directory", func(t *testing.T, lock, _ string) { require.NoError(t, os.Mkdir(lock, 0o755)) },
+			"is a directory, not a fabricsim lock file"},
+	}
+	commands := map[string][]string{
+		"run":   {"run", scenario, "-q", "-o", "$D/out"},
+		"sweep": {"sweep", scenario, "-q", "--grid", "seed=1,2", "-o", "$D/out"},
+		"merge": {"merge", shard, "-o", "$D/out"},
+	}
+	content := []byte("root:x:0:0:root:/root:/bin/bash\n")
+	past := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, cmd := range []string{"run", "sweep", "merge"} {
+		for _, k := range kinds {
+			t.Run(cmd+"-"+k.name, func(t *testing.T) {
+				d := t.TempDir()
+				victim := filepath.Join(d, "passwd")
+				require.NoError(t, os.WriteFile(victim, content, 0o644))
+				require.NoError(t, os.Chtimes(victim, past, past))
+				require.NoError(t, os.Mkdir(d+"/out", 0o755))
+				k.make(t, filepath.Join(d, "out", results.FileLock), victim)
+				args := slices.Clone(commands[cmd])
+				for i := range args {
+					args[i] = strings.ReplaceAll(args[i], "$D", d)
+				}
+				done := make(chan [3]string, 1)
+				start := time.Now()
+				go func() {
+					status, stdout, stderr := fabricsim(t, args...)
+					done <- [3]string{strconv.Itoa(status), stdout, stderr}
+				}()
+				var got [3]string
+				select {
+				case got = <-done:
+				case <-time.After(10 * time.Second):
+					t.Fatalf("fabricsim %v blocked", args)
+				}
+				require.Equal(t, "2", got[0], got[2])
+				require.Contains(t, got[2], "-o "+d+"/out: "+results.FileLock+" "+strings.ReplaceAll(k.what, "$D", d))
+				require.Less(t, time.Since(start), 2*time.Second, "refused before simulating")
+				require.Equal(t, []string{}, append([]string{}, ls(t, d+"/out")...), "nothing written into the directory")
+				data, err := os.ReadFile(victim)
+				require.NoError(t, err)
+				require.Equal(t, content, data, "the target is untouched")
+				fi, err := os.Stat(victim)
+				require.NoError(t, err)
+				require.True(t, fi.ModTime().Equal(past), "the target's mtime is untouched")
+				require.NoFileExists(t, filepath.Join(d, "created"), "a dangling link's target is not created")
+				_, err = os.Lstat(filepath.Join(d, "out", results.FileLock))
+				require.NoError(t, err, "the lock file's name is left for the user")
+			})
+		}
+	}
+}
