@@ -205,7 +205,7 @@ func TestHostileInputFiles(t *testing.T) {
 	point := "points/" + entries[0].Name()
 	for _, c := range []struct {
 		name, copy, file string // copy base/copy to $D/in, then replace $D/in/file
-		args                 []string
+		args             []string
 	}{
 		{"merge-sweep-json", "sweep", "sweep.json", []string{"merge", "$D/in", "-o", "$D/out"}},
 		{"merge-point", "sweep", point, []string{"merge", "$D/in", "-o", "$D/out"}},
