@@ -2,14 +2,21 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/fabricsim/fabricsim/chakra/chakratest"
 )
 
 // hostileStar is a small valid scenario the hostile cases start from: one 100 KB flow on a
@@ -252,5 +259,92 @@ func TestHostileInputFiles(t *testing.T) {
 				require.Less(t, time.Since(start), 2*time.Second, "refused at once")
 			})
 		}
+	}
+}
+
+// bombChild is the variable that makes TestChakraBomb's child process (this test binary run
+// again) run fabricsim with the arguments after "--", so that its memory and CPU time are
+// its own (rusage).
+const bombChild = "HOSTILE_IN_BOMB_CHILD"
+
+// writeBomb writes a Chakra trace of a GlobalMetadata, one valid node and then zeros zero
+// bytes, gzip at its best compression, streamed a MiB at a time (never whole in memory), and
+// returns the compressed size.
+func writeBomb(t *testing.T, path string, zeros int64) int64 {
+	t.Helper()
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	defer f.Close()
+	w, err := gzip.NewWriterLevel(f, gzip.BestCompression)
+	require.NoError(t, err)
+	_, err = w.Write(chakratest.Trace("0.0.4", chakratest.Comp(1, 10)))
+	require.NoError(t, err)
+	chunk := make([]byte, 1<<20)
+	for left := zeros; left > 0; left -= int64(len(chunk)) {
+		_, err = w.Write(chunk[:min(left, int64(len(chunk)))])
+		require.NoError(t, err)
+	}
+	require.NoError(t, w.Close())
+	fi, err := f.Stat()
+	require.NoError(t, err)
+	return fi.Size()
+}
+
+// TestChakraBomb (issue 34, item 2): a Chakra trace whose one valid node is followed by 10 MB,
+// 100 MB or 1 GiB of zero bytes, gzip (about 9.8 KB, 97 KB and 1 MB), is refused by validate,
+// run and explain with exit 2 naming the file, the byte and the node, within 2 s of CPU and
+// 200 MB of peak resident memory (the child process's rusage). The 1 GiB trace takes some
+// seconds to compress, so it is in the full suite only.
+func TestChakraBomb(t *testing.T) {
+	if os.Getenv(bombChild) != "" {
+		os.Exit(run(os.Args[slices.Index(os.Args, "--")+1:], os.Stdout, os.Stderr))
+	}
+	sizes := []int64{10_000_000, 100_000_000}
+	if !testing.Short() {
+		sizes = append(sizes, 1<<30)
+	}
+	valid := int64(len(chakratest.Trace("0.0.4", chakratest.Comp(1, 10))))
+	for _, zeros := range sizes {
+		t.Run(strconv.FormatInt(zeros, 10), func(t *testing.T) {
+			dir := t.TempDir()
+			trace := filepath.Join(dir, "bomb.0.et")
+			size := writeBomb(t, trace, zeros)
+			// Deflate's longest match is 258 bytes in about 2 bits at best: zeros/1000 or so.
+			require.Less(t, size, zeros/900+1000, "the trace is a bomb: %d bytes inflate to %d", size, zeros)
+			for r := 1; r < 4; r++ {
+				require.NoError(t, os.Symlink(trace, filepath.Join(dir, fmt.Sprintf("bomb.%d.et", r))))
+			}
+			scenario := filepath.Join(dir, "s.yaml")
+			require.NoError(t, os.WriteFile(scenario, []byte(`version: 1
+name: bomb
+stop: 1ms
+topology: {preset: star, params: {hosts: 4, link: {rate: 100Gbps}}}
+traffic:
+  - chakra: {traces: bomb}
+`), 0o644))
+			for _, cmd := range []string{"validate", "run", "explain"} {
+				child := exec.Command(os.Args[0], "-test.run=^TestChakraBomb$", "--", cmd, scenario)
+				child.Env = append(os.Environ(), bombChild+"=1")
+				var out bytes.Buffer
+				child.Stdout, child.Stderr = &out, &out
+				require.NoError(t, child.Start())
+				done := make(chan error, 1)
+				go func() { done <- child.Wait() }()
+				select {
+				case <-done:
+				case <-time.After(60 * time.Second):
+					child.Process.Kill()
+					t.Fatalf("%s: still running after 60 s", cmd)
+				}
+				require.Equal(t, 2, child.ProcessState.ExitCode(), "%s: %s", cmd, out.String())
+				require.Contains(t, out.String(), fmt.Sprintf("%s: decompressed byte %d: node 1 (from 0) is an empty message", trace, valid), cmd)
+				ru := child.ProcessState.SysUsage().(*syscall.Rusage)
+				cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+				rss := ru.Maxrss << 10 // Linux gives kilobytes (getrusage(2))
+				t.Logf("%s of %d zeros (%d bytes gzip): %v of CPU, %d MB peak RSS", cmd, zeros, size, cpu, rss>>20)
+				require.Less(t, cpu, 2*time.Second, "%s: CPU time", cmd)
+				require.Less(t, rss, int64(200<<20), "%s: peak resident memory", cmd)
+			}
+		})
 	}
 }
