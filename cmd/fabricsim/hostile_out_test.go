@@ -446,20 +446,10 @@ func TestHostileLockFile(t *testing.T) {
 				for i := range args {
 					args[i] = strings.ReplaceAll(args[i], "$D", d)
 				}
-				done := make(chan [3]string, 1)
 				start := time.Now()
-				go func() {
-					status, stdout, stderr := fabricsim(t, args...)
-					done <- [3]string{strconv.Itoa(status), stdout, stderr}
-				}()
-				var got [3]string
-				select {
-				case got = <-done:
-				case <-time.After(10 * time.Second):
-					t.Fatalf("fabricsim %v blocked", args)
-				}
-				require.Equal(t, "2", got[0], got[2])
-				require.Contains(t, got[2], "-o "+d+"/out: "+results.FileLock+" "+strings.ReplaceAll(k.what, "$D", d))
+				status, out := fabricsimWithin(t, 10*time.Second, args...)
+				require.Equal(t, 2, status, out)
+				require.Contains(t, out, "-o "+d+"/out: "+results.FileLock+" "+strings.ReplaceAll(k.what, "$D", d))
 				require.Less(t, time.Since(start), 2*time.Second, "refused before simulating")
 				require.Equal(t, []string{}, append([]string{}, ls(t, d+"/out")...), "nothing written into the directory")
 				data, err := os.ReadFile(victim)
