@@ -233,6 +233,29 @@ func TestHostileOutputs(t *testing.T) {
 				require.Contains(t, m.Files, "table-a.txt")
 				require.NotContains(t, m.Files, "table-notes.txt")
 			}},
+		// Issue 34, item 1: an earlier run's files replaced by links to files elsewhere are
+		// removed or replaced as names; what they lead to is untouched.
+		{name: "force-replaces-links-not-targets", setup: func(t *testing.T, d string) {
+			copyDir(t, earlierRun, d+"/out")
+			require.NoError(t, os.WriteFile(d+"/passwd", []byte("root:x:0:0\n"), 0o600))
+			require.NoError(t, os.Remove(d+"/out/table-b.txt"))
+			require.NoError(t, os.Symlink(d+"/passwd", d+"/out/table-b.txt"))
+			require.NoError(t, os.Remove(d+"/out/summary.md"))
+			require.NoError(t, os.Link(d+"/passwd", d+"/out/summary.md"))
+		}, args: []string{"run", "$S", "-q", "-o", "$D/out", "--force", "--variant", "a"}, status: 0,
+			after: func(t *testing.T, d, _ string) {
+				data, err := os.ReadFile(d + "/passwd")
+				require.NoError(t, err)
+				require.Equal(t, "root:x:0:0\n", string(data))
+				fi, err := os.Stat(d + "/passwd")
+				require.NoError(t, err)
+				require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+				require.EqualValues(t, 1, fi.Sys().(*syscall.Stat_t).Nlink, "the hard link was replaced")
+				require.NoFileExists(t, d+"/out/table-b.txt", "the link, listed by the earlier run, is removed")
+				fi, err = os.Lstat(d + "/out/summary.md")
+				require.NoError(t, err)
+				require.True(t, fi.Mode().IsRegular())
+			}},
 		// 3. One run at a time in a directory: the lock names its holder; a dead one's is taken.
 		{name: "locked", setup: func(t *testing.T, d string) {
 			require.NoError(t, os.Mkdir(d+"/out", 0o755))
