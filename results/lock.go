@@ -70,12 +70,19 @@ const maxLockBytes = 64
 // (if it is still the one this process created) and releases the lock.
 func LockDir(dir string) (unlock func(), err error) {
 	path := filepath.Join(dir, FileLock)
-	for range 5 {
+	for try := range 5 {
 		f, err := os.OpenFile(path, lockFlags, 0o644)
 		if errors.Is(err, os.ErrExist) {
-			if err := takeStale(dir, path); errors.Is(err, errTakenOver) {
+			err := takeStale(dir, path)
+			var le *LockedError
+			if errors.As(err, &le) && try < 4 && le.PID > 0 && errors.Is(syscall.Kill(le.PID, 0), syscall.ESRCH) {
+				// Held, but its pid names no process here: another run is taking a dead
+				// one's lock over at this moment (or the holder runs in another pid
+				// namespace, sharing the volume: then, after these tries, it is refused).
 				time.Sleep(5 * time.Millisecond)
-			} else if err != nil {
+				continue
+			}
+			if err != nil {
 				return nil, err
 			}
 			continue // removed: create it again (or find another run's, made meanwhile)
@@ -169,9 +176,6 @@ func takeStale(dir, path string) error {
 		}
 		data, _ := io.ReadAll(io.LimitReader(f, maxLockBytes))
 		pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
-		if pid > 0 && errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
-			return errTakenOver // a stale lock another run is taking over at this moment
-		}
 		return &LockedError{Dir: dir, PID: pid}
 	}
 	// Stale, and ours while we hold its flock: remove it if it is still the file at path
@@ -183,10 +187,6 @@ func takeStale(dir, path string) error {
 	}
 	return nil
 }
-
-// errTakenOver is takeStale's word that another run holds a dead process's lock file's flock:
-// it is taking the file over, and LockDir looks again in a moment.
-var errTakenOver = errors.New("a stale lock being taken over")
 
 // LockRefusal is the reason, without the directory's name, when err is LockDir's refusal
 // (*LockedError, *BadLockError): what a command says with exit status 2.

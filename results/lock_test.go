@@ -151,3 +151,23 @@ func TestLockDirStaleTakeoverHasOneWinner(t *testing.T) {
 		require.NoFileExists(t, filepath.Join(dir, FileLock))
 	}
 }
+
+// TestLockDirHeldUnderAnotherPidIsRefused: a lock held (flock) by a process whose pid names
+// no process here (a run in another pid namespace on a shared volume) is refused naming that
+// pid, after a few short tries: it is no stale lock.
+func TestLockDirHeldUnderAnotherPidIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	lock := filepath.Join(dir, FileLock)
+	require.NoError(t, os.WriteFile(lock, []byte("4194305\n"), 0o644)) // above Linux's pid_max
+	f, err := os.Open(lock)
+	require.NoError(t, err)
+	defer f.Close()
+	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
+	_, err = LockDir(dir)
+	var le *LockedError
+	require.ErrorAs(t, err, &le)
+	require.Equal(t, 4194305, le.PID)
+	data, err := os.ReadFile(lock)
+	require.NoError(t, err)
+	require.Equal(t, "4194305\n", string(data), "left as it was")
+}
