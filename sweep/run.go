@@ -158,26 +158,33 @@ func runPoint(dir string, pt Point, interrupt <-chan struct{}, threads int) (boo
 }
 
 // hasResults reports whether dir holds the point's complete results: its document, from
-// version, of the point's resolved scenario.
+// version, of the point's resolved scenario. A damaged document is none (the point runs
+// again); a fifo, a device or a file over results.MaxDocumentBytes in its place is an
+// InputError naming it (internal/infile), found without blocking or reading it whole.
 func hasResults(dir string, pt Point, version string) (bool, error) {
-	f, err := infile.Open(filepath.Join(dir, DirPoints, pt.Name+".json"), results.MaxDocumentBytes)
-	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
-	}
-	if infile.IsRefused(err) {
-		return false, inputf("%v: a point's results are a regular file; remove it", err)
-	}
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
 	var head struct {
 		Version     string `json:"version"`
 		Interrupted bool   `json:"interrupted"`
 		Resolved    string `json:"resolved_scenario"`
 	}
-	if err := json.NewDecoder(f).Decode(&head); infile.IsRefused(err) {
-		return false, inputf("%v: a point's results are a regular file; remove it", err)
+	path := filepath.Join(dir, DirPoints, pt.Name+".json")
+	refused := func(err error) error {
+		// A fifo, a device or a file too large: no point's results, and nothing to replace.
+		return inputf("%v: remove it, and the sweep runs the point again", err)
+	}
+	f, err := infile.Open(path, results.MaxDocumentBytes)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return false, nil
+	case infile.IsRefused(err):
+		return false, refused(err)
+	case err != nil:
+		return false, err
+	}
+	err = json.NewDecoder(f).Decode(&head)
+	f.Close()
+	if infile.IsRefused(err) {
+		return false, refused(err)
 	} else if err != nil {
 		return false, nil // a damaged file is run again
 	}
