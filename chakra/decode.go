@@ -8,6 +8,15 @@
 // collective nodes with the compute that separates them (Sequence). Malformed input is an
 // *Error naming the file and the byte offset, never a panic.
 //
+// Read decodes from the stream, a message at a time, as ASTRA-sim's feeder does (a gzip
+// file through a GzipInputStream, protoio.cc lines 115-131; a node per read, et_feeder.cpp
+// lines 97-103), with the bytes, the nodes and each message bounded while it reads. Two
+// things the feeder takes, Read refuses: a second node of an id (the feeder's dep_graph_
+// keeps the last, et_feeder.cpp lines 25-27, silently losing the first), and a node message
+// of zero bytes, which protobuf parses as a node of id 0 and type INVALID_NODE with nothing
+// else: it holds nothing to simulate, and a run of zero bytes reads as a run of them. An
+// INVALID_NODE with fields is kept, and Sequence skips it as ASTRA-sim does.
+//
 // Sources, followed field by field (commit 21585d8f2d65603d791d2121e3d4632351120262 of
 // github.com/mlcommons/chakra): schema/protobuf/et_def.proto lines 5-41 (AttributeProto),
 // 43-101 (the typed lists), 103-106 (GlobalMetadata), 108-130 (NodeType,
@@ -19,8 +28,10 @@
 package chakra
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
@@ -104,61 +115,96 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s %d: %s", e.File, where, e.Offset, e.Msg)
 }
 
-// MaxDecompressed bounds a gzip trace's decompressed bytes (a guard against a file that
-// inflates without end); 1 GiB is some ten million nodes.
+// MaxDecompressed bounds the bytes of a trace's stream (after gzip when the file is gzip),
+// counted while it is read: a guard against a file that inflates without end. 1 GiB is
+// some ten million nodes of the size Chakra's converters write, more than MaxNodes.
 const MaxDecompressed = 1 << 30
 
-// Decode reads the trace in data, the contents of file (named in errors only).
+// MaxNodes bounds the nodes of one rank's trace, counted while they are decoded: the window
+// of nodes ASTRA-sim's feeder holds at a time, 4096 x 256 = 1,048,576 (mlcommons/chakra
+// src/feeder/et_feeder.cpp line 9). fabricsim holds the whole trace (Sequence orders all of
+// it), and a trace at the bound (1M nodes of an id alone, a 5 MB file) takes about 3 s and
+// 310 MB of heap in use (580 MB reserved) to decode, measured on a busy 2-core machine; a
+// larger trace is refused when its node past the bound is read.
+const MaxNodes = 1 << 20
+
+// MaxMessage bounds one length-prefixed message: protobuf's CodedInputStream refused a
+// message of more than 64 MB by default (kDefaultTotalBytesLimit, 64 << 20, before protobuf
+// 3.11), which the traces Chakra writes respect. A length prefix above it is refused before
+// anything is allocated for it.
+const MaxMessage = 64 << 20
+
+// Decode reads the trace in data, the contents of file (named in errors only): Read over
+// the bytes.
 func Decode(file string, data []byte) (*Trace, error) {
+	return Read(file, bytes.NewReader(data))
+}
+
+// Read decodes the trace file (named in errors only) from r, a message at a time: a gzip
+// stream (known by its magic bytes 1f 8b, as protoio.cc lines 103-106 knows it) is inflated
+// as it is read, never whole, and the bytes (MaxDecompressed), the nodes (MaxNodes) and each
+// message (MaxMessage) are bounded while they are read. A node message of zero bytes (no id,
+// type, name or anything else: what a run of zero bytes decodes to) is refused, as is a node
+// whose id an earlier node has; an INVALID_NODE with fields is kept (Sequence skips it, as
+// ASTRA-sim does).
+func Read(file string, r io.Reader) (*Trace, error) {
 	d := decoder{file: file}
-	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
+	br := bufio.NewReaderSize(r, 64<<10)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, &Error{File: file, Msg: fmt.Sprintf("starts with gzip's magic bytes but is not gzip: %v", err)}
 		}
-		raw, err := io.ReadAll(io.LimitReader(zr, MaxDecompressed+1))
-		if err != nil {
-			return nil, &Error{File: file, Offset: int64(len(raw)), Compressed: true, Msg: fmt.Sprintf("gzip: %v", err)}
-		}
-		if len(raw) > MaxDecompressed {
-			return nil, &Error{File: file, Compressed: true, Msg: fmt.Sprintf("inflates to more than %d bytes", MaxDecompressed)}
-		}
-		data, d.gz = raw, true
+		defer zr.Close()
+		br, d.gz = bufio.NewReaderSize(zr, 64<<10), true
 	}
-	d.data = data
+	d.r = br
 	t := &Trace{File: file, Compressed: d.gz}
-	if len(data) == 0 {
-		return nil, d.errAt(0, "the file is empty: a trace starts with a GlobalMetadata message")
-	}
-	first := true
-	for d.pos < len(data) {
+	ids := map[uint64]int32{} // each id's node, to refuse a second node of the same id
+	for k := -1; ; k++ {
 		start := d.pos
 		msg, err := d.frame()
+		if err == io.EOF {
+			if k == -1 {
+				return nil, d.errAt(0, "the file is empty: a trace starts with a GlobalMetadata message")
+			}
+			return t, nil
+		}
 		if err != nil {
 			return nil, err
 		}
-		if first {
+		if k == -1 {
 			if err := d.metadata(msg, t); err != nil {
 				return nil, err
 			}
-			first = false
 			continue
+		}
+		if len(msg.b) == 0 {
+			return nil, d.errAt(start, "node %d (from 0) is an empty message: no id, type, name or any other field; a Chakra node has them (a run of zero bytes reads as empty messages)", k)
+		}
+		if k >= MaxNodes {
+			return nil, d.errAt(start, "more than %d nodes: one rank's trace holds at most %d here (the window of nodes ASTRA-sim's feeder holds)", MaxNodes, MaxNodes)
 		}
 		n := Node{Offset: int64(start)}
 		if err := d.node(msg, &n); err != nil {
 			return nil, err
 		}
+		if j, dup := ids[n.ID]; dup {
+			return nil, d.errAt(start, "node %d (from 0) has id %d, as node %d at byte %d has: a node's id is its own", k, n.ID, j, t.Nodes[j].Offset)
+		}
+		ids[n.ID] = int32(k)
 		t.Nodes = append(t.Nodes, n)
 	}
-	return t, nil
 }
 
-// decoder walks the stream; pos is the next byte of data.
+// decoder reads the stream; pos is the offset of the next byte (in the decompressed stream
+// when gz), buf holds the message being decoded (reused: decoding copies what it keeps).
 type decoder struct {
 	file string
-	data []byte
+	r    *bufio.Reader
 	pos  int
 	gz   bool
+	buf  []byte
 }
 
 // part is a message's bytes and where they start in the stream.
@@ -171,22 +217,63 @@ func (d *decoder) errAt(off int, format string, args ...any) error {
 	return &Error{File: d.file, Offset: int64(off), Compressed: d.gz, Msg: fmt.Sprintf(format, args...)}
 }
 
-// frame consumes one length-prefixed message (protoio.cc lines 81-90: a varint32 length).
+// frame reads one length-prefixed message (protoio.cc lines 81-90: a varint32 length);
+// io.EOF when the stream ends cleanly before it.
 func (d *decoder) frame() (part, error) {
 	at := d.pos
-	n, k := protowire.ConsumeVarint(d.data[at:])
-	if k < 0 {
-		return part{}, d.errAt(at, "the message length is not a valid varint (%v): the file is truncated or not a Chakra trace", protowire.ParseError(k))
+	var head [binary.MaxVarintLen64]byte
+	k := 0
+	for {
+		c, err := d.r.ReadByte()
+		if err == io.EOF && k == 0 {
+			return part{}, io.EOF
+		}
+		if err != nil {
+			return part{}, d.readErr(at, err, "the message length is not a valid varint (the stream ends within it): the file is truncated")
+		}
+		d.pos++
+		head[k] = c
+		k++
+		if c < 0x80 || k == len(head) {
+			break
+		}
+	}
+	n, m := protowire.ConsumeVarint(head[:k])
+	if m < 0 {
+		return part{}, d.errAt(at, "the message length is not a valid varint (%v): the file is truncated or not a Chakra trace", protowire.ParseError(m))
 	}
 	if n > math.MaxUint32 {
 		return part{}, d.errAt(at, "message length %d is more than a varint32 (protoio.cc writes WriteVarint32)", n)
 	}
-	body := at + k
-	if rest := len(d.data) - body; n > uint64(rest) {
-		return part{}, d.errAt(at, "a message of %d bytes is announced but %d remain: the file is truncated", n, rest)
+	if n > MaxMessage {
+		return part{}, d.errAt(at, "a message of %d bytes is announced; at most %d are read (protobuf's default limit)", n, MaxMessage)
 	}
-	d.pos = body + int(n)
-	return part{b: d.data[body:d.pos], off: body}, nil
+	body := d.pos
+	if d.pos+int(n) > MaxDecompressed {
+		return part{}, d.errAt(at, "the stream goes on past %d bytes, the most a trace is read to", MaxDecompressed)
+	}
+	if cap(d.buf) < int(n) {
+		d.buf = make([]byte, n)
+	}
+	b := d.buf[:n]
+	got, err := io.ReadFull(d.r, b)
+	d.pos += got
+	if err != nil {
+		return part{}, d.readErr(at, err, fmt.Sprintf("a message of %d bytes is announced but %d remain: the file is truncated", n, got))
+	}
+	return part{b: b, off: body}, nil
+}
+
+// readErr is the error of a read that failed at offset at: the stream ended (truncated),
+// or gzip found it damaged.
+func (d *decoder) readErr(at int, err error, truncated string) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return d.errAt(at, "%s", truncated)
+	}
+	if d.gz {
+		return d.errAt(d.pos, "gzip: %v", err)
+	}
+	return d.errAt(d.pos, "%v", err)
 }
 
 // field is one field of a message: its number, wire type, value bytes (for bytes, the

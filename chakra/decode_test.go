@@ -146,6 +146,12 @@ func TestDecodeErrors(t *testing.T) {
 		{"wrong wire type", append(slices(meta), chakratest.Frame(badWire)...), len(meta) + 1, "duration_micros (field 7) has wire type 2"},
 		{"attr wire type", append(slices(meta), chakratest.Frame(attrNode)...), len(meta) + 1 + 2 + 3, "int64_val (field 9) has wire type 1"},
 		{"bad tag", append(slices(meta), 1, 0), len(meta) + 1, "bad field tag"},
+		{"duplicate id", append(append(slices(meta), node...), node...), len(meta) + len(node),
+			fmt.Sprintf("node 1 (from 0) has id 1, as node 0 at byte %d has", len(meta))},
+		{"empty node", append(append(slices(meta), node...), 0, 0), len(meta) + len(node),
+			"node 1 (from 0) is an empty message: no id, type, name or any other field"},
+		{"huge message", append(slices(meta), protowire.AppendVarint(nil, chakra.MaxMessage+1)...), len(meta),
+			fmt.Sprintf("a message of %d bytes is announced; at most %d", chakra.MaxMessage+1, chakra.MaxMessage)},
 	} {
 		_, err := chakra.Decode("x/rank.0.et", c.data)
 		var e *chakra.Error
@@ -292,4 +298,27 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("Sequence error %v is no *chakra.Error", err)
 		}
 	})
+}
+
+// TestDecodeBoundsTheNodes: a trace of more than MaxNodes nodes (each an id alone, distinct)
+// is refused at the node past the bound, naming its byte, which is computed here.
+func TestDecodeBoundsTheNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: full suite (./test.sh --full)")
+	}
+	data := chakratest.Frame(chakratest.Metadata("1"))
+	var at int
+	for i := 1; i <= chakra.MaxNodes+1; i++ {
+		at = len(data)
+		b := protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), uint64(i))
+		data = append(data, chakratest.Frame(b)...)
+	}
+	_, err := chakra.Decode("n.et", data)
+	want := fmt.Sprintf("n.et: byte %d: more than %d nodes", at, chakra.MaxNodes)
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("got %v, want %s", err, want)
+	}
+	if _, err := chakra.Decode("n.et", data[:at]); err != nil {
+		t.Errorf("MaxNodes nodes: %v", err)
+	}
 }

@@ -2,7 +2,6 @@ package chakra_test
 
 import (
 	"errors"
-	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -90,7 +89,6 @@ func TestSequenceErrors(t *testing.T) {
 		{"memory", []chakra.Node{chakratest.Comp(1, 1), {ID: 2, Type: chakra.MemLoadNode}}, "is a MEM_LOAD_NODE: remote memory is not modelled"},
 		{"unknown type", []chakra.Node{chakratest.Comp(1, 1), {ID: 2, Type: 12}}, "has type 12"},
 		{"missing dep", []chakra.Node{chakratest.Comp(1, 1), chakratest.Comp(2, 1, 7)}, "depends on node 7, which the trace does not hold"},
-		{"duplicate", []chakra.Node{chakratest.Comp(1, 1), chakratest.Comp(1, 1)}, fmt.Sprintf("has the id of the node at byte %d too", len(chakratest.Frame(chakratest.Metadata("1"))))},
 		{"cycle", []chakra.Node{chakratest.Comp(1, 1, 2), chakratest.Comp(2, 1, 1)}, "dependency cycle"},
 		{"no comm_type", []chakra.Node{chakratest.Comp(1, 1), noType}, "without the attribute comm_type"},
 		{"float size", []chakra.Node{chakratest.Comp(1, 1), float}, `"comm_size" is a double, not an integer`},

@@ -6,8 +6,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/fabricsim/fabricsim/internal/infile"
 )
 
 // WriteFileAtomic fills path with write, buffered, by way of a temporary file in the same
@@ -97,24 +102,40 @@ type AtomicFile struct {
 	path string
 }
 
-// CreateAtomic starts writing path: a temporary file beside it, to Commit or Abort.
+// tempFlags create a temporary file: new (O_EXCL), never through a symbolic link
+// (O_NOFOLLOW), readable by its owner only until Commit gives it its mode.
+const tempFlags = os.O_RDWR | os.O_CREATE | os.O_EXCL | syscall.O_NOFOLLOW | syscall.O_CLOEXEC
+
+// CreateAtomic starts writing path: a temporary file beside it, ".NAME.<digits>.tmp", created
+// by this process (tempFlags: a name that exists, a link among them, is never opened), to
+// Commit or Abort.
 func CreateAtomic(path string) (*AtomicFile, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return nil, fmt.Errorf("results: %w", err)
+	dir, base := filepath.Split(path)
+	for range 1000 {
+		name := filepath.Join(dir, "."+base+"."+strconv.FormatUint(uint64(rand.Uint32()), 10)+".tmp")
+		f, err := os.OpenFile(name, tempFlags, 0o600)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("results: %w", err)
+		}
+		addTemporary(f.Name())
+		return &AtomicFile{File: f, path: path}, nil
 	}
-	addTemporary(f.Name())
-	return &AtomicFile{File: f, path: path}, nil
+	return nil, fmt.Errorf("results: no free temporary name for %s", path)
 }
 
-// Commit closes the temporary file and renames it to its path, which it replaces.
+// Commit gives the temporary file its mode (on the open file: fchmod, which follows no
+// name), closes it and renames it to its path, which it replaces (a link there included:
+// rename(2) replaces the name, never what a link leads to).
 func (f *AtomicFile) Commit() error {
 	defer dropTemporary(f.Name())
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
+	if err := f.Chmod(0o644); err != nil {
+		f.Abort()
 		return fmt.Errorf("results: %w", err)
 	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
+	if err := f.Close(); err != nil {
 		os.Remove(f.Name())
 		return fmt.Errorf("results: %w", err)
 	}
@@ -130,4 +151,35 @@ func (f *AtomicFile) Abort() {
 	defer dropTemporary(f.Name())
 	f.Close()
 	os.Remove(f.Name())
+}
+
+// MkdirIn creates the directory name inside dir (an output directory's points/ or plots/),
+// or takes the one there if it is a directory itself (CheckSubdir).
+func MkdirIn(dir, name string) error {
+	err := os.Mkdir(filepath.Join(dir, name), 0o755)
+	if err == nil || !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	return CheckSubdir(dir, name)
+}
+
+// CheckSubdir refuses what is at dir/name, a directory fabricsim writes into, unless it is
+// a directory itself or nothing: a symbolic link there (to /etc, say) is refused, as is any
+// other file, so that nothing is written, listed or removed through a link this process did
+// not make.
+func CheckSubdir(dir, name string) error {
+	path := filepath.Join(dir, name)
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case fi.Mode()&os.ModeSymlink != 0:
+		target, _ := os.Readlink(path)
+		return fmt.Errorf("%s is a symbolic link (to %s): fabricsim writes into a directory of its own there, never through a link; remove the link, or give another directory", path, target)
+	case !fi.IsDir():
+		return fmt.Errorf("%s is %s, not a directory: remove it, or give another directory", path, infile.Kind(fi.Mode()))
+	}
+	return nil
 }

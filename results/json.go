@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/fabricsim/fabricsim/internal/infile"
 )
 
 // WriteJSON writes d as the results document of docs/results.md: indented by two spaces, keys
@@ -41,6 +43,26 @@ func ReadJSON(r io.Reader) (*Document, error) {
 		return nil, fmt.Errorf("results: decoding the document: %w", err)
 	}
 	return &d, nil
+}
+
+// MaxDocumentBytes bounds a results document read back (compare's inputs, a sweep's points):
+// the largest a run within the scenarios package's limits writes is about 0.6 GB a variant
+// (MaxFlows, 10^6, per_flow records of some 600 bytes as written, indented, besides its
+// series), so 2 GiB holds a few such variants, while reading one (the decoder holds the
+// text and the document decoded, about three times the file) still fits a workstation.
+// Larger is no document of ours (a sparse file, say) and is refused before it is read.
+const MaxDocumentBytes = 2 << 30
+
+// ReadJSONFile reads the results document in the file at path: a regular file of at most
+// MaxDocumentBytes (internal/infile), refused at once otherwise (a fifo, a device, /dev/zero
+// through a link) with an error naming path.
+func ReadJSONFile(path string) (*Document, error) {
+	f, err := infile.Open(path, MaxDocumentBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadJSON(f)
 }
 
 // checkFinite walks v and reports the first NaN or infinite float, by its JSON path (e.g.

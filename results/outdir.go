@@ -10,6 +10,8 @@ import (
 	"slices"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/fabricsim/fabricsim/internal/infile"
 )
 
 // File names of a run's output directory besides the results: the manifest, which lists
@@ -19,6 +21,11 @@ const (
 	FileManifest = "manifest.json"
 	FileLock     = ".fabricsim.lock"
 )
+
+// maxManifestBytes bounds a run's manifest.json read back: it lists the files of a run,
+// some 30 per variant of at most MaxFileName bytes (with quotes and indentation about 250),
+// so 64 MiB is over eight thousand variants; larger is no manifest of ours.
+const maxManifestBytes = 64 << 20
 
 // manifestWriter is what a run manifest's written_by says.
 const manifestWriter = "fabricsim run"
@@ -51,7 +58,7 @@ func WriteManifest(dir, version, scenario string, files []string) error {
 // it is not a run manifest (another program's file of that name, or a damaged one) or names
 // a file outside dir.
 func ReadManifest(dir string) (*RunManifest, error) {
-	data, err := os.ReadFile(filepath.Join(dir, FileManifest))
+	data, err := infile.Read(filepath.Join(dir, FileManifest), maxManifestBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

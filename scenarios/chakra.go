@@ -16,8 +16,8 @@ import (
 
 // Bounds of a chakra item.
 const (
-	// maxTraceFile bounds one rank's trace file (gzip or not; package chakra bounds what a
-	// gzip one inflates to).
+	// maxTraceFile bounds one rank's trace file (gzip or not; package chakra bounds, while it
+	// decodes, what a gzip one inflates to, the nodes and each message).
 	maxTraceFile = 1 << 30
 	// maxWait bounds one compute wait read from a trace: an hour, far beyond any run's stop.
 	maxWait = 3_600_000_000 // us
@@ -169,11 +169,12 @@ func (r *resolver) traceFiles(path string, l *traceList, n int) (names, paths []
 
 // readSequence reads one rank's trace and orders its collectives.
 func readSequence(file string) ([]chakra.Collective, error) {
-	data, err := infile.Read(file, maxTraceFile)
+	f, err := infile.Open(file, maxTraceFile)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the trace: %w", err)
 	}
-	tr, err := chakra.Decode(file, data)
+	defer f.Close()
+	tr, err := chakra.Read(file, f) // streamed: a gzip file is inflated as it is decoded
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fabricsim/fabricsim/internal/infile"
 	"github.com/fabricsim/fabricsim/results"
 )
 
@@ -124,7 +125,10 @@ func copyFile(src, dst string) error {
 			return nil
 		}
 	}
-	in, err := os.Open(src)
+	in, err := infile.Open(src, results.MaxDocumentBytes)
+	if infile.IsRefused(err) {
+		return inputf("%v", err)
+	}
 	if err != nil {
 		return err
 	}

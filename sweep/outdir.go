@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -83,9 +82,8 @@ func lockDir(dir, id string, force bool) (unlock func(), err error) {
 		return nil, inputf("-o %s: %v", dir, err)
 	}
 	unlock, err = results.LockDir(dir)
-	var le *results.LockedError
-	if errors.As(err, &le) {
-		return nil, inputf("-o %s: %s", dir, le.Reason())
+	if reason, ok := results.LockRefusal(err); ok {
+		return nil, inputf("-o %s: %s", dir, reason)
 	}
 	if err != nil {
 		return nil, err
@@ -94,7 +92,11 @@ func lockDir(dir, id string, force bool) (unlock func(), err error) {
 		unlock()
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Join(dir, DirPoints), 0o755); err != nil {
+	if err := results.CheckSubdir(dir, DirPlots); err != nil {
+		unlock()
+		return nil, inputf("-o %s: %v", dir, err)
+	}
+	if err := results.MkdirIn(dir, DirPoints); err != nil {
 		unlock()
 		return nil, inputf("-o %s: %v", dir, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fabricsim/fabricsim/experiment"
+	"github.com/fabricsim/fabricsim/internal/infile"
 	"github.com/fabricsim/fabricsim/results"
 )
 
@@ -157,21 +158,34 @@ func runPoint(dir string, pt Point, interrupt <-chan struct{}, threads int) (boo
 }
 
 // hasResults reports whether dir holds the point's complete results: its document, from
-// version, of the point's resolved scenario.
+// version, of the point's resolved scenario. A damaged document is none (the point runs
+// again); a fifo, a device or a file over results.MaxDocumentBytes in its place is an
+// InputError naming it (internal/infile), found without blocking or reading it whole.
 func hasResults(dir string, pt Point, version string) (bool, error) {
-	data, err := os.ReadFile(filepath.Join(dir, DirPoints, pt.Name+".json"))
-	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
 	var head struct {
 		Version     string `json:"version"`
 		Interrupted bool   `json:"interrupted"`
 		Resolved    string `json:"resolved_scenario"`
 	}
-	if json.Unmarshal(data, &head) != nil {
+	path := filepath.Join(dir, DirPoints, pt.Name+".json")
+	refused := func(err error) error {
+		// A fifo, a device or a file too large: no point's results, and nothing to replace.
+		return inputf("%v: remove it, and the sweep runs the point again", err)
+	}
+	f, err := infile.Open(path, results.MaxDocumentBytes)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return false, nil
+	case infile.IsRefused(err):
+		return false, refused(err)
+	case err != nil:
+		return false, err
+	}
+	err = json.NewDecoder(f).Decode(&head)
+	f.Close()
+	if infile.IsRefused(err) {
+		return false, refused(err)
+	} else if err != nil {
 		return false, nil // a damaged file is run again
 	}
 	return head.Version == version && !head.Interrupted && hashOf(head.Resolved) == pt.Hash, nil

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/fabricsim/fabricsim/internal/infile"
 	"github.com/fabricsim/fabricsim/results"
 )
 
@@ -154,8 +155,8 @@ func Write(dir string, m *Manifest, shard *ShardInfo) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(dir, DirPlots), 0o755); err != nil {
-		return err
+	if err := results.MkdirIn(dir, DirPlots); err != nil {
+		return inputf("-o %s: %v", dir, err)
 	}
 	for _, f := range figs {
 		for _, format := range results.FigureFormats {
@@ -171,15 +172,13 @@ func Write(dir string, m *Manifest, shard *ShardInfo) error {
 
 // readPoint reads a point's document from dir, checking that it is the point's.
 func readPoint(dir string, pt PointInfo) (*results.Document, error) {
-	f, err := os.Open(filepath.Join(dir, pt.File))
+	d, err := results.ReadJSONFile(filepath.Join(dir, pt.File))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, inputf("%s: point %s has no results (%s is missing)", dir, pt.Name, pt.File)
 	}
-	if err != nil {
-		return nil, err
+	if infile.IsRefused(err) {
+		return nil, inputf("%v", err)
 	}
-	defer f.Close()
-	d, err := results.ReadJSON(f)
 	if err != nil {
 		return nil, inputf("%s: %s: %v", dir, pt.File, err)
 	}
@@ -308,11 +307,21 @@ func summarize(params []Parameter, rows []Row) []Summary {
 	return out
 }
 
-// ReadManifest reads dir's sweep.json.
+// maxManifestBytes bounds sweep.json read back: it holds the plan and a row per point and
+// variant, about 2 KB each (the table's metrics at full precision, the point's parameters),
+// and the seeds' summary: 1 GiB is some half a million rows, more than a sweep runs in a
+// week; larger is no sweep.json of ours and is refused before it is read.
+const maxManifestBytes = 1 << 30
+
+// ReadManifest reads dir's sweep.json: a regular file (internal/infile) whose points each
+// have their file in points/.
 func ReadManifest(dir string) (*Manifest, error) {
-	data, err := os.ReadFile(filepath.Join(dir, FileJSON))
+	data, err := infile.Read(filepath.Join(dir, FileJSON), maxManifestBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, inputf("%s: no %s: not the output of fabricsim sweep, or its run has not finished", dir, FileJSON)
+	}
+	if infile.IsRefused(err) {
+		return nil, inputf("%v", err)
 	}
 	if err != nil {
 		return nil, err
@@ -323,6 +332,14 @@ func ReadManifest(dir string) (*Manifest, error) {
 	}
 	if m.Sweep == "" || len(m.Points) == 0 {
 		return nil, inputf("%s: %s names no sweep or no point", dir, FileJSON)
+	}
+	for k, pt := range m.Points {
+		// Merge reads and writes a point's file by these names: a name with a '/' or a file
+		// outside points/ ("../../etc/cron.d/x") would reach outside the directories.
+		if err := results.CheckFileName(pt.Name + ".json"); err != nil || pt.File != DirPoints+"/"+pt.Name+".json" {
+			return nil, inputf("%s: %s: points.%d is named %q with file %q; a point's file is %s/NAME.json, NAME a file name",
+				dir, FileJSON, k, pt.Name, pt.File, DirPoints)
+		}
 	}
 	return &m, nil
 }

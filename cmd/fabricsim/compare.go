@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fabricsim/fabricsim/internal/infile"
 	"github.com/fabricsim/fabricsim/results"
 )
 
@@ -70,7 +71,8 @@ as PNG, SVG and PDF).`,
 }
 
 // readRun reads a run's results document: path itself, or path/results.json for a
-// directory.
+// directory, a regular file of at most results.MaxDocumentBytes (a fifo, a device or a
+// larger file is refused at once, naming it).
 func readRun(path string) (*results.Document, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -80,12 +82,13 @@ func readRun(path string) (*results.Document, error) {
 	if fi.IsDir() {
 		file = filepath.Join(path, results.FileJSON)
 	}
-	f, err := os.Open(file)
-	if err != nil {
+	d, err := results.ReadJSONFile(file)
+	if infile.IsRefused(err) {
+		return nil, fmt.Errorf("%v: give a run's -o directory or its results.json", err)
+	}
+	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: no results document there (%v): give a run's -o directory or its results.json", path, errors.Unwrap(err))
 	}
-	defer f.Close()
-	d, err := results.ReadJSON(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}

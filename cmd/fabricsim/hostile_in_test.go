@@ -2,14 +2,21 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/fabricsim/fabricsim/chakra/chakratest"
 )
 
 // hostileStar is a small valid scenario the hostile cases start from: one 100 KB flow on a
@@ -141,6 +148,29 @@ func poissonOf(workload string) string {
 		"- poisson: {hosts: all, load: 0.5, workload: "+workload+", count: 10, transport: rocev2}", 1)
 }
 
+// fabricsimWithin runs fabricsim with args, its standard output and error together, and
+// fails the test when it has not ended within limit (a blocking open, say).
+func fabricsimWithin(t *testing.T, limit time.Duration, args ...string) (status int, out string) {
+	t.Helper()
+	type outcome struct {
+		status int
+		out    string
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		var out bytes.Buffer
+		status := run(args, &out, &out)
+		done <- outcome{status, out.String()}
+	}()
+	select {
+	case o := <-done:
+		return o.status, o.out
+	case <-time.After(limit):
+		t.Fatalf("fabricsim %s: still running after %v (blocked?)", strings.Join(args, " "), limit)
+	}
+	return 0, ""
+}
+
 func TestHostileInput(t *testing.T) {
 	for _, c := range hostileInputCases {
 		t.Run(c.name, func(t *testing.T) {
@@ -161,26 +191,175 @@ func TestHostileInput(t *testing.T) {
 			for i, a := range c.args {
 				args[i] = strings.ReplaceAll(a, "{dir}", dir)
 			}
-			type outcome struct {
-				status int
-				out    string
-			}
-			done := make(chan outcome, 1)
-			go func() {
-				var out bytes.Buffer
-				status := run(args, &out, &out)
-				done <- outcome{status, out.String()}
-			}()
-			var o outcome
-			select {
-			case o = <-done:
-			case <-time.After(30 * time.Second):
-				t.Fatalf("fabricsim %s: still running after 30 s (blocked?)", strings.Join(args, " "))
-			}
-			require.Equal(t, c.status, o.status, o.out)
-			require.Contains(t, o.out, strings.ReplaceAll(c.want, "{dir}", dir))
+			status, out := fabricsimWithin(t, 30*time.Second, args...)
+			require.Equal(t, c.status, status, out)
+			require.Contains(t, out, strings.ReplaceAll(c.want, "{dir}", dir))
 			for _, a := range c.absent {
-				require.NotContains(t, o.out, a)
+				require.NotContains(t, out, a)
+			}
+		})
+	}
+}
+
+// TestHostileInputFiles (issue 34, item 3): a fifo, or a link to /dev/zero, in place of a
+// file that merge, a resumed sweep, compare or run -o reads (sweep.json, points/*.json,
+// results.json, manifest.json) is refused at once with exit 2 and a message naming the file
+// and what it is: never a hang on the fifo, nor memory filled from /dev/zero.
+func TestHostileInputFiles(t *testing.T) {
+	scenario := writeFile(t, "small.yaml", small)
+	base := t.TempDir()
+	for _, args := range [][]string{
+		{"sweep", scenario, "-q", "--grid", "seed=1,2", "-o", base + "/sweep"},
+		{"run", scenario, "-q", "-o", base + "/run"},
+	} {
+		status, _, stderr := fabricsim(t, args...)
+		require.Equal(t, 0, status, stderr)
+	}
+	entries, err := os.ReadDir(base + "/sweep/points")
+	require.NoError(t, err)
+	point := "points/" + entries[0].Name()
+	for _, c := range []struct {
+		name, copy, file string // copy base/copy to $D/in, then replace $D/in/file
+		args             []string
+	}{
+		{"merge-sweep-json", "sweep", "sweep.json", []string{"merge", "$D/in", "-o", "$D/out"}},
+		{"merge-point", "sweep", point, []string{"merge", "$D/in", "-o", "$D/out"}},
+		{"sweep-resume-sweep-json", "sweep", "sweep.json", []string{"sweep", scenario, "-q", "--grid", "seed=1,2", "-o", "$D/in"}},
+		{"sweep-resume-point", "sweep", point, []string{"sweep", scenario, "-q", "--grid", "seed=1,2", "-o", "$D/in"}},
+		{"compare-dir", "run", "results.json", []string{"compare", "$D/in", base + "/run"}},
+		{"compare-file", "run", "results.json", []string{"compare", base + "/run/results.json", "$D/in/results.json"}},
+		{"run-manifest", "run", "manifest.json", []string{"run", scenario, "-q", "-o", "$D/in", "--force"}},
+	} {
+		for kind, what := range map[string]string{"fifo": "a named pipe (fifo)", "dev-zero": "a device"} {
+			t.Run(c.name+"-"+kind, func(t *testing.T) {
+				d := t.TempDir()
+				require.NoError(t, os.CopyFS(d+"/in", os.DirFS(filepath.Join(base, c.copy))))
+				file := filepath.Join(d, "in", c.file)
+				require.NoError(t, os.Remove(file))
+				if kind == "fifo" {
+					require.NoError(t, syscall.Mkfifo(file, 0o644))
+				} else {
+					require.NoError(t, os.Symlink("/dev/zero", file))
+				}
+				args := make([]string, len(c.args))
+				for i, a := range c.args {
+					args[i] = strings.ReplaceAll(a, "$D", d)
+				}
+				start := time.Now()
+				status, out := fabricsimWithin(t, 10*time.Second, args...)
+				require.Equal(t, 2, status, out)
+				require.Contains(t, out, file+" is "+what+", not a regular file")
+				require.Less(t, time.Since(start), 2*time.Second, "refused at once")
+			})
+		}
+	}
+}
+
+// bombChild is the variable that makes TestChakraBomb's child process (this test binary run
+// again) run fabricsim with the arguments after "--", so that its memory and CPU time are
+// its own (rusage).
+const bombChild = "HOSTILE_IN_BOMB_CHILD"
+
+// writeBomb writes a Chakra trace of a GlobalMetadata, one valid node and then zeros zero
+// bytes, gzip at its best compression, streamed a MiB at a time (never whole in memory), and
+// returns the compressed size.
+func writeBomb(t *testing.T, path string, zeros int64) int64 {
+	t.Helper()
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	defer f.Close()
+	w, err := gzip.NewWriterLevel(f, gzip.BestCompression)
+	require.NoError(t, err)
+	_, err = w.Write(chakratest.Trace("0.0.4", chakratest.Comp(1, 10)))
+	require.NoError(t, err)
+	chunk := make([]byte, 1<<20)
+	for left := zeros; left > 0; left -= int64(len(chunk)) {
+		_, err = w.Write(chunk[:min(left, int64(len(chunk)))])
+		require.NoError(t, err)
+	}
+	require.NoError(t, w.Close())
+	fi, err := f.Stat()
+	require.NoError(t, err)
+	return fi.Size()
+}
+
+// TestChakraBomb (issue 34, item 2): a Chakra trace whose one valid node is followed by 10 MB,
+// 100 MB or 1 GiB of zero bytes, gzip (about 9.8 KB, 97 KB and 1 MB), is refused by validate,
+// run and explain with exit 2 naming the file, the byte and the node, within 2 s of CPU (the
+// child process's rusage) and 200 MB of peak resident memory (its VmHWM). The 1 GiB trace
+// takes some seconds to compress, so it is in the full suite only.
+func TestChakraBomb(t *testing.T) {
+	if hwm := os.Getenv(bombChild); hwm != "" {
+		status := run(os.Args[slices.Index(os.Args, "--")+1:], os.Stdout, os.Stderr)
+		// The peak resident memory of this process's own address space (VmHWM, proc(5)):
+		// rusage's ru_maxrss would not do, as it keeps the parent's peak from before the exec
+		// (Go's fork shares the parent's memory until then; exec_mmap keeps the old peak).
+		status_, err := os.ReadFile("/proc/self/status")
+		if err == nil {
+			err = os.WriteFile(hwm, status_, 0o644)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(99)
+		}
+		os.Exit(status)
+	}
+	sizes := []int64{10_000_000, 100_000_000}
+	if !testing.Short() {
+		sizes = append(sizes, 1<<30)
+	}
+	valid := int64(len(chakratest.Trace("0.0.4", chakratest.Comp(1, 10))))
+	for _, zeros := range sizes {
+		t.Run(strconv.FormatInt(zeros, 10), func(t *testing.T) {
+			dir := t.TempDir()
+			trace := filepath.Join(dir, "bomb.0.et")
+			size := writeBomb(t, trace, zeros)
+			// Deflate's longest match is 258 bytes in about 2 bits at best: zeros/1000 or so.
+			require.Less(t, size, zeros/900+1000, "the trace is a bomb: %d bytes inflate to %d", size, zeros)
+			for r := 1; r < 4; r++ {
+				require.NoError(t, os.Symlink(trace, filepath.Join(dir, fmt.Sprintf("bomb.%d.et", r))))
+			}
+			scenario := filepath.Join(dir, "s.yaml")
+			require.NoError(t, os.WriteFile(scenario, []byte(`version: 1
+name: bomb
+stop: 1ms
+topology: {preset: star, params: {hosts: 4, link: {rate: 100Gbps}}}
+traffic:
+  - chakra: {traces: bomb}
+`), 0o644))
+			for _, cmd := range []string{"validate", "run", "explain"} {
+				child := exec.Command(os.Args[0], "-test.run=^TestChakraBomb$", "--", cmd, scenario)
+				hwm := filepath.Join(dir, cmd+".status")
+				child.Env = append(os.Environ(), bombChild+"="+hwm)
+				var out bytes.Buffer
+				child.Stdout, child.Stderr = &out, &out
+				require.NoError(t, child.Start())
+				done := make(chan error, 1)
+				go func() { done <- child.Wait() }()
+				select {
+				case <-done:
+				case <-time.After(60 * time.Second):
+					child.Process.Kill()
+					t.Fatalf("%s: still running after 60 s", cmd)
+				}
+				require.Equal(t, 2, child.ProcessState.ExitCode(), "%s: %s", cmd, out.String())
+				require.Contains(t, out.String(), fmt.Sprintf("%s: decompressed byte %d: node 1 (from 0) is an empty message", trace, valid), cmd)
+				ru := child.ProcessState.SysUsage().(*syscall.Rusage)
+				cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+				status, err := os.ReadFile(hwm)
+				require.NoError(t, err)
+				var rss int64
+				for _, line := range strings.Split(string(status), "\n") {
+					if kb, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+						n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(kb, "kB")), 10, 64)
+						require.NoError(t, err, line)
+						rss = n << 10
+					}
+				}
+				require.NotZero(t, rss, "VmHWM in %s", status)
+				t.Logf("%s of %d zeros (%d bytes gzip): %v of CPU, %d MB peak RSS", cmd, zeros, size, cpu, rss>>20)
+				require.Less(t, cpu, 2*time.Second, "%s: CPU time", cmd)
+				require.Less(t, rss, int64(200<<20), "%s: peak resident memory", cmd)
 			}
 		})
 	}

@@ -233,6 +233,29 @@ func TestHostileOutputs(t *testing.T) {
 				require.Contains(t, m.Files, "table-a.txt")
 				require.NotContains(t, m.Files, "table-notes.txt")
 			}},
+		// Issue 34, item 1: an earlier run's files replaced by links to files elsewhere are
+		// removed or replaced as names; what they lead to is untouched.
+		{name: "force-replaces-links-not-targets", setup: func(t *testing.T, d string) {
+			copyDir(t, earlierRun, d+"/out")
+			require.NoError(t, os.WriteFile(d+"/passwd", []byte("root:x:0:0\n"), 0o600))
+			require.NoError(t, os.Remove(d+"/out/table-b.txt"))
+			require.NoError(t, os.Symlink(d+"/passwd", d+"/out/table-b.txt"))
+			require.NoError(t, os.Remove(d+"/out/summary.md"))
+			require.NoError(t, os.Link(d+"/passwd", d+"/out/summary.md"))
+		}, args: []string{"run", "$S", "-q", "-o", "$D/out", "--force", "--variant", "a"}, status: 0,
+			after: func(t *testing.T, d, _ string) {
+				data, err := os.ReadFile(d + "/passwd")
+				require.NoError(t, err)
+				require.Equal(t, "root:x:0:0\n", string(data))
+				fi, err := os.Stat(d + "/passwd")
+				require.NoError(t, err)
+				require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+				require.EqualValues(t, 1, fi.Sys().(*syscall.Stat_t).Nlink, "the hard link was replaced")
+				require.NoFileExists(t, d+"/out/table-b.txt", "the link, listed by the earlier run, is removed")
+				fi, err = os.Lstat(d + "/out/summary.md")
+				require.NoError(t, err)
+				require.True(t, fi.Mode().IsRegular())
+			}},
 		// 3. One run at a time in a directory: the lock names its holder; a dead one's is taken.
 		{name: "locked", setup: func(t *testing.T, d string) {
 			require.NoError(t, os.Mkdir(d+"/out", 0o755))
@@ -397,4 +420,71 @@ func TestFileTooLargeKeepsTheTable(t *testing.T) {
 	m, err := results.ReadManifest(dir)
 	require.NoError(t, err)
 	require.Contains(t, m.Files, failing, "the manifest lists what the run may have written: --force can clear it")
+}
+
+// TestHostileLockFile (issue 34, item 1): an output directory whose lock file is a symbolic
+// link to a file, a hard link to one, a dangling link, a fifo or a directory: run -o, sweep
+// -o and merge -o each exit 2 at once naming the lock file and what it is, write nothing
+// into the directory, and leave what the lock leads to byte for byte, with its mtime (and a
+// dangling link's target not created).
+func TestHostileLockFile(t *testing.T) {
+	scenario := writeFile(t, "small.yaml", small)
+	shard := filepath.Join(t.TempDir(), "shard")
+	status, _, stderr := fabricsim(t, "sweep", scenario, "-q", "--grid", "seed=1,2", "-o", shard)
+	require.Equal(t, 0, status, stderr)
+	kinds := []struct {
+		name string
+		make func(t *testing.T, lock, victim string)
+		what string
+	}{
+		{"symlink", func(t *testing.T, lock, victim string) { require.NoError(t, os.Symlink(victim, lock)) },
+			"is a symbolic link to $D/passwd, not a fabricsim lock file"},
+		{"hard-link", func(t *testing.T, lock, victim string) { require.NoError(t, os.Link(victim, lock)) },
+			"is a regular file with 2 links (a hard link to another file), not a fabricsim lock file"},
+		{"dangling-symlink", func(t *testing.T, lock, _ string) {
+			require.NoError(t, os.Symlink(filepath.Join(filepath.Dir(filepath.Dir(lock)), "created"), lock))
+		}, "is a symbolic link to $D/created, not a fabricsim lock file"},
+		{"fifo", func(t *testing.T, lock, _ string) { require.NoError(t, syscall.Mkfifo(lock, 0o644)) },
+			"is a named pipe (fifo), not a fabricsim lock file"},
+		{"directory", func(t *testing.T, lock, _ string) { require.NoError(t, os.Mkdir(lock, 0o755)) },
+			"is a directory, not a fabricsim lock file"},
+	}
+	commands := map[string][]string{
+		"run":   {"run", scenario, "-q", "-o", "$D/out"},
+		"sweep": {"sweep", scenario, "-q", "--grid", "seed=1,2", "-o", "$D/out"},
+		"merge": {"merge", shard, "-o", "$D/out"},
+	}
+	content := []byte("root:x:0:0:root:/root:/bin/bash\n")
+	past := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, cmd := range []string{"run", "sweep", "merge"} {
+		for _, k := range kinds {
+			t.Run(cmd+"-"+k.name, func(t *testing.T) {
+				d := t.TempDir()
+				victim := filepath.Join(d, "passwd")
+				require.NoError(t, os.WriteFile(victim, content, 0o644))
+				require.NoError(t, os.Chtimes(victim, past, past))
+				require.NoError(t, os.Mkdir(d+"/out", 0o755))
+				k.make(t, filepath.Join(d, "out", results.FileLock), victim)
+				args := slices.Clone(commands[cmd])
+				for i := range args {
+					args[i] = strings.ReplaceAll(args[i], "$D", d)
+				}
+				start := time.Now()
+				status, out := fabricsimWithin(t, 10*time.Second, args...)
+				require.Equal(t, 2, status, out)
+				require.Contains(t, out, "-o "+d+"/out: "+results.FileLock+" "+strings.ReplaceAll(k.what, "$D", d))
+				require.Less(t, time.Since(start), 2*time.Second, "refused before simulating")
+				require.Equal(t, []string{}, append([]string{}, ls(t, d+"/out")...), "nothing written into the directory")
+				data, err := os.ReadFile(victim)
+				require.NoError(t, err)
+				require.Equal(t, content, data, "the target is untouched")
+				fi, err := os.Stat(victim)
+				require.NoError(t, err)
+				require.True(t, fi.ModTime().Equal(past), "the target's mtime is untouched")
+				require.NoFileExists(t, filepath.Join(d, "created"), "a dangling link's target is not created")
+				_, err = os.Lstat(filepath.Join(d, "out", results.FileLock))
+				require.NoError(t, err, "the lock file's name is left for the user")
+			})
+		}
+	}
 }

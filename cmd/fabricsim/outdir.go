@@ -286,9 +286,8 @@ func (o *outputs) prepare(version, scenario string) error {
 		return usagef("%s: %v", label, err)
 	}
 	unlock, err := results.LockDir(o.out)
-	var le *results.LockedError
-	if errors.As(err, &le) {
-		return usagef("%s: %s", label, le.Reason())
+	if reason, ok := results.LockRefusal(err); ok {
+		return usagef("%s: %s", label, reason)
 	}
 	if err != nil {
 		return err

@@ -1,4 +1,5 @@
-// Package infile reads the files a user names as input (scenario and workload files): only
+// Package infile reads the files a user names as input (scenario, workload and trace files,
+// the results documents and manifests that merge, a resumed sweep and compare read): only
 // regular files, refused at once otherwise, never with an open that blocks. A named pipe
 // opened for reading blocks until a writer comes (open(2), fifo(7)), and a device or
 // /proc file may never end, so the path is stat'ed first, then opened with O_NONBLOCK
@@ -59,6 +60,27 @@ func Kind(m fs.FileMode) string {
 // is not a regular file is a *NotRegularError, one larger than limit a *TooLargeError, both
 // found before anything is read; other errors are the os package's (fs.ErrNotExist, say).
 func Read(path string, limit int64) ([]byte, error) {
+	f, err := Open(path, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// File is an input file opened by Open: reading it gives at most its limit's bytes, and a
+// *TooLargeError rather than more (a file that grew after it was opened).
+type File struct {
+	f     *os.File
+	path  string
+	limit int64
+	n     int64 // bytes read so far
+}
+
+// Open opens the regular file at path for reading, as Read does (refusing at once what is no
+// regular file or is larger than limit) but without reading it: for a file read as a stream
+// (a JSON decoder, a copy). Close it.
+func Open(path string, limit int64) (*File, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -70,26 +92,38 @@ func Read(path string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	ofi, err := f.Stat()
+	if err == nil {
+		err = check(path, ofi, limit)
+	}
+	if err == nil && !os.SameFile(fi, ofi) {
+		err = fmt.Errorf("%s changed while it was opened", path)
+	}
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
-	if err := check(path, ofi, limit); err != nil {
-		return nil, err
-	}
-	if !os.SameFile(fi, ofi) {
-		return nil, fmt.Errorf("%s changed while it was opened", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, &TooLargeError{Path: path, Size: limit + 1, Limit: limit}
-	}
-	return data, nil
+	return &File{f: f, path: path, limit: limit}, nil
 }
+
+// Read reads from the file; past the limit it returns a *TooLargeError.
+func (f *File) Read(p []byte) (int, error) {
+	if f.n > f.limit {
+		return 0, &TooLargeError{Path: f.path, Size: f.limit + 1, Limit: f.limit}
+	}
+	if rest := f.limit + 1 - f.n; int64(len(p)) > rest {
+		p = p[:rest] // one byte past the limit tells a file that grew
+	}
+	n, err := f.f.Read(p)
+	f.n += int64(n)
+	if f.n > f.limit {
+		return n - int(f.n-f.limit), &TooLargeError{Path: f.path, Size: f.limit + 1, Limit: f.limit}
+	}
+	return n, err
+}
+
+// Close closes the file.
+func (f *File) Close() error { return f.f.Close() }
 
 func check(path string, fi fs.FileInfo, limit int64) error {
 	if !fi.Mode().IsRegular() {
@@ -105,4 +139,11 @@ func check(path string, fi fs.FileInfo, limit int64) error {
 func IsNotRegular(err error) bool {
 	var nr *NotRegularError
 	return errors.As(err, &nr)
+}
+
+// IsRefused reports whether err is a refusal of this package's own (*NotRegularError,
+// *TooLargeError): what the user gave is no input, as opposed to a failure to read it.
+func IsRefused(err error) bool {
+	var big *TooLargeError
+	return IsNotRegular(err) || errors.As(err, &big)
 }

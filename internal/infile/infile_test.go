@@ -2,6 +2,7 @@ package infile
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -43,4 +44,24 @@ func TestReadRefusesWhatIsNoRegularFileAtOnce(t *testing.T) {
 	require.Equal(t, int64(10), big.Size)
 	_, err = Read(filepath.Join(dir, "none"), 10)
 	require.ErrorIs(t, err, fs.ErrNotExist)
+}
+
+// TestOpenStopsAtTheLimit: a file that grows after it is opened (within the limit then) gives
+// its first limit bytes and then a *TooLargeError naming it, never the rest.
+func TestOpenStopsAtTheLimit(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "grows")
+	require.NoError(t, os.WriteFile(file, []byte("0123456789"), 0o644))
+	f, err := Open(file, 12)
+	require.NoError(t, err)
+	defer f.Close()
+	w, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = w.WriteString("abcdef") // 16 bytes now, 4 past the limit
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	data, err := io.ReadAll(f)
+	var big *TooLargeError
+	require.ErrorAs(t, err, &big)
+	require.Equal(t, "0123456789ab", string(data), "the limit's bytes and not one more")
+	require.EqualError(t, err, file+" is 13 bytes, more than 12")
 }
