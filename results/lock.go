@@ -58,6 +58,11 @@ const inspectFlags = os.O_RDONLY | syscall.O_NOFOLLOW | syscall.O_NONBLOCK | sys
 // most 11 bytes (Linux's pid_max is at most 2^22, proc(5)); a larger file is not ours.
 const maxLockBytes = 64
 
+// lockTries is how many times LockDir tries before it says the lock file keeps being
+// replaced: several runs that find one stale lock at once each remove and create it in turn
+// (TestLockDirStaleTakeoverHasOneWinner: eight at once, on a loaded machine).
+const lockTries = 30
+
 // LockDir takes dir's lock, for one process to write there at a time: an exclusive flock(2)
 // on dir/.fabricsim.lock, which holds this process's id. The file is created by this
 // process (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0644) and never written otherwise: an existing
@@ -70,12 +75,17 @@ const maxLockBytes = 64
 // (if it is still the one this process created) and releases the lock.
 func LockDir(dir string) (unlock func(), err error) {
 	path := filepath.Join(dir, FileLock)
-	for try := range 5 {
+	for try := range lockTries {
+		if try > 0 {
+			// Runs that found one stale lock together take turns: each round one of them
+			// wins, and on a loaded machine a round may take a while.
+			time.Sleep(time.Duration(try) * time.Millisecond)
+		}
 		f, err := os.OpenFile(path, lockFlags, 0o644)
 		if errors.Is(err, os.ErrExist) {
 			err := takeStale(dir, path)
 			var le *LockedError
-			if errors.As(err, &le) && try < 4 && le.PID > 0 && errors.Is(syscall.Kill(le.PID, 0), syscall.ESRCH) {
+			if errors.As(err, &le) && try < lockTries-1 && le.PID > 0 && errors.Is(syscall.Kill(le.PID, 0), syscall.ESRCH) {
 				// Held, but its pid names no process here: another run is taking a dead
 				// one's lock over at this moment (or the holder runs in another pid
 				// namespace, sharing the volume: then, after these tries, it is refused).
