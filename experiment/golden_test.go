@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,6 +20,28 @@ import (
 // go test ./experiment -run TestGoldenResults -update
 var update = flag.Bool("update", false, "rewrite testdata/golden/*.json from this build")
 
+// freshRuns holds, per bundled scenario, the results document this test binary computed
+// (goldenDocument), so that the lesson tests check what this build gives, not a stored file
+// that TestGoldenResults would fail on first (a change that breaks a lesson then fails with
+// the lesson's sentence too).
+var freshRuns struct {
+	sync.Mutex
+	docs map[string][]byte
+}
+
+// freshJSON is bundled scenario name's results document as this build computes it: the one
+// TestGoldenResults computed, or a new run when it did not run (go test -run LessonName).
+func freshJSON(t *testing.T, name string) []byte {
+	t.Helper()
+	freshRuns.Lock()
+	data, ok := freshRuns.docs[name]
+	freshRuns.Unlock()
+	if !ok {
+		data, _ = goldenDocument(t, name)
+	}
+	return data
+}
+
 // goldenDocument runs bundled scenario name as `fabricsim run NAME -o DIR` does (with the
 // time series, which must not change the results) and renders its results document, with
 // the wall time (the only part that is not deterministic) zeroed.
@@ -30,6 +53,12 @@ func goldenDocument(t *testing.T, name string) ([]byte, *results.Document) {
 	}
 	var b bytes.Buffer
 	require.NoError(t, results.WriteJSON(&b, doc))
+	freshRuns.Lock()
+	if freshRuns.docs == nil {
+		freshRuns.docs = map[string][]byte{}
+	}
+	freshRuns.docs[name] = b.Bytes()
+	freshRuns.Unlock()
 	return b.Bytes(), doc
 }
 

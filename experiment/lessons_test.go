@@ -18,15 +18,13 @@ import (
 	"github.com/fabricsim/fabricsim/transports"
 )
 
-// golden reads a bundled scenario's golden results document, which TestGoldenResults holds
-// equal, byte for byte, to what this build produces: a lesson test reads the run from there
-// instead of running it again.
-func golden(t *testing.T, name string) *results.Document {
+// fresh is a bundled scenario's results document as this build computes it (freshJSON: the
+// run TestGoldenResults just made, which it compares with the stored golden), so that a
+// lesson's check fails on a change that moves its figure, not only the golden comparison.
+func fresh(t *testing.T, name string) *results.Document {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "golden", name+".json"))
-	require.NoError(t, err)
 	var d results.Document
-	require.NoError(t, json.Unmarshal(data, &d))
+	require.NoError(t, json.Unmarshal(freshJSON(t, name), &d))
 	return &d
 }
 
@@ -46,7 +44,7 @@ func variantNamed(t *testing.T, d *results.Document, name string) *results.Varia
 // description says to look for holds: PFC without congestion control has the worst
 // small-flow tail of the lossless variants, DCQCN cuts it, DCTCP without PFC cuts it most.
 func TestWebsearchLeafSpineLesson(t *testing.T) {
-	d := golden(t, "websearch-leafspine")
+	d := fresh(t, "websearch-leafspine")
 	require.Len(t, d.Variants, 10)
 	small := func(v *results.Variant) float64 {
 		b := v.SlowdownBySize[0]
@@ -137,7 +135,7 @@ func shortP99(v *results.Variant) float64 {
 // drops nothing and keeps short flows' latency below plain iWARP's; RoCE v2 with IRN needs no
 // PFC either.
 func TestTradeoffLesson(t *testing.T) {
-	d := golden(t, "tradeoff")
+	d := fresh(t, "tradeoff")
 	require.LessOrEqual(t, len(d.Variants), 9, "one table of at most 9 rows")
 	v1 := variantNamed(t, d, "RoCEv1 + PFC")
 	require.EqualValues(t, 8, v1.Flows.Unroutable, "the incast and the background flows cross racks")
@@ -194,7 +192,7 @@ func TestTradeoffLesson(t *testing.T) {
 }
 
 func TestIncastPFCLesson(t *testing.T) {
-	d := golden(t, "incast-pfc")
+	d := fresh(t, "incast-pfc")
 	pfc, lossy := variantNamed(t, d, "RoCEv2 + PFC"), variantNamed(t, d, "RoCEv2 lossy")
 	require.Zero(t, pfc.Drops.Total)
 	require.Positive(t, pfc.PFC.PauseFrames)
@@ -208,7 +206,7 @@ func TestIncastPFCLesson(t *testing.T) {
 }
 
 func TestCrossSubnetLesson(t *testing.T) {
-	d := golden(t, "cross-subnet")
+	d := fresh(t, "cross-subnet")
 	v1 := variantNamed(t, d, "RoCEv1")
 	require.EqualValues(t, 1, v1.Flows.Unroutable)
 	require.Contains(t, flowOf(t, v1, "h1", "h5").Reason, "RoCE v1 cannot cross a router")
@@ -219,7 +217,7 @@ func TestCrossSubnetLesson(t *testing.T) {
 }
 
 func TestLossyLinkLesson(t *testing.T) {
-	d := golden(t, "lossy-link")
+	d := fresh(t, "lossy-link")
 	require.NotEmpty(t, d.Replication, "five seeds: one random run is not a result")
 	rep := map[string]results.Replication{}
 	for _, r := range d.Replication {
@@ -262,7 +260,7 @@ func TestLossyLinkLesson(t *testing.T) {
 }
 
 func TestHeadroomLesson(t *testing.T) {
-	d := golden(t, "headroom")
+	d := fresh(t, "headroom")
 	require.Zero(t, variantNamed(t, d, "auto headroom").Drops.Total)
 	small := variantNamed(t, d, "16KB headroom")
 	require.Positive(t, small.Drops.ByReason.Headroom)
@@ -270,7 +268,7 @@ func TestHeadroomLesson(t *testing.T) {
 }
 
 func TestPFCDeadlockLesson(t *testing.T) {
-	d := golden(t, "pfc-deadlock")
+	d := fresh(t, "pfc-deadlock")
 	require.NotEmpty(t, variantNamed(t, d, "20G + PFC").Deadlocks, "above n B / TTL the loop deadlocks")
 	require.Empty(t, variantNamed(t, d, "5G + PFC").Deadlocks, "below it, it does not")
 	require.Empty(t, variantNamed(t, d, "20G lossy").Deadlocks, "without PFC nothing can deadlock")
@@ -280,7 +278,7 @@ func TestPFCDeadlockLesson(t *testing.T) {
 }
 
 func TestDCQCNConvergenceLesson(t *testing.T) {
-	d := golden(t, "dcqcn-convergence")
+	d := fresh(t, "dcqcn-convergence")
 	for _, name := range []string{"DCQCN paper", "DCQCN nvidia"} {
 		v := variantNamed(t, d, name)
 		require.Zero(t, v.Drops.Total, name)
@@ -349,7 +347,7 @@ func TestDCQCNConvergenceLesson(t *testing.T) {
 }
 
 func TestVictimFlowLesson(t *testing.T) {
-	d := golden(t, "victim-flow")
+	d := fresh(t, "victim-flow")
 	pfc := variantNamed(t, d, "RoCEv2 + PFC")
 	// With PFC the victim a2 -> v gets about C/(n+1) of goodput, n = 3: 25 Gb/s x 1024/1106.
 	share := 100.0 / 4 * 1024 / 1106
@@ -359,7 +357,7 @@ func TestVictimFlowLesson(t *testing.T) {
 }
 
 func TestPFCStormLesson(t *testing.T) {
-	d := golden(t, "pfc-storm")
+	d := fresh(t, "pfc-storm")
 	storm, wd := variantNamed(t, d, "storm"), variantNamed(t, d, "storm + watchdog")
 	// b -> v alone: 4 MB at line rate x 1024/1106, about 0.35 ms; the storm holds it past its
 	// end at 3 ms; the watchdog frees it within a millisecond.
@@ -378,7 +376,7 @@ func TestPFCStormLesson(t *testing.T) {
 }
 
 func TestVictimFlowDCQCNLesson(t *testing.T) {
-	d := golden(t, "victim-flow")
+	d := fresh(t, "victim-flow")
 	pfc, cc := variantNamed(t, d, "RoCEv2 + PFC"), variantNamed(t, d, "RoCEv2 + PFC + DCQCN")
 	victimPFC, victimCC := *flowOf(t, pfc, "a2", "v").RateGbps, *flowOf(t, cc, "a2", "v").RateGbps
 	require.Greater(t, victimCC, 2*victimPFC, "DCQCN gives the victim back more than twice its PFC share")
@@ -407,7 +405,7 @@ func TestCrossSubnetNICDelay(t *testing.T) {
 }
 
 func TestFatTreeECMPLesson(t *testing.T) {
-	d := golden(t, "fattree-ecmp")
+	d := fresh(t, "fattree-ecmp")
 	ideal := 10e6 * 1106 / 1024 * 8 / 100e9 * 1e6 // 0.86 ms: a permutation at line rate
 	pfc := variantNamed(t, d, "RoCEv2 + PFC")
 	require.Zero(t, pfc.Drops.Total)
@@ -419,7 +417,7 @@ func TestFatTreeECMPLesson(t *testing.T) {
 
 // TestPerfLeafSpineLesson: the benchmark fabric is lossless: PFC pauses, nothing is dropped.
 func TestPerfLeafSpineLesson(t *testing.T) {
-	v := &golden(t, "perf-leafspine").Variants[0]
+	v := &fresh(t, "perf-leafspine").Variants[0]
 	require.EqualValues(t, 128, v.Flows.Total)
 	require.Zero(t, v.Drops.Total)
 	require.Positive(t, v.PFC.PauseFrames)
@@ -431,7 +429,7 @@ func TestPerfLeafSpineLesson(t *testing.T) {
 // than twice as fast, held below line x payload/wire x (1 - p) by its BDP cap; lifting the
 // cap reaches that figure but floods the incast, whose flows all still complete.
 func TestIRNLesson(t *testing.T) {
-	d := golden(t, "irn")
+	d := fresh(t, "irn")
 	irn, pfc := variantNamed(t, d, "IRN no PFC"), variantNamed(t, d, "RoCEv2 + PFC")
 	gbn, both := variantNamed(t, d, "go-back-N no PFC"), variantNamed(t, d, "IRN + PFC")
 	for _, v := range []*results.Variant{irn, pfc, gbn, both} {
@@ -527,7 +525,7 @@ func TestEveryScenarioHasALesson(t *testing.T) {
 // background, ECMP collisions alone slow the interleaved ring by more than 10%, 4 QPs bring it
 // within 5% of its ideal, and in rack order (no ring link shares an uplink) it is within 1%.
 func TestAllreduceLeafSpineLesson(t *testing.T) {
-	d := golden(t, "allreduce-leafspine")
+	d := fresh(t, "allreduce-leafspine")
 	require.Len(t, d.Variants, 5)
 	var slowest, fastest string
 	var most, least float64
