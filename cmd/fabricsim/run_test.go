@@ -224,6 +224,9 @@ func TestSignalWritesTheResultsSoFar(t *testing.T) {
 		require.ErrorAs(t, err, &exit, "%v: %s", sig, stderr.String())
 		require.Equal(t, 130, exit.ExitCode(), "%v: %s", sig, stderr.String())
 		require.Contains(t, stderr.String(), "interrupted at")
+		// After the signal, it says that the files are being written, and how to abort.
+		require.Contains(t, stderr.String(), fmt.Sprintf("fabricsim: %s: stopping the simulation; the results so far will be written", map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[sig]))
+		require.Contains(t, stderr.String(), "fabricsim: writing the results so far to "+dir+"; a second Ctrl-C or SIGTERM aborts")
 		d := readDoc(t, filepath.Join(dir, "results.json"))
 		require.True(t, d.Interrupted, "%v", sig)
 		for _, v := range d.Variants {
