@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fabricsim/fabricsim/collective"
+	"github.com/fabricsim/fabricsim/internal/accuracy"
 	"github.com/fabricsim/fabricsim/results"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/transports"
@@ -67,6 +68,8 @@ func TestRingAllreduceClosedForm(t *testing.T) {
 		want := closedForm(steps)
 		require.Equal(t, 2, j.Completed)
 		require.InDelta(t, want, j.IdealUS, want*1e-3, "N=%d: the job's ideal", n)
+		accurate(t, "Collectives", fmt.Sprintf("ring allreduce, N=%d x %d KiB per rank, 100 Gb/s star: iteration", n, S>>10), want, *j.PerIteration[0].CompletionUS, "us", 0.02,
+			accuracy.ClosedForm, "2(N-1)/N S b + 2(N-1) alpha (docs/model.md section 12)")
 		for _, it := range j.PerIteration {
 			got := *it.CompletionUS
 			require.InDelta(t, want, got, want*0.02, "N=%d iteration %d: %.2f us against the closed form %.2f", n, it.Iteration, got, want)
@@ -109,6 +112,8 @@ func TestHalvingDoublingClosedForm(t *testing.T) {
 		require.InDelta(t, want, j.IdealUS, want*1e-3)
 		got := *j.PerIteration[0].CompletionUS
 		require.InDelta(t, want, got, want*0.02, "N=%d: %.2f us against %.2f", n, got, want)
+		accurate(t, "Collectives", fmt.Sprintf("halving-doubling allreduce, N=%d x %d KiB per rank, 100 Gb/s star: iteration", n, S>>10), want, got, "us", 0.02,
+			accuracy.ClosedForm, "log2 N halving and doubling steps at the wire's pace + a latency each (docs/model.md section 12)")
 	}
 }
 
@@ -324,6 +329,8 @@ variants:
 	got := *j.CompletionUS
 	require.GreaterOrEqual(t, got, want*0.999)
 	require.InDelta(t, want, got, want*0.02, "%.2f us against the ideal %.2f", got, want)
+	atLeast(t, "Collectives", "ring allreduce over h1..h8 on two racks (100 Gb/s hosts, 400 Gb/s uplinks): iteration", want, got, "us", 0.02,
+		accuracy.ClosedForm, "14 bandwidth terms + 4 cross-rack + 10 in-rack latencies, the chain of dependencies")
 }
 
 // TestRingAllreduceOverUET: a collective runs over UET as over RoCE v2: each message's flows
@@ -351,6 +358,8 @@ func TestRingAllreduceOverUET(t *testing.T) {
 		t.Logf("UET ring allreduce, iteration %d: %.2f us against the closed form %.2f us", it.Iteration, *it.CompletionUS, want)
 		require.InDelta(t, want, *it.CompletionUS, want*0.05)
 	}
+	accurate(t, "Collectives", "ring allreduce over UET, N=8 x 1 MiB per rank, 100 Gb/s star: first iteration", want, *j.PerIteration[0].CompletionUS, "us", 0.05,
+		accuracy.ClosedForm, "2(N-1) steps of S/N at UET's payload share + a packet's latency each")
 }
 
 // TestCollectivesNeverBeatTheirIdeal (issue 34, point 6): the ideal is a lower bound at

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fabricsim/fabricsim/header"
+	"github.com/fabricsim/fabricsim/internal/accuracy"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
 	"github.com/fabricsim/fabricsim/transports"
@@ -139,7 +140,8 @@ func TestHPCCSharesOneBottleneckAtEta(t *testing.T) {
 			r := runHPCCStar(t, n, 2*sim.Millisecond, "")
 			fixed := eta + float64(n)*ai/c
 			t.Logf("N=%d: utilisation %.4f (eta %.2f, fixed point %.4f), time-mean queue %.0f B (BDP %.0f B)", n, r.util, eta, fixed, r.queue, r.bdp)
-			require.InEpsilon(t, eta, r.util, 0.03, "utilisation within 3%% of eta")
+			accurate(t, "Congestion control", fmt.Sprintf("HPCC, N=%d flows into a 100 Gb/s port: bottleneck utilisation", n), eta, r.util, "", 0.03,
+				accuracy.ClosedForm, "eta = 0.95 (Li et al., SIGCOMM 2019), fixed point eta + N W_AI/(C T)")
 			require.LessOrEqual(t, r.util, fixed*1.005, "no more than the fixed point")
 			require.Less(t, r.queue, r.bdp, "time-mean queue below one BDP")
 			share := c / 1e9 / float64(n)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fabricsim/fabricsim/internal/accuracy"
 	"github.com/fabricsim/fabricsim/results"
 	"github.com/fabricsim/fabricsim/scenarios"
 	"github.com/fabricsim/fabricsim/sim"
@@ -198,7 +199,8 @@ func TestIncastPFCLesson(t *testing.T) {
 	require.Positive(t, pfc.PFC.PauseFrames)
 	// 16 x 1 MiB at line rate x 1024/1106: 1.4497 ms, plus a few microseconds of path.
 	burst := 16 * float64(1<<20) * 1106 / 1024 * 8 / 100e9 * 1e6
-	require.InDelta(t, burst, *pfc.FCT.Max, 0.01*burst)
+	accurate(t, "PFC", "incast-pfc: 16 x 1 MiB into one 100 Gb/s port with PFC: last FCT", burst, *pfc.FCT.Max, "us", 0.01,
+		accuracy.ClosedForm, "16 MiB x 1106/1024 at line rate")
 	require.Positive(t, lossy.Drops.Total)
 	// The description's ratios: lossy about 1.5x at the median and 2.1x at the max.
 	require.InDelta(t, 1.5, *lossy.FCT.P50 / *pfc.FCT.P50, 0.1)
@@ -227,7 +229,8 @@ func TestLossyLinkLesson(t *testing.T) {
 	goodput := func(name string) results.Estimate { return rep[name].Metrics["goodput_gbps"] }
 	// No loss: each transport near its payload share of 100 Gb/s, the same in every seed.
 	for name, share := range map[string]float64{"RoCEv2 loss 0": 1024.0 / 1106, "RoCEv1 loss 0": 1024.0 / 1122, "iWARP loss 0": 1440.0 / 1538} {
-		require.InEpsilon(t, 100*share, goodput(name).Mean, 0.01, name)
+		accurate(t, "Links and frames", "lossy-link, "+name+", 100 Gb/s: goodput (mean over seeds)", 100*share, goodput(name).Mean, "Gb/s", 0.01,
+			accuracy.ClosedForm, "line rate x payload / wire bytes")
 		require.Zero(t, goodput(name).CI95, name)
 	}
 	// At 1%, with the 67.1 ms timeout RoCE collapses in every seed that loses a
@@ -479,7 +482,8 @@ func TestIRNLesson(t *testing.T) {
 	// so an incast flow whose tail the overflow took whole is repaired by one timeout (it
 	// used to regain one packet per timeout, and h12 -> h17 was unfinished at 50 ms).
 	require.EqualValues(t, 17, open.Flows.Completed)
-	require.InEpsilon(t, line, lossy(open), 0.02)
+	accurate(t, "Loss recovery", "IRN without its BDP cap, 20 MB over a link losing 1%, 100 Gb/s (irn): goodput", line, lossy(open), "Gb/s", 0.02,
+		accuracy.ClosedForm, "selective repeat: line x payload/wire x (1 - p)")
 	require.Greater(t, open.Drops.ByReason.Buffer, 50*irn.Drops.ByReason.Buffer)
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fabricsim/fabricsim/internal/accuracy"
 	"github.com/fabricsim/fabricsim/pfc"
 	"github.com/fabricsim/fabricsim/results"
 	"github.com/fabricsim/fabricsim/sim"
@@ -139,6 +140,8 @@ func TestPFCIncastIsLosslessFairAndAtLineRate(t *testing.T) {
 	t.Logf("per-flow goodput over the FCT %.3f..%.3f Gb/s, fair share %.3f; %d pause frames", lo, hi, share, v.PFC.PauseFrames)
 	t.Logf("last byte at %.2f us, arithmetic %.2f us", last, want.Microseconds())
 	require.InEpsilon(t, want.Microseconds(), last, 0.02, "last byte vs the arithmetic completion time")
+	accurate(t, "PFC", "16 x 1 MiB incast into one 100 Gb/s port, PFC: last byte", want.Microseconds(), last, "us", 0.02,
+		accuracy.ClosedForm, "16 messages' wire bytes at line rate + one frame + 2 delays")
 	for i := 1; i <= n; i++ {
 		h := fmt.Sprintf("h%d", i)
 		sw := pfcPort(v, "sw", h)
@@ -207,6 +210,11 @@ func TestSynchronizedBurstDropsMatchClosedForm(t *testing.T) {
 			t.Logf("dropped %d frames = %d bytes, closed form %d", v.Drops.ByReason.Buffer, dropped, want)
 			require.Equal(t, v.Drops.ByReason.Buffer, v.Drops.Total)
 			require.InDelta(t, want, dropped, float64(tc.n*largestFrame), "within N MTUs")
+			if want > 0 {
+				accurate(t, "Buffers and drops", fmt.Sprintf("synchronized burst, N=%d x %d B into a %d B buffer: bytes dropped", tc.n, tc.size, tc.buffer),
+					float64(want), float64(dropped), "B", float64(tc.n*largestFrame)/float64(want),
+					accuracy.ClosedForm, "max(0, (N-1)S - B), within N frames (docs/model.md section 7)")
+			}
 		})
 	}
 }
@@ -244,7 +252,8 @@ func TestPFCFastSenderIntoSlowBottleneckIsLosslessAtBottleneckRate(t *testing.T)
 	got := float64(fl.SizeBytes) * 8 / (*fl.FCTUS * 1e3)
 	want := 40 * payloadOfWire
 	t.Logf("goodput %.3f Gb/s, 40G x payload/wire %.3f, %d pauses, l1 paused %.1f us", got, want, sw.PausesSent, nic.PausedUS)
-	require.InEpsilon(t, want, got, 0.01)
+	accurate(t, "PFC", "100 Gb/s sender into a 40 Gb/s bottleneck, PFC: goodput", want, got, "Gb/s", 0.01,
+		accuracy.ClosedForm, "bottleneck rate x payload / wire bytes")
 }
 
 // ---------------------------------------------------------------------------------------

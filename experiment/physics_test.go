@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fabricsim/fabricsim/internal/accuracy"
 	"github.com/fabricsim/fabricsim/results"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
@@ -53,6 +54,8 @@ func TestSingleFlowGoodputAndFCTMatchArithmetic(t *testing.T) {
 	sum := tx(first) + sim.Time(npkts-2)*tx(middle) + tx(int64(last+roceV2Overhead))
 	want := tx(first) + sim.Microsecond + sum + sim.Microsecond
 	require.InDelta(t, want.Microseconds(), *fl.FCTUS, 1e-6, "FCT to the picosecond")
+	accurate(t, "Links and frames", "RoCE v2 100 MB flow over two 100 Gb/s hops (1 us each): FCT", want.Microseconds(), *fl.FCTUS, "us", 1e-9,
+		accuracy.ClosedForm, "store and forward of every packet's wire bytes (docs/model.md section 1)")
 	// Per-packet serialization adds up to the serialization of all the bytes: 100 Gb/s is
 	// exactly 80 ps a byte, so no rounding accumulates.
 	require.Equal(t, rate.TxTime(wire), sum)

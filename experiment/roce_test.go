@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fabricsim/fabricsim/internal/accuracy"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
 	"github.com/fabricsim/fabricsim/transports"
@@ -55,6 +56,8 @@ func TestLongFlowGoodputIsLineRateTimesPayloadOverWire(t *testing.T) {
 			goodput := float64(fl.SizeBytes*8) / (*fl.FCTUS * 1e-6) / 1e9
 			want := 100 * float64(c.mtu) / float64(c.mtu+c.overhead)
 			require.InEpsilon(t, want, goodput, 0.002, "within 0.2%% of line rate x payload/wire")
+			accurate(t, "Links and frames", fmt.Sprintf("%s MTU %d, 100 MB over one 100 Gb/s link: goodput", c.transport, c.mtu), want, goodput, "Gb/s", 0.002,
+				accuracy.ClosedForm, "line rate x payload / wire bytes")
 		})
 	}
 }
@@ -172,7 +175,8 @@ func TestGoBackNUnderRandomLossMatchesRenewalReward(t *testing.T) {
 			want := 100 * 1024.0 / (1024 + roceV2Overhead) * eta
 			goodput := float64(fl.SizeBytes*8) / (*fl.FCTUS * 1e-6) / 1e9
 			t.Logf("goodput %.2f Gb/s, closed form %.2f (W %.1f, R %.0f)", goodput, want, w, r)
-			require.InEpsilon(t, want, goodput, 0.10)
+			accurate(t, "Loss recovery", fmt.Sprintf("RoCE v2 go-back-N, loss %g, timeout %v, 100 Gb/s: goodput", c.p, c.rto), want, goodput, "Gb/s", 0.10,
+				accuracy.ClosedForm, "renewal reward (1-p)/(1 + p(W + p R)) (docs/model.md sections 5, 7)")
 		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fabricsim/fabricsim/internal/accuracy"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/transports"
 )
@@ -157,7 +158,8 @@ func TestSwiftHoldsItsTargetDelay(t *testing.T) {
 		for i := range n {
 			t.Logf("  flow %d: goodput %.2f Gb/s, cwnd %.2f, mean target %v", i, r.goodput[i], r.cwnd[i], r.stats[i].SumTarget/sim.Time(r.stats[i].Samples))
 		}
-		require.InEpsilon(t, want.Seconds(), queue.Seconds(), 0.2, "N=%d: time-mean queueing delay", n)
+		accurate(t, "Congestion control", fmt.Sprintf("Swift, N=%d flows into one port: time-mean queueing delay", n), want.Microseconds(), queue.Microseconds(), "us", 0.2,
+			accuracy.ClosedForm, "target delay less base RTT, with flow scaling (Kumar et al., SIGCOMM 2020)")
 		require.InEpsilon(t, want.Seconds(), acks.Seconds(), 0.2, "N=%d: per-ACK queueing delay", n)
 		require.GreaterOrEqual(t, r.util, 0.9, "N=%d: utilisation", n)
 		require.GreaterOrEqual(t, r.jain(), 0.95, "N=%d: Jain's index", n)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fabricsim/fabricsim/internal/accuracy"
 	"github.com/fabricsim/fabricsim/results"
 	"github.com/fabricsim/fabricsim/transports"
 )
@@ -63,6 +64,10 @@ func TestTreeAllreduceClosedForm(t *testing.T) {
 		t.Logf("tree allreduce N=%d, 16 MiB: %.2f us; closed form %.2f us (%+.2f%%); floor 2Sb %.2f us", n, got, want, (got/want-1)*100, floor)
 		require.GreaterOrEqual(t, got, floor, "N=%d: faster than the busiest rank's 2S bytes allow", n)
 		require.InDelta(t, want, got, want*0.03, "N=%d: %.2f us against the closed form %.2f", n, got, want)
+		accurate(t, "Collectives", fmt.Sprintf("double binary tree allreduce, N=%d x 16 MiB per rank, 100 Gb/s star: job", n), want, got, "us", 0.03,
+			accuracy.ClosedForm, "(4(K+H)-6) C b + (K+2H-1) alpha, the lockstep pipeline (docs/model.md section 12)")
+		atLeast(t, "Collectives", fmt.Sprintf("double binary tree allreduce, N=%d x 16 MiB per rank: job against its ideal", n), j.IdealUS, got, "us", 0.03,
+			accuracy.ClosedForm, "the critical path alone on the fabric, a lower bound (docs/model.md section 12)")
 		require.GreaterOrEqual(t, got, j.IdealUS, "N=%d: faster than its ideal", n)
 		require.LessOrEqual(t, got, j.IdealUS*1.03, "N=%d: %.2f us, more than 3%% over its ideal %.2f", n, got, j.IdealUS)
 		algbw := float64(S) * 8 / (got * 1e3)
