@@ -24,7 +24,7 @@ type fabric struct {
 	// see the whole fabric (samples, faults, the deadlock detector).
 	run      *sim.Group
 	parts    partitioning
-	pools    []*topology.Pool
+	pools    topology.Pools // per partition; a packet goes back to the one it came from
 	eng      *sim.Engine
 	global   *sim.Engine
 	pool     *topology.Pool
@@ -171,8 +171,9 @@ func buildOn(sc *scenarios.Scenario, threads int) (*fabric, error) {
 	}
 	f := &fabric{sc: sc, nw: nw, routes: routes, nics: make([]*transports.NIC, len(nw.Nodes)), parts: partition(nw, threads)}
 	f.run = sim.NewGroup(f.parts.parts, threads, f.parts.window, len(nw.Nodes)+1)
-	for range f.parts.parts {
-		f.pools = append(f.pools, &topology.Pool{})
+	f.pools = topology.NewPools(f.parts.parts)
+	if f.parts.parts > 1 {
+		f.run.AfterWindow(f.pools.GiveBack)
 	}
 	f.eng, f.pool, f.global = f.run.Part(0), f.pools[0], f.run.Global()
 	f.reg = transports.NewRegistry(f.eng, f.pool)

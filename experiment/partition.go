@@ -44,9 +44,11 @@ func fabricWindow(nw *topology.Network) sim.Time {
 // cut tier by tier (a tier is the hops from the nearest host), each tier's units in node
 // order into want runs of about equal size: a leaf-spine's leaves in want groups and its
 // spines in want groups, a fat-tree's pods together (their edge and aggregation switches
-// are numbered pod by pod).
+// are numbered pod by pod). There are at most topology.MaxPools partitions, one packet pool
+// each.
 func partition(nw *topology.Network, want int) partitioning {
 	p := partitioning{of: make([]int, len(nw.Nodes)), parts: 1, window: fabricWindow(nw)}
+	want = min(want, topology.MaxPools)
 	if want <= 1 {
 		return p
 	}
@@ -153,6 +155,8 @@ func (f *fabric) parallel(asked int, captured, maxEvents bool) results.Parallel 
 		p.Reason = "packet captures run on one thread (a capture file takes its links' frames in order)"
 	case maxEvents:
 		p.Reason = "--max-events runs on one thread (it cuts the run at an exact event)"
+	case p.Partitions == topology.MaxPools:
+		p.Reason = fmt.Sprintf("a fabric is cut into at most %d partitions (a packet records its partition's pool in a byte)", topology.MaxPools)
 	case hasJobs(f.sc):
 		p.Reason = "collectives run on one thread (a job releases messages on several hosts at the same time)"
 	default:

@@ -65,6 +65,8 @@ type Group struct {
 	spent   bool   // the budget ran out with an event due
 	// work is the partitions each thread runs, in order.
 	work [][]int
+	// after, when not nil, runs after every window (AfterWindow).
+	after func()
 }
 
 // NewGroup returns a group of parts partitions run on threads goroutines in windows of
@@ -101,6 +103,12 @@ func (g *Group) Parts() int { return len(g.parts) }
 
 // Threads is the number of goroutines the partitions run on.
 func (g *Group) Threads() int { return g.threads }
+
+// AfterWindow makes f run after every window, on the goroutine that called Run, while no
+// partition runs: what the partitions lent each other in the window is settled there, with
+// no lock on their own paths (the packets a partition took and another gave back). One
+// function per group; a second call replaces the first.
+func (g *Group) AfterWindow(f func()) { g.after = f }
 
 // Global is the engine of the events that see the whole fabric.
 func (g *Group) Global() *Engine { return g.global }
@@ -260,6 +268,9 @@ func (g *Group) runWindow(end Time, start []chan Time, done chan any) {
 	}
 	if failed != nil {
 		panic(failed)
+	}
+	if g.after != nil {
+		g.after()
 	}
 }
 

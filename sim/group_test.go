@@ -181,3 +181,34 @@ func TestGroupBudgetCutsAtAnExactEvent(t *testing.T) {
 	require.Equal(t, 1000, n)
 	require.EqualValues(t, 1000, g.Executed())
 }
+
+// TestGroupRunsAfterWindowBetweenWindows: AfterWindow's function runs once after every window,
+// when each partition has handled every event of the window and none of the next: two
+// partitions on two threads, each ticking every 100 ns up to 5 us in windows of 1 us, have
+// ticked 10 times per window ended at each call (the race detector checks that the calls see
+// the other thread's writes).
+func TestGroupRunsAfterWindowBetweenWindows(t *testing.T) {
+	const tick, last = 100 * Nanosecond, 5 * Microsecond
+	g := NewGroup(2, 2, Microsecond, 3)
+	var ticks [2]int
+	for p := range 2 {
+		var h handlerFunc2
+		h = func(now Time, _ int, _ any) {
+			ticks[p]++
+			if now+tick < last {
+				g.Part(p).AtLane(Lane(p+1), now+tick, h, 0, nil)
+			}
+		}
+		g.Part(p).AtLane(Lane(p+1), 0, h, 0, nil)
+	}
+	var calls []string
+	g.AfterWindow(func() {
+		calls = append(calls, fmt.Sprintf("window %d: %d %d", g.Windows(), ticks[0], ticks[1]))
+	})
+	g.Run(Never, nil)
+	var want []string
+	for w := 1; w <= int(last/Microsecond); w++ {
+		want = append(want, fmt.Sprintf("window %d: %d %d", w, 10*w, 10*w))
+	}
+	require.Equal(t, want, calls)
+}

@@ -30,6 +30,7 @@ type INTHop struct {
 // switch on a path longer than INTMaxHops adds nothing (the header is full).
 type INT struct {
 	N    uint8
+	home uint8 // the pool that took it, as a packet's
 	Hops [INTMaxHops]INTHop
 	next *INT // free list
 }
@@ -44,7 +45,8 @@ func (t *INT) Push(h INTHop) {
 
 // GetINT returns an empty INT record from the pool's free list. A packet holding one in its
 // INT field gives it back when the packet goes back to the pool (Deliver, Drop); whoever
-// takes it off the packet first (p.INT = nil) owns it and gives it back with PutINT.
+// takes it off the packet first (p.INT = nil) owns it and gives it back with PutINT, to the
+// pool of its partition: the record goes on to its own pool (pool.go).
 func (pl *Pool) GetINT() *INT {
 	t := pl.freeINT
 	if t == nil {
@@ -54,17 +56,30 @@ func (pl *Pool) GetINT() *INT {
 			pl.freeINT = &slab[i+1]
 		}
 		t = &slab[0]
+		pl.Slabs++
 	} else {
 		pl.freeINT = t.next
 	}
-	*t = INT{}
+	*t = INT{home: pl.id}
 	pl.INTs++
 	return t
 }
 
 // PutINT returns an INT record to the pool.
 func (pl *Pool) PutINT(t *INT) {
-	t.next = pl.freeINT
-	pl.freeINT = t
 	pl.INTs--
+	if t.home != pl.id {
+		pl.putAwayINT(t)
+		return
+	}
+	t.next, pl.freeINT = pl.freeINT, t
+}
+
+// putAwayINT keeps t, another pool's record, for GiveBack.
+func (pl *Pool) putAwayINT(t *INT) {
+	a := pl.owe(t.home)
+	if a.headINT == nil {
+		a.tailINT = t
+	}
+	t.next, a.headINT = a.headINT, t
 }

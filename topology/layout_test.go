@@ -29,3 +29,7 @@ func TestPacketDatapathFieldsAreInTheFirstCacheLine(t *testing.T) {
 func TestQueueIsOneCacheLine(t *testing.T) {
 	require.Equal(t, uintptr(64), unsafe.Sizeof(Queue{}))
 }
+
+func TestPoolsShareNoCacheLine(t *testing.T) {
+	require.Equal(t, uintptr(256), unsafe.Sizeof(Pool{}), "a size class whose objects start on a line")
+}

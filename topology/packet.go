@@ -46,6 +46,7 @@ type Packet struct {
 	CrossSubnet bool   // source and destination are in different subnets
 	Routed      bool   // has crossed a layer-3 switch (needed before a cross-subnet packet may be bridged to its host)
 	dropped     bool   // marked lost on the wire
+	home        uint8  // the pool that took it (Pool.id): where it goes back
 	ahead       uint16 // the port the next switch forwards it on, plus one, found by the sender (Forwarding.Ahead); 0: not found
 
 	// The endpoints' fields, which switches do not read (but for Trimmable and Trimmed, which a
@@ -287,60 +288,6 @@ func (p *Packet) uetBytes() int32 {
 // delimiter and inter-frame gap.
 func (p *Packet) WireBytes() int64 { return int64(p.Frame) + WireOverhead }
 
-// Pool recycles packets and keeps the books: every packet taken is, at any moment, either
-// delivered, dropped or still in the network.
-type Pool struct {
-	free      *Packet
-	Taken     [NumKinds]int64
-	Delivered [NumKinds]int64
-	Dropped   [NumKinds]int64
-	// INTs is the number of INT records taken and not given back (int.go).
-	INTs    int64
-	freeINT *INT
-}
-
-// poolSlab is how many packets the pool allocates at once when it runs dry: growing in
-// slabs keeps allocations rare while the network fills, and neighbours close in memory.
-const poolSlab = 512
-
-// Get returns a zeroed packet of kind k.
-func (pl *Pool) Get(k Kind) *Packet {
-	if pl.free == nil {
-		slab := make([]Packet, poolSlab)
-		for i := range slab {
-			slab[i].next = pl.free
-			pl.free = &slab[i]
-		}
-	}
-	p := pl.free
-	pl.free = p.next
-	*p = Packet{}
-	p.Kind = k
-	pl.Taken[k]++
-	return p
-}
-
-// Deliver returns a packet that reached its destination.
-func (pl *Pool) Deliver(p *Packet) {
-	pl.Delivered[p.Kind]++
-	pl.put(p)
-}
-
-// Drop returns a packet that was lost; the caller counts the reason.
-func (pl *Pool) Drop(p *Packet) {
-	pl.Dropped[p.Kind]++
-	pl.put(p)
-}
-
-func (pl *Pool) put(p *Packet) {
-	if p.INT != nil {
-		pl.PutINT(p.INT)
-		p.INT = nil
-	}
-	p.next = pl.free
-	pl.free = p
-}
-
 // countKind is the number of packets of kind k in the list that starts at p (linked through
 // next: a queue's or a wire's).
 func countKind(p *Packet, k Kind) (n int64) {
@@ -351,6 +298,3 @@ func countKind(p *Packet, k Kind) (n int64) {
 	}
 	return n
 }
-
-// InNetwork is the number of packets of kind k taken and not yet delivered or dropped.
-func (pl *Pool) InNetwork(k Kind) int64 { return pl.Taken[k] - pl.Delivered[k] - pl.Dropped[k] }

@@ -147,7 +147,7 @@ func (b *benchFigures) print(w io.Writer, scenario string, workers int, calib fl
 	fmt.Fprintf(w, "events:          %d (%.3f M/s)\n", b.events, float64(b.events)/b.wall.Seconds()/1e6)
 	fmt.Fprintf(w, "packet hops:     %d (%.3f M/s, %.3f M per cpu-second)\n", b.hops, hopsPerSec/1e6, float64(b.hops)/b.cpu.Seconds()/1e6)
 	fmt.Fprintf(w, "events/hop:      %.3f\n", float64(b.events)/hops)
-	fmt.Fprintf(w, "allocs/hop:      %.4f (building included)\n", float64(b.allocs)/hops)
+	fmt.Fprintf(w, "allocs/hop:      %.4f (%d allocations, building included)\n", float64(b.allocs)/hops, b.allocs)
 	fmt.Fprintf(w, "peak RSS:        %.1f MiB\n", float64(b.peakRSS)/(1<<20))
 	if calib > 0 {
 		fmt.Fprintf(w, "hops/s / calib:  %.4f (per cpu-second: %.4f; calib %.3f M ops/s)\n",
