@@ -119,6 +119,11 @@ type uetRec struct {
 	entropy uint16
 }
 
+// karn is Karn's rule for an ACK or NACK of r echoing retx: its time since r was sent is an
+// RTT sample only when it answers that transmission, the first of one sent once, or a resend
+// of one sent twice (the echo tells the resend from the original).
+func (r *uetRec) karn(retx bool) bool { return r.sends == 1 && !retx || r.sends == 2 && retx }
+
 // PSN states of a uetRec.
 const (
 	recFlight uint8 = iota + 1 // sent, not known received
@@ -433,7 +438,7 @@ func (s *UETSender) onAck(now sim.Time, p *topology.Packet) {
 	s.cc.received(newly)
 	delay := s.cc.avgDelay
 	if p.PSN >= s.cum && p.PSN < s.highest {
-		if r := s.rec(p.PSN); r.state == recFlight && (r.sends == 1 && !p.Retx || r.sends == 2 && p.Retx) {
+		if r := s.rec(p.PSN); r.state == recFlight && r.karn(p.Retx) {
 			raw := now - r.sentAt
 			s.cc.updateBaseRTT(raw)
 			if raw >= s.cc.baseRTT {
@@ -483,7 +488,13 @@ func (s *UETSender) onNack(now sim.Time, p *topology.Packet) {
 	if r.state != recFlight {
 		return // a cumulative ACK or an earlier NACK covered it already
 	}
-	s.cc.updateBaseRTT(now - r.sentAt)
+	if r.karn(p.Retx) {
+		// A NACK for a packet sent again since is the original's: timed from the resend
+		// it would be a fraction of the path's RTT, and maxwnd, 1.5 BDP of the base RTT,
+		// would fall with it (uet-htsim processNack takes that sample unless
+		// update_base_rtt_on_nack is off, uec.cpp 1566-1569).
+		s.cc.updateBaseRTT(now - r.sentAt)
+	}
 	if s.cfg.CC.nscc() {
 		s.cc.onNack(now, int64(r.size))
 	}
