@@ -201,6 +201,7 @@ func (r *Registry) newUET(i int32, src, dst *NIC, cross bool, cfg UETConfig) (*U
 	s := &UETSender{qp: q, nic: src, cfg: cfg, recs: make([]uetRec, 64), times: make([]uetSendTime, 64), hdr: uetHeaderBytes}
 	if cfg.CC.rccc() {
 		s.hdr += topology.PDSRUDCCHeader - topology.PDSRUDHeader
+		s.rc.frame = UETWireBytes(0, true) - s.hdr
 	}
 	s.rc.lastRequest = -1
 	s.timer = newAlarm(src, s, opTimer)
@@ -359,7 +360,7 @@ func (s *UETSender) emit(now sim.Time) *topology.Packet {
 	// spent; a resend always asks (sendRtxPacket).
 	full := s.cfg.CC.nscc() && s.cc.inflight+size >= s.cc.cwnd
 	if s.cfg.CC.rccc() {
-		s.rc.credit -= size // spendCredit
+		s.rc.credit -= size + s.rc.frame // spendCredit, in wire bytes
 		p.CCReq, p.Credit = true, uint32(s.pullTarget())
 		full = full || s.rc.credit <= 0
 	}
