@@ -60,3 +60,41 @@ func TestUETNackAfterResendKeepsTheWindow(t *testing.T) {
 		require.Less(t, worst, 1.75, "seed %d", seed)
 	}
 }
+
+// TestUETECNToHosts: transports.uet.ecn_to_hosts: false leaves UET packets unmarked on the
+// switch ports that face hosts, and only those (uet-htsim main_uec.cpp 708). On a star every
+// switch port faces a host: 16 UET senders into h17 with ECN on are marked by default and not
+// at all with the setting off; 8 UET and 8 RoCE v2 (DCQCN) senders into h17 with it off: the
+// RoCE packets are still marked and draw CNPs. On multipath's fat-tree the permutation's UET
+// packets are still marked inside the fabric (switch-to-switch ports) with it off.
+func TestUETECNToHosts(t *testing.T) {
+	const star = `
+version: 1
+name: ecn-to-hosts
+stop: 50ms
+topology:
+  preset: star
+  params: {hosts: 17, link: {rate: 100Gbps, delay: 1us}}
+switch: {buffer: 4MB, ecn: {enabled: true, kmin: 20KB, kmax: 200KB, pmax: 0.2}}
+traffic:
+  - incast: {senders: [h1, h2, h3, h4, h5, h6, h7, h8], receiver: h17, size: 1MiB, transport: uet}
+  - incast: {senders: [h9, h10, h11, h12, h13, h14, h15, h16], receiver: h17, size: 1MiB, transport: %s}
+variants:
+  - {name: mixed, transport: uet, set: {transports.rocev2.cc: dcqcn}}
+`
+	uet := runOne(t, fmt.Sprintf(star, "uet"), 0)
+	require.Positive(t, uet.ECN.MarkedPackets, "by default the port to h17 marks UET packets")
+	off := runOne(t, fmt.Sprintf(star, "uet"), 0, "transports.uet.ecn_to_hosts=false")
+	require.EqualValues(t, 16, off.Flows.Completed)
+	require.Zero(t, off.ECN.MarkedPackets, "every port of a star faces a host")
+	mixed := runOne(t, fmt.Sprintf(star, "rocev2"), 0, "transports.uet.ecn_to_hosts=false")
+	require.EqualValues(t, 16, mixed.Flows.Completed)
+	require.Positive(t, mixed.ECN.MarkedPackets, "RoCE packets are still marked")
+	require.Positive(t, mixed.ECN.CNPs)
+	t.Logf("star: %d marked with UET alone, 0 with ecn_to_hosts false; mixed: %d marked, %d CNPs",
+		uet.ECN.MarkedPackets, mixed.ECN.MarkedPackets, mixed.ECN.CNPs)
+
+	ft := runOne(t, uetPermutation(t, "oblivious"), 0, "transports.uet.ecn_to_hosts=false")
+	require.EqualValues(t, 128, ft.Flows.Completed)
+	require.Positive(t, ft.ECN.MarkedPackets, "ports between switches still mark")
+}

@@ -423,6 +423,12 @@
 //	                              UecPullPacer); nscc+rccc: a packet goes when both allow
 //	                              (uet-htsim's -sender_cc and -receiver_cc). With rccc each data
 //	                              packet's PDS header is a RUD_CC_REQ, 4 bytes longer
+//	transports.uet.ecn_to_hosts   true: switches may ECN-mark UET packets on the ports that face
+//	                              hosts; false: they leave those unmarked (uet-htsim
+//	                              main_uec.cpp 708 turns marking off on the top-of-rack
+//	                              switches' links to hosts when receiver-based CC runs), while
+//	                              other transports' packets there, and every packet on other
+//	                              ports, are marked as switch.ecn says
 //	transports.uet.qa_gate        3 (0..62): quick adapt cuts the window to what was
 //	                              acknowledged in its period only if that is below maxwnd /
 //	                              2^qa_gate (uet-htsim initNsccParams: 3)
