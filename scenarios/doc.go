@@ -423,6 +423,12 @@
 //	                              UecPullPacer); nscc+rccc: a packet goes when both allow
 //	                              (uet-htsim's -sender_cc and -receiver_cc). With rccc each data
 //	                              packet's PDS header is a RUD_CC_REQ, 4 bytes longer
+//	transports.uet.sleek          true: with nscc, the sender counts the PSNs still in flight as
+//	                              lost once the receiver holds max(min(1.5 x cwnd, maxwnd), 5
+//	                              packets) out of order (SLEEK, uet-htsim UecSrc::runSleek
+//	                              without its probes); false: a loss the fabric did not trim is
+//	                              found by the retransmit timeout alone (uet-htsim runs SLEEK
+//	                              only with -sleek)
 //	transports.uet.ecn_to_hosts   true: switches may ECN-mark UET packets on the ports that face
 //	                              hosts; false: they leave those unmarked (uet-htsim
 //	                              main_uec.cpp 708 turns marking off on the top-of-rack

@@ -14,7 +14,7 @@ func TestUETBlock(t *testing.T) {
 	f, errs, _ := Load("f.yaml", []byte(uet), nil)
 	require.Empty(t, errs)
 	c := f.Scenario(0).Transports.UET
-	require.Equal(t, UETConfig{MTU: 4096, Entropy: "reps", Paths: 64, AckBytes: 16384, AckPriority: 7, QAGate: 3, CC: "nscc", ECNToHosts: true}, c)
+	require.Equal(t, UETConfig{MTU: 4096, Entropy: "reps", Paths: 64, AckBytes: 16384, AckPriority: 7, QAGate: 3, CC: "nscc", ECNToHosts: true, SLEEK: true}, c)
 	require.Equal(t, "uet", f.Scenario(0).Traffic[0].Transport())
 	v := twoHosts + "variants:\n  - {name: u, transport: uet}\n"
 	_, errs, _ = Load("f.yaml", []byte(v), nil)

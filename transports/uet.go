@@ -52,6 +52,9 @@ type UETConfig struct {
 	// CC is the congestion control: NSCC's window, RCCC's receiver credit (uet_rccc.go), or
 	// both.
 	CC UETCC
+	// SLEEK turns on SLEEK's out-of-order loss detection under NSCC (uet_loss.go; uet-htsim
+	// runs it only with -sleek, main_uec.cpp 362, and _sender_based_cc, uec.cpp 1065).
+	SLEEK bool
 }
 
 // Validate reports the first value of c that a flow cannot run with.
@@ -466,7 +469,7 @@ func (s *UETSender) onAck(now sim.Time, p *topology.Packet) {
 		s.cc.onAck(now, p.ECNEcho, delay, newly)
 	}
 	s.stopSpeculating()
-	if s.cfg.CC.nscc() { // uet-htsim runs SLEEK with sender-based CC only (processAck, rtxTimerExpired)
+	if s.cfg.CC.nscc() && s.cfg.SLEEK { // uet-htsim: _sender_based_cc && _enable_sleek (processAck, uec.cpp 1642)
 		s.sleek(int64(p.OOO))
 	}
 	if s.cum == s.npkts {

@@ -123,7 +123,7 @@ func TestUETTranscript(t *testing.T) {
 	transcript.Run(t, "testdata/uet_pds.txt", func(cmd *transcript.Command) string {
 		switch cmd.Name {
 		case "flow":
-			cfg := UETConfig{MTU: 4096, AckBytes: 16384, Paths: 64, QAGate: 3, AckPriority: 7}
+			cfg := UETConfig{MTU: 4096, AckBytes: 16384, Paths: 64, QAGate: 3, AckPriority: 7, SLEEK: true}
 			if cmd.Has("ack") {
 				cfg.AckBytes = cmd.Int("ack")
 			}
@@ -288,7 +288,7 @@ func TestREPSRecyclesUnmarkedEntropies(t *testing.T) {
 // TestUETSendTimesStayAWindow: the send-time ring drops the transmissions that are no longer
 // in flight as it goes, so a long flow that never times out keeps it at its first size.
 func TestUETSendTimesStayAWindow(t *testing.T) {
-	u := newUETPair(4096*10000, UETConfig{MTU: 4096, AckBytes: 4096, Paths: 64, QAGate: 3}, 12*sim.Microsecond)
+	u := newUETPair(4096*10000, UETConfig{MTU: 4096, AckBytes: 4096, Paths: 64, QAGate: 3, SLEEK: true}, 12*sim.Microsecond)
 	at := sim.Time(0)
 	for k := 0; k < 10000; k++ {
 		if u.s.hasData() {
