@@ -293,6 +293,15 @@
 //	                              HPCC authors' run.py: hai = 5 x ai)
 //	transports.rocev2.timely.min_rate 100Mbps (> 0): the floor of the rate (the HPCC authors'
 //	                              ns-3 MinRate)
+//	transports.rocev2.timely.rule paper (paper | hpcc_ns3): paper: Algorithm 1 as the first
+//	                              author's code snippet gives it, each step scaled by the time
+//	                              since the last update over min_rtt (at most 1), hyperactive
+//	                              increase after hai_threshold falling RTTs, on the gradient
+//	                              rule only; hpcc_ns3: the HPCC authors' ns-3 (rdma-hw.cc
+//	                              UpdateRateTimely), full steps once per RTT, delta while fewer
+//	                              than hai_threshold increases came in a row and n x delta
+//	                              after, below t_low as on a falling RTT, no update on the first
+//	                              sample (docs/model.md)
 //	transports.rocev2.swift.base_target 25us (> 0): base_target: the fabric delay target of a
 //	                              one-hop path with few flows (SIGCOMM'20 section 5.1:
 //	                              throughput saturates above about 25us; section 5.2 runs at

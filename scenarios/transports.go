@@ -91,6 +91,7 @@ type TIMELYConfig struct {
 	HAIThreshold int      `yaml:"hai_threshold" default:"5" min:"1" max:"1000" means:"falling RTTs in a row" model:"HAIThreshold" doc:"hyperactive increase: after this many falling RTTs in a row the gradient rule adds n x delta (the authors' snippet: HAI_Thresh 5)"`
 	N            int      `yaml:"n" default:"5" min:"1" max:"1000" means:"the multiple of delta" model:"N" doc:"the hyperactive increase's multiple of delta (the HPCC authors' run.py: hai = 5 x ai)"`
 	MinRate      sim.Rate `yaml:"min_rate" default:"100Mbps" gt:"0" eg:"100Mbps" model:"MinRate" doc:"the floor of the rate (the HPCC authors' ns-3 MinRate)"`
+	Rule         string   `yaml:"rule" default:"paper" oneof:"paper,hpcc_ns3" what:"TIMELY rule" doc:"paper: Algorithm 1 as the first author's code snippet gives it, each step scaled by the time since the last update over min_rtt (at most 1), hyperactive increase after hai_threshold falling RTTs, on the gradient rule only; hpcc_ns3: the HPCC authors' ns-3 (rdma-hw.cc UpdateRateTimely), full steps once per RTT, delta while fewer than hai_threshold increases came in a row and n x delta after, below t_low as on a falling RTT, no update on the first sample (docs/model.md)"`
 }
 
 // HPCCConfig declares transports.rocev2.hpcc, whose values go to transports.HPCCParams
