@@ -181,7 +181,7 @@ const rcccPullRate = 0.99
 // queue of one BDP, 178,450 B, trimming above it) under RCCC alone, REPS, each receiver's
 // grants keep its own link below line rate, and what is trimmed is the spraying's collisions
 // inside the fabric. uet-htsim trimmed 956 on average over seeds 1-5 (issue 35, point 2);
-// fabricsim at most 1,200 on average over the same seeds (722 with wire-byte credit, 880
+// fabricsim at most 1,200 on average over the same seeds (721 with wire-byte credit, 880
 // before it).
 func TestRCCCPermutationTrims(t *testing.T) {
 	if testing.Short() {

@@ -166,6 +166,10 @@ type UETSender struct {
 	rtxBytes int64 // bytes in the retransmit queue, as the window counts them
 	rc       rcccSender
 
+	// asked is one past the newest PSN that asked for an ACK, by its AR bit or an ACK_REQ:
+	// the receiver may hold its ACK for the new packets from there on (askForAck).
+	asked uint32
+
 	// SLEEK loss recovery (uet-htsim UecSrc::runSleek).
 	lossMode       bool
 	recoverySeq    uint32
@@ -368,6 +372,9 @@ func (s *UETSender) emit(now sim.Time) *topology.Packet {
 		full = full || s.rc.credit <= 0
 	}
 	p.AckReq = resend || psn == s.npkts-1 || full
+	if p.AckReq && !resend {
+		s.asked = psn + 1
+	}
 	p.Retx = r.sends > 0
 	ev := s.mp.next(now)
 	s.entropy(p, ev)
@@ -441,7 +448,7 @@ func (s *UETSender) onAck(now sim.Time, p *topology.Packet) {
 	}
 	s.cc.received(newly)
 	delay := s.cc.avgDelay
-	if p.PSN >= s.cum && p.PSN < s.highest {
+	if p.PSN >= s.cum && p.PSN < s.highest && !p.AckRequest {
 		if r := s.rec(p.PSN); r.state == recFlight && r.karn(p.Retx) {
 			raw := now - r.sentAt
 			s.cc.updateBaseRTT(raw)
@@ -460,9 +467,11 @@ func (s *UETSender) onAck(now sim.Time, p *topology.Packet) {
 			s.acked(s.rec(psn))
 		}
 	}
-	if p.ECNEcho {
+	switch {
+	case p.AckRequest: // an ACK_REQ's answer: no path echoed
+	case p.ECNEcho:
 		s.mp.feedback(now, p.Entropy, pathECN)
-	} else {
+	default:
 		s.mp.feedback(now, p.Entropy, pathGood)
 	}
 	if s.cfg.CC.nscc() {
@@ -479,7 +488,40 @@ func (s *UETSender) onAck(now sim.Time, p *topology.Packet) {
 	}
 	if s.hasData() {
 		s.nic.activate(now, s)
+	} else {
+		s.askForAck(now)
 	}
+}
+
+// askForAck sends the PDS control packet ACK_REQ when the window has closed on packets that
+// did not ask for an ACK, fewer than AckBytes of them: the receiver may hold its ACK until
+// AckBytes have come, and with no room to send more they would not come; the sender would
+// wait for its retransmit timer with nothing lost. (AckBytes or more unrequested bytes draw an
+// ACK by themselves.) uet-htsim sets AR only when a packet is sent (sendNewPacket: the packet that
+// fills the window) and has no ACK_REQ; the UE specification names the control packet
+// (PDS_CTL_TYPE_ACK_REQ, Wireshark's packet-uet.c) for a sender that wants an ACK now.
+func (s *UETSender) askForAck(now sim.Time) {
+	if s.over {
+		return
+	}
+	var unasked int64 // bytes in flight, not known received, sent since the last request
+	for psn := max(s.asked, s.cum); psn < s.highest && unasked < s.cfg.AckBytes; psn++ {
+		if r := s.rec(psn); r.state == recFlight {
+			unasked += int64(r.size)
+		}
+	}
+	if unasked == 0 || unasked >= s.cfg.AckBytes {
+		return
+	}
+	s.asked = s.highest
+	p := s.src.pool.Get(topology.KindCredit)
+	s.frame(p, false)
+	uetStack(p)
+	p.AckRequest, p.PSN = true, s.highest-1
+	p.Priority, p.DSCP = s.cfg.AckPriority, s.cfg.AckPriority<<3
+	p.SentAt = now
+	p.Seal()
+	s.nic.sendControl(now, p)
 }
 
 // onNack is uet-htsim's UecSrc::processNack: a trimmed packet is queued for retransmission
@@ -507,6 +549,8 @@ func (s *UETSender) onNack(now sim.Time, p *topology.Packet) {
 	s.mp.feedback(now, p.Entropy, pathNack)
 	if s.hasData() {
 		s.nic.activate(now, s)
+	} else {
+		s.askForAck(now)
 	}
 }
 
