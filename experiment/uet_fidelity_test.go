@@ -9,6 +9,7 @@ import (
 
 	"github.com/fabricsim/fabricsim/results"
 	"github.com/fabricsim/fabricsim/scenarios"
+	"github.com/fabricsim/fabricsim/sim"
 )
 
 // uetPermutation is the bundled multipath's permutation alone (a k=8 fat-tree, 128 hosts,
@@ -124,4 +125,16 @@ func TestUETSLEEKSwitch(t *testing.T) {
 	require.Less(t, on.Timeouts, on.Drops.Total/2, "SLEEK finds most losses")
 	require.GreaterOrEqual(t, off.Timeouts, off.Drops.Total, "without SLEEK every loss waits for a timeout")
 	require.Greater(t, *off.FCT.Max, *on.FCT.Max)
+}
+
+// TestExplainSaysWhatIsOff: explain names UET's switches when they are off, and TIMELY's
+// hpcc_ns3 rule.
+func TestExplainSaysWhatIsOff(t *testing.T) {
+	text, err := Explain(load(t, uetIncast(t), "transports.uet.sleek=false", "transports.uet.ecn_to_hosts=false"))
+	require.NoError(t, err)
+	require.Contains(t, text, "no SLEEK")
+	require.Contains(t, text, "no ECN marks on switch ports toward hosts")
+	text, err = Explain(load(t, timelyStarScenario(2, sim.Millisecond, "rule: hpcc_ns3")))
+	require.NoError(t, err)
+	require.Contains(t, text, "the HPCC authors' ns-3 rule")
 }
