@@ -198,6 +198,7 @@ func buildOn(sc *scenarios.Scenario, threads int) (*fabric, error) {
 				return nil, f.nodeErr(n.Name, err)
 			}
 			cfg.PFC = f.pfcConfig(n, c)
+			cfg.UETHostsUnmarked = !sc.Transports.UET.ECNToHosts
 			cfg.Rand = sim.Stream(sc.Seed, "switch:"+n.Name)
 			cfg.BalanceRand = sim.Stream(sc.Seed, "balance:"+n.Name)
 			sw, err := switchmodel.New(f.engOf(n.ID), f.poolOf(n.ID), nw, routes, n.ID, cfg)

@@ -302,9 +302,9 @@ func TestDCQCNFixedPointRatesAndQueue(t *testing.T) {
 			// empty and beyond Kmax; immediate-only settles. The wait for a window's end is
 			// not the cause as a feedback delay: the integrated fluid model stays at q* with
 			// tau* up to 54 us (BenchmarkDCQCNFluidDelay), while the simulation with
-			// immediate-only and a 30 us loop already swings (BenchmarkDCQCNStability). Why
-			// the packet-level loop is less stable than the fluid model is not found
-			// (docs/model.md section 4). Staggering the flows' starts over a window, so that
+			// immediate-only and a 30 us loop already swings (BenchmarkDCQCNStability). The
+			// cause is RED's jump from Pmax to 1 at Kmax, which the fluid model's p(q) lacks:
+			// TestDCQCNManyFlowCycle (docs/model.md section 4). Staggering the flows' starts over a window, so that
 			// their timers are out of phase, changes none of this.
 			require.InEpsilon(t, qStar, qMean, 0.30, "time-mean queue vs q*")
 		})

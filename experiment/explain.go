@@ -141,6 +141,10 @@ func (f *fabric) describe(b *strings.Builder) {
 			}
 			cc = fmt.Sprintf("TIMELY (RTT of one packet per round trip: below T_low %v add delta %s, above T_high %v cut by beta %v x (1 - T_high/RTT), between follow the RTT gradient over minRTT %v with EWMA alpha %v; %d x delta after %d falling RTTs; floor %v)",
 				tm.TLow, delta, tm.THigh, tm.Beta, tm.MinRTT, tm.Alpha, tm.N, tm.HAIThreshold, tm.MinRate)
+			if tm.Rule == "hpcc_ns3" {
+				cc = fmt.Sprintf("TIMELY, the HPCC authors' ns-3 rule (RTT of one packet per round trip, no update on the first: below T_low %v or on a falling gradient add delta %s, %d x delta after %d increases in a row; above T_high %v cut by beta %v x (1 - T_high/RTT), between by beta x the RTT gradient over minRTT %v with EWMA alpha %v; floor %v)",
+					tm.TLow, delta, tm.N, tm.HAIThreshold, tm.THigh, tm.Beta, tm.MinRTT, tm.Alpha, tm.MinRate)
+			}
 		}
 		if cc == "swift" {
 			sw := r.Swift
@@ -173,8 +177,15 @@ func (f *fabric) describe(b *strings.Builder) {
 		nscc := fmt.Sprintf("NSCC window (ECN marks and queueing delay; quick adapt gate 2^%d)", u.QAGate)
 		const rccc = "RCCC credit (the receiving NIC grants each flow four packets' worth in turn at 0.99 of its line rate, after a speculative 1.5 BDP)"
 		cc := map[string]string{"nscc": nscc, "rccc": rccc, "nscc+rccc": nscc + " and " + rccc}[u.CC]
-		fmt.Fprintf(b, "  uet: reliable unordered delivery over UDP port 4793, MTU %d, %s, %s entropy over %d values, an ACK per %d bytes, ACKs and NACKs in class %d, RTO %s.\n",
-			u.MTU, cc, u.Entropy, u.Paths, u.AckBytes, u.AckPriority, rto)
+		var off string
+		if !u.SLEEK {
+			off += ", no SLEEK (a loss not trimmed waits for the RTO)"
+		}
+		if !u.ECNToHosts {
+			off += ", no ECN marks on switch ports toward hosts"
+		}
+		fmt.Fprintf(b, "  uet: reliable unordered delivery over UDP port 4793, MTU %d, %s, %s entropy over %d values, an ACK per %d bytes, ACKs and NACKs in class %d, RTO %s%s.\n",
+			u.MTU, cc, u.Entropy, u.Paths, u.AckBytes, u.AckPriority, rto, off)
 	}
 	if len(sc.Faults) > 0 {
 		fmt.Fprintf(b, "  Faults: %d scheduled.\n", len(sc.Faults))

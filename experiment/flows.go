@@ -40,6 +40,9 @@ func (f *fabric) roceConfig(transport string) transports.RoCEConfig {
 	if cfg.CC == "timely" {
 		var p transports.TIMELYParams
 		_ = copySettings(&p, cfg.TIMELY) // cannot fail: build checks settingsReachModels first
+		if cfg.TIMELY.Rule == "hpcc_ns3" {
+			p.Rule = transports.TIMELYHPCCNS3
+		}
 		rc.TIMELY = &p
 	}
 	if cfg.CC == "swift" {

@@ -548,8 +548,7 @@ func TestAllreduceLeafSpineLesson(t *testing.T) {
 			require.GreaterOrEqual(t, *it.CompletionUS, j.IdealUS, v.Name)
 			require.LessOrEqual(t, *it.BusbwGbps, payload, v.Name)
 		}
-		// The first iteration: in the second, one UET message waits out the retransmit
-		// timer with nothing lost (below).
+		// The first iteration (the second is UET's check below).
 		first := *j.PerIteration[0].CompletionUS
 		if first > most {
 			most, slowest = first, v.Name
@@ -566,33 +565,22 @@ func TestAllreduceLeafSpineLesson(t *testing.T) {
 	require.Equal(t, "UET spraying", fastest, "a new entropy per packet: no collision lasts")
 	require.Greater(t, variantNamed(t, d, slowest).PFC.PauseFrames, 10*pauses)
 
-	// UET's second iteration: one message's window shrank after it had sent two packets that
-	// did not ask for an ACK, and the receiver holds its ACK until 16 KB have come (uet-htsim's
-	// rules), so the message waits for the retransmit timer, 15 us + 6 x the drain time of
-	// a queue of half the 12 MB buffer at 100 Gb/s (buffer_alpha 1): both packets time out
-	// (2 timeouts), the first resend ends the wait (1 resend), and the wait is most of the
-	// message's time. Nothing is dropped or trimmed.
+	// UET's second iteration: once, one message's window shrank after it had sent two
+	// packets that did not ask for an ACK, the receiver held its ACK until 16 KB had come
+	// (uet-htsim's rules), and the message waited for the retransmit timer, 15 us + 6 x the
+	// drain time of a queue of half the 12 MB buffer at 100 Gb/s (buffer_alpha 1), with
+	// nothing lost. With the ACK_REQ (issue 35, point 5) nothing times out, nothing is
+	// resent, dropped or trimmed, and the second iteration ends sooner than the first plus
+	// one such wait.
 	u := variantNamed(t, d, "UET spraying")
 	require.Zero(t, u.Drops.Total)
 	require.Zero(t, u.TrimmedPackets)
+	require.Zero(t, u.Timeouts, "no message waits for its timer")
+	require.Zero(t, u.RetransmittedPackets)
 	rto := transports.UETDefaultRTO((100 * sim.Gbps).TxTime(12000000 / 2)).Microseconds()
 	require.InDelta(t, 2895, rto, 1e-6, "15 us + 6 x 480 us")
-	var waited []*results.Flow
-	for i := range u.PerFlow {
-		if u.PerFlow[i].Timeouts > 0 {
-			waited = append(waited, &u.PerFlow[i])
-		}
-	}
-	require.Len(t, waited, 1, "one UET message waits for its timer")
-	w := waited[0]
-	require.EqualValues(t, 2, w.Timeouts)
-	require.EqualValues(t, 1, w.RetransmittedPackets)
-	require.Greater(t, *w.FCTUS, rto)
-	require.Less(t, *w.FCTUS, 1.1*rto, "the wait is most of the message's time")
-	second := u.Jobs[0].PerIteration[1]
-	require.Equal(t, w.Dst, second.SlowestHost)
-	require.InDelta(t, *w.FCTUS, *second.SlowestStepUS, 1e-6, "the slowest step of the second iteration is that message's")
-	require.Greater(t, *second.CompletionUS, *u.Jobs[0].PerIteration[0].CompletionUS+rto)
+	first, second := *u.Jobs[0].PerIteration[0].CompletionUS, *u.Jobs[0].PerIteration[1].CompletionUS
+	require.Less(t, second, first+rto)
 
 	text, ok := scenarios.BundledYAML("allreduce-leafspine")
 	require.True(t, ok)

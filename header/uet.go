@@ -27,6 +27,7 @@ const (
 	PDSTypeControl    = 11
 	PDSTypeRUDCC      = 13
 	// Control packet types, in a control packet's next-header bits (PDS_CTL_TYPE_*).
+	PDSControlAckRequest    = 1
 	PDSControlCredit        = 7
 	PDSControlCreditRequest = 8
 	// Next header codes: the SES standard request header follows; none.

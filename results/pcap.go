@@ -166,8 +166,11 @@ func uet(b []byte, p *topology.Packet) {
 		header.EncodeNack(b, p.PSN, pdc, header.PDSNackTrimmed, p.ECNEcho)
 	case topology.KindCredit:
 		ctl := uint8(header.PDSControlCredit)
-		if p.CreditRequest {
+		switch {
+		case p.CreditRequest:
 			ctl = header.PDSControlCreditRequest
+		case p.AckRequest:
+			ctl = header.PDSControlAckRequest
 		}
 		header.EncodeControl(b, ctl, p.PSN, pdc, p.Credit)
 	default:

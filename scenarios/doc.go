@@ -293,6 +293,15 @@
 //	                              HPCC authors' run.py: hai = 5 x ai)
 //	transports.rocev2.timely.min_rate 100Mbps (> 0): the floor of the rate (the HPCC authors'
 //	                              ns-3 MinRate)
+//	transports.rocev2.timely.rule paper (paper | hpcc_ns3): paper: Algorithm 1 as the first
+//	                              author's code snippet gives it, each step scaled by the time
+//	                              since the last update over min_rtt (at most 1), hyperactive
+//	                              increase after hai_threshold falling RTTs, on the gradient
+//	                              rule only; hpcc_ns3: the HPCC authors' ns-3 (rdma-hw.cc
+//	                              UpdateRateTimely), full steps once per RTT, delta while fewer
+//	                              than hai_threshold increases came in a row and n x delta
+//	                              after, below t_low as on a falling RTT, no update on the first
+//	                              sample (docs/model.md)
 //	transports.rocev2.swift.base_target 25us (> 0): base_target: the fabric delay target of a
 //	                              one-hop path with few flows (SIGCOMM'20 section 5.1:
 //	                              throughput saturates above about 25us; section 5.2 runs at
@@ -423,6 +432,18 @@
 //	                              UecPullPacer); nscc+rccc: a packet goes when both allow
 //	                              (uet-htsim's -sender_cc and -receiver_cc). With rccc each data
 //	                              packet's PDS header is a RUD_CC_REQ, 4 bytes longer
+//	transports.uet.sleek          true: with nscc, the sender counts the PSNs still in flight as
+//	                              lost once the receiver holds max(min(1.5 x cwnd, maxwnd), 5
+//	                              packets) out of order (SLEEK, uet-htsim UecSrc::runSleek
+//	                              without its probes); false: a loss the fabric did not trim is
+//	                              found by the retransmit timeout alone (uet-htsim runs SLEEK
+//	                              only with -sleek)
+//	transports.uet.ecn_to_hosts   true: switches may ECN-mark UET packets on the ports that face
+//	                              hosts; false: they leave those unmarked (uet-htsim
+//	                              main_uec.cpp 708 turns marking off on the top-of-rack
+//	                              switches' links to hosts when receiver-based CC runs), while
+//	                              other transports' packets there, and every packet on other
+//	                              ports, are marked as switch.ecn says
 //	transports.uet.qa_gate        3 (0..62): quick adapt cuts the window to what was
 //	                              acknowledged in its period only if that is below maxwnd /
 //	                              2^qa_gate (uet-htsim initNsccParams: 3)

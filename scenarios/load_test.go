@@ -116,7 +116,7 @@ func TestDefaults(t *testing.T) {
 		IRN:   IRNConfig{RTOLow: 100 * sim.Microsecond, RTOHigh: 320 * sim.Microsecond, RTOLowPackets: 3, ReorderThreshold: 1, BDPCap: SizeOrAuto{Auto: true}},
 		DCQCN: ecn.PaperParams(), DCQCNMode: "paper", HPCC: HPCCConfig{Eta: 0.95, MaxStage: 5},
 		TIMELY: TIMELYConfig{Alpha: 0.875, Beta: 0.8, TLow: 0, THigh: 500 * sim.Microsecond,
-			MinRTT: 20 * sim.Microsecond, HAIThreshold: 5, N: 5, MinRate: 100 * sim.Mbps},
+			MinRTT: 20 * sim.Microsecond, HAIThreshold: 5, N: 5, MinRate: 100 * sim.Mbps, Rule: "paper"},
 		Swift: SwiftConfig{BaseTarget: 25 * sim.Microsecond, H: sim.Microsecond, FSRange: 100 * sim.Microsecond,
 			FSMinCwnd: 0.1, FSMaxCwnd: 256, AI: 1, Beta: 0.8, MaxMDF: 0.5, MinCwnd: 0.001, MaxCwnd: 256,
 			RetxResetThreshold: 3, EndpointTarget: 100 * sim.Microsecond}}, sc.Transports.RoCEv2)

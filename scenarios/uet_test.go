@@ -14,7 +14,7 @@ func TestUETBlock(t *testing.T) {
 	f, errs, _ := Load("f.yaml", []byte(uet), nil)
 	require.Empty(t, errs)
 	c := f.Scenario(0).Transports.UET
-	require.Equal(t, UETConfig{MTU: 4096, Entropy: "reps", Paths: 64, AckBytes: 16384, AckPriority: 7, QAGate: 3, CC: "nscc"}, c)
+	require.Equal(t, UETConfig{MTU: 4096, Entropy: "reps", Paths: 64, AckBytes: 16384, AckPriority: 7, QAGate: 3, CC: "nscc", ECNToHosts: true, SLEEK: true}, c)
 	require.Equal(t, "uet", f.Scenario(0).Traffic[0].Transport())
 	v := twoHosts + "variants:\n  - {name: u, transport: uet}\n"
 	_, errs, _ = Load("f.yaml", []byte(v), nil)
@@ -26,6 +26,7 @@ func TestUETBlock(t *testing.T) {
 		{"{mtu: 100}", "f.yaml:8:14: transports.uet.mtu: mtu is 256..9000 (payload bytes per packet), got 100"},
 		{"{ack_priority: 8}", "f.yaml:8:23: transports.uet.ack_priority: ack_priority is 0..7, got 8"},
 		{"{rto: 0s}", "f.yaml:8:14: transports.uet.rto: rto must be > 0, e.g. rto: 100us"},
+		{"{ecn_to_hosts: 1}", "f.yaml:8:23: transports.uet.ecn_to_hosts:"},
 	} {
 		_, errs, _ := Load("f.yaml", []byte(uet+"transports:\n  uet: "+c.block+"\n"), nil)
 		require.Len(t, errs, 1, c.block)

@@ -53,6 +53,10 @@ type Config struct {
 	// Rand, the switch's own random stream.
 	ECN  *ecn.Marker
 	Rand *rand.Rand
+	// UETHostsUnmarked, with ECN, leaves UET packets (UDP to port 4793) unmarked on the
+	// ports whose link leads to a host (uet-htsim main_uec.cpp 708: no marking on the
+	// top-of-rack switches' links to hosts when receiver-based CC runs).
+	UETHostsUnmarked bool
 	// LoadBalancing is how the switch chooses among equal-cost ports (balance.go); under
 	// Flowlet a flow moves after an idle gap of more than FlowletGap. BalanceRand is the
 	// choices' own random stream.
@@ -130,7 +134,10 @@ type Port struct {
 	portPFC
 	rr       int  // DWRR: the queue being visited
 	credited bool // DWRR: the visited queue got its quantum this visit
-	deficit  [NumPriorities]int64
+	// noUET: the link leads to a host, and Config.UETHostsUnmarked leaves UET packets
+	// unmarked here (read only for those, not in the first line).
+	noUET   bool
+	deficit [NumPriorities]int64
 	// peer is the tables of the switch at the far end, nil for a host: the port looks up
 	// there, for each frame it sends, where that switch will forward it (Forwarding.Ahead).
 	peer *topology.Forwarding
@@ -154,6 +161,14 @@ func New(eng *sim.Engine, pool *topology.Pool, nw *topology.Network, routes *top
 	}
 	for i := range n.Ports {
 		pt := &Port{Index: i, sw: sw, wakeAt: sim.Never}
+		if cfg.UETHostsUnmarked {
+			l := &nw.Links[n.Ports[i].Link]
+			peer := l.A.Node
+			if peer == id {
+				peer = l.B.Node
+			}
+			pt.noUET = nw.Nodes[peer].Type == topology.Host
+		}
 		pt.configurePFC(&cfg.PFC)
 		sw.Ports = append(sw.Ports, pt)
 	}
@@ -463,6 +478,7 @@ func (pt *Port) dequeue(now sim.Time, qi int) *topology.Packet {
 	size := int64(p.Frame)
 	sw.BufferUsed -= size
 	if sw.cfg.ECN != nil && (p.ECN == topology.ECNECT0 || p.ECN == topology.ECNECT1) &&
+		!(sw.cfg.UETHostsUnmarked && p.DstPort == topology.UDPPortUET && pt.noUET) &&
 		sw.cfg.ECN.Mark(pt.Queues[qi].Bytes, sw.cfg.Rand.Float64) {
 		// Commodity switches mark on egress, at dequeue, on the queue the frame leaves behind
 		// (docs/model.md): the mark then carries no queueing delay of its own.

@@ -12,7 +12,7 @@ const (
 	KindNak                // transport negative acknowledgement
 	KindCNP                // congestion notification
 	KindPause              // link-level flow control frame
-	KindCredit             // UET receiver credit: a PDS CREDIT or CREDIT_REQ control packet (RCCC)
+	KindCredit             // a UET PDS control packet: CREDIT or CREDIT_REQ (RCCC), or ACK_REQ
 	NumKinds
 )
 
@@ -153,11 +153,15 @@ type Packet struct {
 	Credit        uint32
 	CCReq         bool
 	CreditRequest bool
+	// AckRequest on a KindCredit packet makes it the PDS control packet ACK_REQ (the UET
+	// sender asks its receiver for an ACK at once); on a KindAck, simulation metadata: the
+	// ACK answers an ACK_REQ, so it gives no RTT sample and no entropy feedback.
+	AckRequest bool
 
 	// A Packet is 256 bytes: the pool allocates packets in slabs, and a size that is a
 	// multiple of 64 keeps every packet's first 64 bytes, the datapath's, in one cache line
 	// (at 208 bytes three packets in four had them across two).
-	_ [2]byte
+	_ [1]byte
 }
 
 // NumPriorities is the number of 802.1Q priorities, traffic classes and PFC timers.

@@ -120,9 +120,9 @@ func (n *NIC) Receive(now sim.Time, p *topology.Packet, _ int) {
 	case topology.KindAck, topology.KindNak, topology.KindCNP:
 		n.reg.senders[p.Flow].onControl(now, p)
 	case topology.KindCredit:
-		if p.CreditRequest {
+		if p.CreditRequest || p.AckRequest {
 			if r, ok := n.reg.receivers[p.Flow].(*UETReceiver); ok {
-				r.onCreditRequest(now, p)
+				r.onRequest(now, p)
 			}
 		} else {
 			n.reg.senders[p.Flow].onControl(now, p)

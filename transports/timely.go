@@ -66,7 +66,31 @@ type TIMELYParams struct {
 	N int
 	// MinRate is the floor of the rate (the snippet: optional; HPCC ns-3 MinRate 100 Mb/s).
 	MinRate sim.Rate
+	// Rule is the rate rule: TIMELYPaper (the snippet's) or TIMELYHPCCNS3 (the HPCC
+	// authors' ns-3's).
+	Rule TIMELYRule
 }
+
+// TIMELYRule is which rate rule TIMELY follows.
+type TIMELYRule uint8
+
+// TIMELY's rules.
+const (
+	// TIMELYPaper is Algorithm 1 as the snippet gives it: every step, up or down, is scaled
+	// by the time since the previous update over minRTT, at most 1; below T_low the rate
+	// adds delta, and hyperactive increase (N x delta) needs HAIThreshold falling RTTs in a
+	// row and applies to the gradient rule only.
+	TIMELYPaper TIMELYRule = iota
+	// TIMELYHPCCNS3 is the HPCC authors' ns-3 (alibaba-edu/High-Precision-Congestion-Control
+	// at 9f4be2a, simulation/src/point-to-point/model/rdma-hw.cc, UpdateRateTimely, lines
+	// 932-990): no update on the first RTT, which only sets lastRtt (lines 936, 989); full
+	// steps, unscaled by the time since the last update; an increase, below T_low or on a
+	// gradient <= 0, adds rai while fewer than five increases came in a row and rhai (N x
+	// delta) after (lines 959-966, m_incStage: counted at 969, reset by any decrease at
+	// 976; the five is HAIThreshold here); a decrease takes the rate to max(MinRate, rate x
+	// c) (line 973).
+	TIMELYHPCCNS3
+)
 
 // DefaultTIMELYParams are the parameters above: Delta 0 takes the line-rate rule.
 func DefaultTIMELYParams() TIMELYParams {
@@ -102,6 +126,7 @@ type TIMELY struct {
 	prevRTT    sim.Time // the previous sample
 	rttDiff    float64  // the smoothed RTT difference, seconds
 	negCount   int      // samples in a row whose RTT fell
+	incStage   int      // increases in a row (TIMELYHPCCNS3)
 	lastUpdate sim.Time
 
 	// Stats says what the flow measured (for diagnosis; it changes nothing).
@@ -145,6 +170,10 @@ func (t *TIMELY) Sample(now, rtt sim.Time) {
 	st.SumRTT += rtt
 	if st.Samples == 1 {
 		t.prevRTT = rtt // the first sample's difference is 0
+		if t.P.Rule == TIMELYHPCCNS3 {
+			t.lastUpdate = now
+			return // rdma-hw.cc 936: no update on the first RTT
+		}
 	}
 	diff := rtt - t.prevRTT
 	if diff < 0 {
@@ -156,6 +185,10 @@ func (t *TIMELY) Sample(now, rtt sim.Time) {
 	g := t.Gradient()
 	f := min(float64(now-t.lastUpdate)/float64(t.P.MinRTT), 1)
 	t.prevRTT, t.lastUpdate = rtt, now
+	if t.P.Rule == TIMELYHPCCNS3 {
+		t.hpccNS3(rtt, g)
+		return
+	}
 	delta := float64(t.P.Delta)
 	switch {
 	case rtt < t.P.TLow:
@@ -177,6 +210,38 @@ func (t *TIMELY) Sample(now, rtt sim.Time) {
 		st.Down++
 	}
 	t.rate = min(max(t.rate, float64(t.P.MinRate)), float64(t.Line))
+}
+
+// hpccNS3 is UpdateRateTimely's rate step (TIMELYHPCCNS3) on a sample rtt with gradient g.
+func (t *TIMELY) hpccNS3(rtt sim.Time, g float64) {
+	st := &t.Stats
+	c, inc := 0.0, false
+	switch {
+	case rtt < t.P.TLow:
+		inc = true
+		st.Low++
+	case rtt > t.P.THigh:
+		c = 1 - t.P.Beta*(1-float64(t.P.THigh)/float64(rtt))
+		st.High++
+	case g <= 0:
+		inc = true
+		st.Up++
+	default:
+		c = max(1-t.P.Beta*g, 0)
+		st.Down++
+	}
+	if !inc {
+		t.rate = max(float64(t.P.MinRate), t.rate*c)
+		t.incStage = 0
+		return
+	}
+	step := float64(t.P.Delta)
+	if t.incStage >= t.P.HAIThreshold {
+		step *= float64(t.P.N)
+		st.HAI++
+	}
+	t.rate = min(t.rate+step, float64(t.Line))
+	t.incStage++
 }
 
 // timelyCC is cc timely on the requester: the rate computation and the one packet it times.

@@ -101,3 +101,32 @@ func TestTIMELYParamsValidate(t *testing.T) {
 	cfg := RoCEConfig{MTU: 1024, RetransmitTimeout: sim.Millisecond, AckInterval: 1, RoCECC: RoCECC{TIMELY: &p, HPCC: &HPCCParams{Eta: 0.95}}}
 	require.ErrorContains(t, cfg.Validate(), "one congestion control")
 }
+
+// TestTIMELYHPCCNS3Rule steps rule hpcc_ns3 by hand (rdma-hw.cc UpdateRateTimely) at 100 Gb/s
+// with delta 100 Mb/s, N 5, T_low 50 us, T_high 500 us: the first sample changes nothing; a
+// sample of 1 ms cuts the rate by 1 - 0.8 x (1 - 500/1000) = 0.6, to 60 Gb/s; then samples
+// below T_low, 1 ns apart (no scaling by the time between updates), add 100 Mb/s five times
+// and 500 Mb/s from the sixth increase on; a cut resets the count, and the floor is MinRate.
+func TestTIMELYHPCCNS3Rule(t *testing.T) {
+	p := DefaultTIMELYParams()
+	p.TLow, p.Delta, p.Rule = 50*sim.Microsecond, 100*sim.Mbps, TIMELYHPCCNS3
+	tm := NewTIMELY(p, 100*sim.Gbps, 0)
+	at := sim.Time(0)
+	step := func(rtt sim.Time) sim.Rate { at += sim.Nanosecond; tm.Sample(at, rtt); return tm.Rate() }
+	require.Equal(t, 100*sim.Gbps, step(sim.Millisecond), "the first RTT only sets lastRtt")
+	require.Equal(t, 60*sim.Gbps, step(sim.Millisecond))
+	want := 60 * sim.Gbps
+	for k := range 8 {
+		want += 100 * sim.Mbps
+		if k >= 5 {
+			want += 400 * sim.Mbps
+		}
+		require.Equal(t, want, step(10*sim.Microsecond), "increase %d", k+1)
+	}
+	require.EqualValues(t, 3, tm.Stats.HAI)
+	want = sim.Rate(float64(want) * 0.6)
+	require.Equal(t, want, step(sim.Millisecond))
+	require.Equal(t, want+100*sim.Mbps, step(10*sim.Microsecond), "the cut reset the count")
+	tm.rate = 200e6
+	require.Equal(t, p.MinRate, step(100*sim.Second), "max(MinRate, rate x c)")
+}

@@ -52,6 +52,9 @@ type UETConfig struct {
 	// CC is the congestion control: NSCC's window, RCCC's receiver credit (uet_rccc.go), or
 	// both.
 	CC UETCC
+	// SLEEK turns on SLEEK's out-of-order loss detection under NSCC (uet_loss.go; uet-htsim
+	// runs it only with -sleek, main_uec.cpp 362, and _sender_based_cc, uec.cpp 1065).
+	SLEEK bool
 }
 
 // Validate reports the first value of c that a flow cannot run with.
@@ -119,6 +122,11 @@ type uetRec struct {
 	entropy uint16
 }
 
+// karn is Karn's rule for an ACK or NACK of r echoing retx: its time since r was sent is an
+// RTT sample only when it answers that transmission, the first of one sent once, or a resend
+// of one sent twice (the echo tells the resend from the original).
+func (r *uetRec) karn(retx bool) bool { return r.sends == 1 && !retx || r.sends == 2 && retx }
+
 // PSN states of a uetRec.
 const (
 	recFlight uint8 = iota + 1 // sent, not known received
@@ -158,6 +166,10 @@ type UETSender struct {
 	rtxBytes int64 // bytes in the retransmit queue, as the window counts them
 	rc       rcccSender
 
+	// asked is one past the newest PSN that asked for an ACK, by its AR bit or an ACK_REQ:
+	// the receiver may hold its ACK for the new packets from there on (askForAck).
+	asked uint32
+
 	// SLEEK loss recovery (uet-htsim UecSrc::runSleek).
 	lossMode       bool
 	recoverySeq    uint32
@@ -196,6 +208,7 @@ func (r *Registry) newUET(i int32, src, dst *NIC, cross bool, cfg UETConfig) (*U
 	s := &UETSender{qp: q, nic: src, cfg: cfg, recs: make([]uetRec, 64), times: make([]uetSendTime, 64), hdr: uetHeaderBytes}
 	if cfg.CC.rccc() {
 		s.hdr += topology.PDSRUDCCHeader - topology.PDSRUDHeader
+		s.rc.frame = UETWireBytes(0, true) - s.hdr
 	}
 	s.rc.lastRequest = -1
 	s.timer = newAlarm(src, s, opTimer)
@@ -354,11 +367,14 @@ func (s *UETSender) emit(now sim.Time) *topology.Packet {
 	// spent; a resend always asks (sendRtxPacket).
 	full := s.cfg.CC.nscc() && s.cc.inflight+size >= s.cc.cwnd
 	if s.cfg.CC.rccc() {
-		s.rc.credit -= size // spendCredit
+		s.rc.credit -= size + s.rc.frame // spendCredit, in wire bytes
 		p.CCReq, p.Credit = true, uint32(s.pullTarget())
 		full = full || s.rc.credit <= 0
 	}
 	p.AckReq = resend || psn == s.npkts-1 || full
+	if p.AckReq && !resend {
+		s.asked = psn + 1
+	}
 	p.Retx = r.sends > 0
 	ev := s.mp.next(now)
 	s.entropy(p, ev)
@@ -432,8 +448,8 @@ func (s *UETSender) onAck(now sim.Time, p *topology.Packet) {
 	}
 	s.cc.received(newly)
 	delay := s.cc.avgDelay
-	if p.PSN >= s.cum && p.PSN < s.highest {
-		if r := s.rec(p.PSN); r.state == recFlight && (r.sends == 1 && !p.Retx || r.sends == 2 && p.Retx) {
+	if p.PSN >= s.cum && p.PSN < s.highest && !p.AckRequest {
+		if r := s.rec(p.PSN); r.state == recFlight && r.karn(p.Retx) {
 			raw := now - r.sentAt
 			s.cc.updateBaseRTT(raw)
 			if raw >= s.cc.baseRTT {
@@ -451,16 +467,18 @@ func (s *UETSender) onAck(now sim.Time, p *topology.Packet) {
 			s.acked(s.rec(psn))
 		}
 	}
-	if p.ECNEcho {
+	switch {
+	case p.AckRequest: // an ACK_REQ's answer: no path echoed
+	case p.ECNEcho:
 		s.mp.feedback(now, p.Entropy, pathECN)
-	} else {
+	default:
 		s.mp.feedback(now, p.Entropy, pathGood)
 	}
 	if s.cfg.CC.nscc() {
 		s.cc.onAck(now, p.ECNEcho, delay, newly)
 	}
 	s.stopSpeculating()
-	if s.cfg.CC.nscc() { // uet-htsim runs SLEEK with sender-based CC only (processAck, rtxTimerExpired)
+	if s.cfg.CC.nscc() && s.cfg.SLEEK { // uet-htsim: _sender_based_cc && _enable_sleek (processAck, uec.cpp 1642)
 		s.sleek(int64(p.OOO))
 	}
 	if s.cum == s.npkts {
@@ -470,7 +488,40 @@ func (s *UETSender) onAck(now sim.Time, p *topology.Packet) {
 	}
 	if s.hasData() {
 		s.nic.activate(now, s)
+	} else {
+		s.askForAck(now)
 	}
+}
+
+// askForAck sends the PDS control packet ACK_REQ when the window has closed on packets that
+// did not ask for an ACK, fewer than AckBytes of them: the receiver may hold its ACK until
+// AckBytes have come, and with no room to send more they would not come; the sender would
+// wait for its retransmit timer with nothing lost. (AckBytes or more unrequested bytes draw an
+// ACK by themselves.) uet-htsim sets AR only when a packet is sent (sendNewPacket: the packet that
+// fills the window) and has no ACK_REQ; the UE specification names the control packet
+// (PDS_CTL_TYPE_ACK_REQ, Wireshark's packet-uet.c) for a sender that wants an ACK now.
+func (s *UETSender) askForAck(now sim.Time) {
+	if s.over {
+		return
+	}
+	var unasked int64 // bytes in flight, not known received, sent since the last request
+	for psn := max(s.asked, s.cum); psn < s.highest && unasked < s.cfg.AckBytes; psn++ {
+		if r := s.rec(psn); r.state == recFlight {
+			unasked += int64(r.size)
+		}
+	}
+	if unasked == 0 || unasked >= s.cfg.AckBytes {
+		return
+	}
+	s.asked = s.highest
+	p := s.src.pool.Get(topology.KindCredit)
+	s.frame(p, false)
+	uetStack(p)
+	p.AckRequest, p.PSN = true, s.highest-1
+	p.Priority, p.DSCP = s.cfg.AckPriority, s.cfg.AckPriority<<3
+	p.SentAt = now
+	p.Seal()
+	s.nic.sendControl(now, p)
 }
 
 // onNack is uet-htsim's UecSrc::processNack: a trimmed packet is queued for retransmission
@@ -483,7 +534,13 @@ func (s *UETSender) onNack(now sim.Time, p *topology.Packet) {
 	if r.state != recFlight {
 		return // a cumulative ACK or an earlier NACK covered it already
 	}
-	s.cc.updateBaseRTT(now - r.sentAt)
+	if r.karn(p.Retx) {
+		// A NACK for a packet sent again since is the original's: timed from the resend
+		// it would be a fraction of the path's RTT, and maxwnd, 1.5 BDP of the base RTT,
+		// would fall with it (uet-htsim processNack takes that sample unless
+		// update_base_rtt_on_nack is off, uec.cpp 1566-1569).
+		s.cc.updateBaseRTT(now - r.sentAt)
+	}
 	if s.cfg.CC.nscc() {
 		s.cc.onNack(now, int64(r.size))
 	}
@@ -492,6 +549,8 @@ func (s *UETSender) onNack(now sim.Time, p *topology.Packet) {
 	s.mp.feedback(now, p.Entropy, pathNack)
 	if s.hasData() {
 		s.nic.activate(now, s)
+	} else {
+		s.askForAck(now)
 	}
 }
 

@@ -8,7 +8,10 @@ import (
 // RCCC, the Ultra Ethernet transport's receiver-credit congestion control, as uet-htsim
 // models it (ultraethernet/uet-htsim 40ccb05, htsim/sim/uec.cpp; cited below by function).
 // The sender starts with a speculative credit of maxwnd (1.5 BDP of its base RTT: initRccc,
-// startConnection) and spends a packet's bytes from it for each packet it sends; it sends
+// startConnection) and spends a packet's wire bytes from it for each packet it sends (in
+// uet-htsim a packet's size, payload and its 64-byte header, is what its links carry, so
+// credit there is wire bytes too; charged the payload and UET headers alone, a grant at 0.99
+// of the line rate let 0.99 x 4,222 / 4,156 = 100.6% of it through); it sends
 // while its credit is above zero (can_send_RCCC). Every data packet carries the sender's
 // credit target, the credit it wants in all, in 256-byte units (computePullTarget). The
 // receiver's NIC has one pull pacer for all the flows it receives (datacenter/main_uec.cpp:
@@ -71,7 +74,8 @@ func quantaCeil(bytes int64) int64 {
 
 // rcccSender is a UET sender's credit state.
 type rcccSender struct {
-	credit      int64 // bytes it may still send; at most maxwnd
+	credit      int64 // wire bytes it may still send; at most maxwnd
+	frame       int64 // a data packet's wire bytes beyond what the window counts (Ethernet, IPv4, UDP, FCS, preamble, gap)
 	pull        int64 // the cumulative credit granted so far, in quanta
 	maxwnd      int64 // the configured maxwnd: 1.5 BDP of the base RTT
 	speculating bool
@@ -79,17 +83,17 @@ type rcccSender struct {
 }
 
 // pullTarget is the cumulative credit, in quanta, the sender asks for now
-// (computePullTarget): what it has to send, new and again, capped at the window plus a packet
-// under NSCC and at maxwnd, less the credit it has; at least a packet while speculating with
+// (computePullTarget): the wire bytes it has to send, new and again, capped at the window plus
+// a packet under NSCC and at maxwnd, less the credit it has; at least a packet while speculating with
 // data left; shared among the flows its NIC is sending. A sender holding more credit than it
 // needs asks for nothing more: the target is never below what was granted (uet-htsim starts
 // both counts at INIT_PULL, 10^8, so that such a target stays above zero and below the
 // granted count, where the receiver ignores it).
 func (s *UETSender) pullTarget() int64 {
-	want := s.backlog() + s.rtxBytes
-	full := int64(s.mtu) + s.hdr
+	want := s.backlog() + int64(s.npkts-min(s.highest, s.npkts))*s.rc.frame + s.rtxBytes + int64(s.rtxN)*s.rc.frame
+	full := int64(s.mtu) + s.hdr + s.rc.frame
 	if s.cfg.CC.nscc() {
-		want = min(want, s.cc.cwnd+full)
+		want = min(want, s.cc.cwnd+s.cc.cwnd/(int64(s.mtu)+s.hdr)*s.rc.frame+full)
 	}
 	want = min(want, s.rc.maxwnd) - s.rc.credit
 	if s.rc.speculating && want < full && s.backlog() > 0 {

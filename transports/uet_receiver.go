@@ -10,7 +10,8 @@ import (
 // packets in any order, keeps which PSNs beyond the cumulative one it holds, and acknowledges
 // with the cumulative PSN and a 64-bit SACK bitmap once AckBytes have come since the last
 // ACK, or at once for the first packet, an ECN-marked one, one that asks (AR), a duplicate,
-// and, after an AR, when the out-of-order packets are all in. A trimmed packet is NACKed at
+// and, after an AR, when the out-of-order packets are all in; and at once when the sender
+// asks with an ACK_REQ control packet (onRequest). A trimmed packet is NACKed at
 // once (or SACKed when a copy is already here). RUD delivers each packet's payload where it
 // belongs as it arrives: the flow completes when every PSN is in.
 type UETReceiver struct {
@@ -145,6 +146,7 @@ func (r *UETReceiver) sack(now sim.Time, p *topology.Packet, ref uint32, ce bool
 	a.PSN, a.CumPSN, a.SACKBase, a.SACKBitmap = p.PSN, r.expected, ref, bitmap
 	a.RecvdBytes, a.OOO = r.recvd, uint16(min(r.ooo, 0xFFFF))
 	a.ECNEcho, a.Retx, a.Entropy = ce, p.Retx, p.Entropy
+	a.AckRequest = p.Kind == topology.KindCredit // it answers an ACK_REQ
 	r.control(a, now)
 	a.Seal()
 	r.nic.sendControl(now, a)
@@ -158,8 +160,14 @@ func (r *UETReceiver) control(p *topology.Packet, now sim.Time) {
 
 func (r *UETReceiver) cnps() int64 { return 0 }
 
-// onCreditRequest takes a CREDIT_REQ: the sender has no credit and something to send
-// (processRts).
-func (r *UETReceiver) onCreditRequest(now sim.Time, p *topology.Packet) {
-	r.asked(now, p.Credit)
+// onRequest takes a PDS control packet from the sender: a CREDIT_REQ (the sender has no
+// credit and something to send: processRts) or an ACK_REQ, which it answers with an ACK at
+// once, whatever it holds back for coalescing (uet.go, askForAck).
+func (r *UETReceiver) onRequest(now sim.Time, p *topology.Packet) {
+	if p.CreditRequest {
+		r.asked(now, p.Credit)
+		return
+	}
+	r.sack(now, p, r.sackBase(max(p.PSN, r.expected)), false)
+	r.accepted = 0
 }

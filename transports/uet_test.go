@@ -123,7 +123,7 @@ func TestUETTranscript(t *testing.T) {
 	transcript.Run(t, "testdata/uet_pds.txt", func(cmd *transcript.Command) string {
 		switch cmd.Name {
 		case "flow":
-			cfg := UETConfig{MTU: 4096, AckBytes: 16384, Paths: 64, QAGate: 3, AckPriority: 7}
+			cfg := UETConfig{MTU: 4096, AckBytes: 16384, Paths: 64, QAGate: 3, AckPriority: 7, SLEEK: true}
 			if cmd.Has("ack") {
 				cfg.AckBytes = cmd.Int("ack")
 			}
@@ -288,7 +288,7 @@ func TestREPSRecyclesUnmarkedEntropies(t *testing.T) {
 // TestUETSendTimesStayAWindow: the send-time ring drops the transmissions that are no longer
 // in flight as it goes, so a long flow that never times out keeps it at its first size.
 func TestUETSendTimesStayAWindow(t *testing.T) {
-	u := newUETPair(4096*10000, UETConfig{MTU: 4096, AckBytes: 4096, Paths: 64, QAGate: 3}, 12*sim.Microsecond)
+	u := newUETPair(4096*10000, UETConfig{MTU: 4096, AckBytes: 4096, Paths: 64, QAGate: 3, SLEEK: true}, 12*sim.Microsecond)
 	at := sim.Time(0)
 	for k := 0; k < 10000; k++ {
 		if u.s.hasData() {
@@ -306,4 +306,52 @@ func TestUETSendTimesStayAWindow(t *testing.T) {
 	require.Equal(t, Completed, u.r.flow.Status)
 	require.Equal(t, 64, len(u.s.times), "send-time ring entries")
 	require.Equal(t, 64, len(u.s.recs), "PSN ring entries")
+}
+
+// TestUETAsksForAnAckWhenTheWindowCloses: PSNs 0-3 leave without the ACK-request bit (the
+// window has room after each); the receiver ACKs PSN 0 at once (a flow's first packet) and
+// holds PSN 1, 4,156 of its 16,384 bytes. The ACK of 0 comes back to a window of three
+// packets (maxwnd cut to 3 x 4,156 bytes): PSN 4 does not fit beside 1-3, and 1-3, 12,468
+// bytes, would never draw an ACK by themselves. The sender sends an ACK_REQ (a PDS control
+// packet in the ACK class) naming its newest PSN, once; the receiver answers at once with
+// the cumulative PSN 2 and PSN 1 retired, marked as an ACK_REQ's answer, which gives no RTT
+// sample. (Before, the sender waited for its retransmit timer: issue 35, point 5.)
+func TestUETAsksForAnAckWhenTheWindowCloses(t *testing.T) {
+	cfg := UETConfig{MTU: 4096, AckBytes: 16384, Paths: 64, QAGate: 3, AckPriority: 7, SLEEK: true}
+	u := newUETPair(250000, cfg, 12*sim.Microsecond)
+	full := int64(4096 + uetHeaderBytes)
+	var sent []*topology.Packet
+	for range 4 {
+		p := u.s.emit(0)
+		require.False(t, p.AckReq, "psn %d", p.PSN)
+		sent = append(sent, p)
+	}
+	u.r.onData(1*sim.Microsecond, sent[0])
+	u.r.onData(1*sim.Microsecond, sent[1])
+	require.EqualValues(t, 1, u.rcvNIC.Control[7].Len, "the first packet's ACK; PSN 1's is held")
+	ack := u.rcvNIC.Control[7].Pop(0)
+	u.s.cc.maxwnd, u.s.cc.cwnd = 3*full, 3*full
+	base := u.s.cc.baseRTT
+	u.s.onControl(13*sim.Microsecond, ack)
+	require.False(t, u.s.hasData(), "PSN 4 does not fit")
+	require.EqualValues(t, 1, u.s.nic.Control[7].Len, "one ACK_REQ")
+	req := u.s.nic.Control[7].Pop(0)
+	require.Equal(t, topology.KindCredit, req.Kind)
+	require.True(t, req.AckRequest)
+	require.False(t, req.CreditRequest)
+	require.EqualValues(t, 3, req.PSN)
+	require.EqualValues(t, 7, req.Priority)
+	u.s.onControl(13*sim.Microsecond, ack) // the same ACK again: no second request
+	require.Zero(t, u.s.nic.Control[7].Len)
+
+	u.r.onRequest(14*sim.Microsecond, req)
+	require.EqualValues(t, 1, u.rcvNIC.Control[7].Len, "answered at once")
+	answer := u.rcvNIC.Control[7].Pop(0)
+	require.True(t, answer.AckRequest)
+	require.EqualValues(t, 2, answer.CumPSN)
+	avg := u.s.cc.avgDelay // the first ACK's sample: 13 - 12 us, by 0.0125
+	u.s.onControl(40*sim.Microsecond, answer)
+	require.EqualValues(t, 2, u.s.cum)
+	require.Equal(t, base, u.s.cc.baseRTT)
+	require.Equal(t, avg, u.s.cc.avgDelay, "no delay sample from the answer (27 us after PSN 1 left)")
 }
