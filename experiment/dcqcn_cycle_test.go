@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fabricsim/fabricsim/internal/accuracy"
 	"github.com/fabricsim/fabricsim/sim"
 )
 
@@ -90,6 +91,9 @@ func TestDCQCNManyFlowCycle(t *testing.T) {
 			// expected [tc.lo, tc.hi]; CV above tc.cvMin; goodput >= 95% of line payload.
 			t.Logf("%s: time-mean queue %.1f KB, q* %.1f KB (%.2f of it), CV %.2f, goodput %.2f Gb/s (%.1f%% of the line's payload rate)",
 				tc.name, mean/1e3, qStar/1e3, mean/qStar, cv, g, 100*g/line)
+			accurate(t, "DCQCN", fmt.Sprintf("%s, 40 Gb/s dumbbell: time-mean queue (%.2f-%.2f of the fluid q*)", tc.name, tc.lo, tc.hi),
+				qStar*(tc.lo+tc.hi)/2/1e3, mean/1e3, "KB", (tc.hi-tc.lo)/(tc.hi+tc.lo),
+				accuracy.ClosedForm, "the fluid model's q* (Zhu et al., CoNEXT 2016, Theorem 1); below it at N = 10 by RED's cliff at Kmax (docs/model.md section 4)")
 			require.GreaterOrEqual(t, mean/qStar, tc.lo)
 			require.LessOrEqual(t, mean/qStar, tc.hi)
 			require.Greater(t, cv, tc.cvMin)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fabricsim/fabricsim/internal/accuracy"
 	"github.com/fabricsim/fabricsim/results"
 	"github.com/fabricsim/fabricsim/scenarios"
 	"github.com/fabricsim/fabricsim/sim"
@@ -59,7 +60,8 @@ func TestUETNackAfterResendKeepsTheWindow(t *testing.T) {
 		// (issue 35: 237-280 us against about 171 us with the sample guarded).
 		t.Logf("seed %d: slowest flow %.0f us, %.3fx its ideal; %d trimmed, %d resent, %d timeouts",
 			seed, worstFCT, worst, v.TrimmedPackets, v.RetransmittedPackets, v.Timeouts)
-		require.Less(t, worst, 1.75, "seed %d", seed)
+		atLeast(t, "UET", fmt.Sprintf("128-host k=8 permutation, oblivious spraying, seed %d: slowest flow against its ideal", seed), worstFCT/worst, worstFCT, "us", 0.75,
+			accuracy.ClosedForm, "the flow's packets alone through the store-and-forward pipeline; 1.75x is issue 35's bound")
 	}
 }
 
