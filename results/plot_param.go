@@ -46,12 +46,8 @@ func ParamFigureNames(path string) []string {
 // half-width of its 95% confidence interval (EstimateOf: 0 for one seed). A variant that was
 // not run, or has no value of the metric (an FCT when no flow completed), has no point.
 func paramCurves(d *Document, metric string) ([]ErrorCurve, int) {
-	var of func(*Variant) (float64, bool)
-	for _, m := range replicatedMetrics {
-		if m.name == metric {
-			of = m.of
-		}
-	}
+	m, _ := metricNamed(metric)
+	of := m.Value
 	runs := map[string][]*Variant{}
 	for _, r := range runsByName(d) {
 		runs[r[0].Name] = r

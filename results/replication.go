@@ -27,46 +27,6 @@ type Estimate struct {
 	Values []float64 `json:"values"`
 }
 
-// Metric is one numeric column of the comparison table, named with its unit as in the
-// replication summary (fct_p99_us, goodput_gbps; counts have no unit), and how to read it
-// from a variant: false when the variant has no value (an FCT when no flow completed).
-type Metric struct {
-	Name  string
-	Value func(v *Variant) (float64, bool)
-}
-
-// TableMetrics are the comparison table's numeric columns, in its order: what a
-// replication summarises and a sweep plots.
-func TableMetrics() []Metric {
-	out := make([]Metric, len(replicatedMetrics))
-	for i, m := range replicatedMetrics {
-		out[i] = Metric{m.name, m.of}
-	}
-	return out
-}
-
-// replicatedMetrics are the comparison table's numeric columns, and how to read each from a
-// variant (false when the variant has no value).
-var replicatedMetrics = []struct {
-	name string
-	of   func(v *Variant) (float64, bool)
-}{
-	{"completed", func(v *Variant) (float64, bool) { return float64(v.Flows.Completed), true }},
-	{"fct_p50_us", func(v *Variant) (float64, bool) { return opt(v.FCT.P50) }},
-	{"fct_p99_us", func(v *Variant) (float64, bool) { return opt(v.FCT.P99) }},
-	{"fct_max_us", func(v *Variant) (float64, bool) { return opt(v.FCT.Max) }},
-	{"goodput_gbps", func(v *Variant) (float64, bool) { return v.GoodputGbps, true }},
-	{"flow_gbps", func(v *Variant) (float64, bool) { return opt(v.FlowGbps) }},
-	{"drops", func(v *Variant) (float64, bool) { return float64(v.Drops.Total), true }},
-	{"retransmitted_packets", func(v *Variant) (float64, bool) { return float64(v.RetransmittedPackets), true }},
-	{"timeouts", func(v *Variant) (float64, bool) { return float64(v.Timeouts), true }},
-	{"pause_frames", func(v *Variant) (float64, bool) { return float64(v.PFC.PauseFrames), true }},
-	{"paused_us", func(v *Variant) (float64, bool) { return v.PFC.PausedTimeUS, true }},
-	{"ecn_marks", func(v *Variant) (float64, bool) { return float64(v.ECN.MarkedPackets), true }},
-	{"cnps", func(v *Variant) (float64, bool) { return float64(v.ECN.CNPs), true }},
-	{"deadlocks", func(v *Variant) (float64, bool) { return float64(len(v.Deadlocks)), true }},
-}
-
 func opt(p *float64) (float64, bool) {
 	if p == nil {
 		return 0, false
@@ -88,15 +48,15 @@ func Replicate(d *Document) {
 		for k := range runs {
 			r.Seeds = append(r.Seeds, runs[k].Seed)
 		}
-		for _, m := range replicatedMetrics {
+		for _, m := range TableMetrics() {
 			var xs []float64
 			for k := range runs {
-				if x, ok := m.of(&runs[k]); ok {
+				if x, ok := m.Value(&runs[k]); ok {
 					xs = append(xs, x)
 				}
 			}
 			if len(xs) > 0 {
-				r.Metrics[m.name] = EstimateOf(xs)
+				r.Metrics[m.Name] = EstimateOf(xs)
 			}
 		}
 		d.Replication = append(d.Replication, r)

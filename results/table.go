@@ -20,81 +20,12 @@ const (
 	FormatCSV      = "csv"
 )
 
-// summaryHeader is the comparison table's header; units are in the names.
-var summaryHeader = []string{
-	"variant", "transport", "flows", "fct_p50_us", "fct_p99_us", "fct_max_us", "goodput_gbps",
-	"flow_gbps", "drops", "retx_pkts", "timeouts", "pause_frames", "paused_us", "ecn_marks", "cnps", "deadlocks",
-}
-
-// summaryAlign aligns text left and numbers right.
-var summaryAlign = []tw.Align{
-	tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight,
-	tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight,
-	tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight,
-}
-
-// summaryRow is v's row of the comparison table: times and rates with two decimals ("-" for
-// a statistic of nothing, e.g. the FCT when no flow completed), counts as integers, flows as
-// completed/total.
-func summaryRow(v *Variant) []string {
-	return []string{
-		v.Name,
-		v.Transport,
-		fmt.Sprintf("%d/%d", v.Flows.Completed, v.Flows.Total),
-		optFixed(v.FCT.P50),
-		optFixed(v.FCT.P99),
-		optFixed(v.FCT.Max),
-		fixed(v.GoodputGbps),
-		optFixed(v.FlowGbps),
-		integer(v.Drops.Total),
-		integer(v.RetransmittedPackets),
-		integer(v.Timeouts),
-		integer(v.PFC.PauseFrames),
-		fixed(v.PFC.PausedTimeUS),
-		integer(v.ECN.MarkedPackets),
-		integer(v.ECN.CNPs),
-		strconv.Itoa(len(v.Deadlocks)),
-	}
-}
-
-// csvHeader is the comparison's header in CSV: the table's, with the names of the results
-// document where the table shortens them (retransmitted_packets), and flows as two integer
-// columns.
-var csvHeader = []string{
-	"variant", "transport", "flows_completed", "flows_total", "fct_p50_us", "fct_p99_us", "fct_max_us", "goodput_gbps",
-	"flow_gbps", "drops", "retransmitted_packets", "timeouts", "pause_frames", "paused_us", "ecn_marks", "cnps", "deadlocks",
-}
-
 // TableCSVHeader is the comparison's header in CSV (--format csv): variant, transport, then
 // the metrics with their units in their names.
 func TableCSVHeader() []string { return slices.Clone(csvHeader) }
 
 // TableCSVRow is v's row of the comparison in CSV, under TableCSVHeader.
 func TableCSVRow(v *Variant) []string { return csvRow(v) }
-
-// csvRow is v's row of the comparison in CSV: numbers at full precision, an empty cell for
-// a statistic of nothing.
-func csvRow(v *Variant) []string {
-	return []string{
-		v.Name,
-		v.Transport,
-		integer(v.Flows.Completed),
-		integer(v.Flows.Total),
-		optExact(v.FCT.P50),
-		optExact(v.FCT.P99),
-		optExact(v.FCT.Max),
-		exact(v.GoodputGbps),
-		optExact(v.FlowGbps),
-		integer(v.Drops.Total),
-		integer(v.RetransmittedPackets),
-		integer(v.Timeouts),
-		integer(v.PFC.PauseFrames),
-		exact(v.PFC.PausedTimeUS),
-		integer(v.ECN.MarkedPackets),
-		integer(v.ECN.CNPs),
-		strconv.Itoa(len(v.Deadlocks)),
-	}
-}
 
 // SizeTableMinFlows is how many flows a variant needs for WriteTable to print its
 // slowdown_by_size table under the comparison.
@@ -217,11 +148,10 @@ func optFixed(f *float64) string {
 }
 
 // WriteTable writes the comparison of d's variants, one row per variant, in format: "table"
-// (an ASCII box table), "markdown" or "csv": variant, transport, flows as completed/total,
-// fct_p50_us, fct_p99_us, fct_max_us, goodput_gbps, flow_gbps, drops, retx_pkts, timeouts,
-// pause_frames, paused_us, ecn_marks, cnps, deadlocks; CSV names retx_pkts
-// retransmitted_packets, as the results document does, splits flows into flows_completed
-// and flows_total, and writes numbers at full precision. Under a table or Markdown table
+// (an ASCII box table), "markdown" or "csv", with the columns of comparisonColumns
+// (metrics.go): CSV names a column as the results document does where the table shortens
+// it (retransmitted_packets for retx_pkts), splits flows into flows_completed and
+// flows_total, and writes numbers at full precision. Under a table or Markdown table
 // it writes the notes a reader should not miss, one a line: warnings, flows that did not
 // complete, deadlocks (see Notes). It renders the summaries as they are; call Summarize on
 // each variant first.
@@ -404,13 +334,13 @@ const ReplicatedNote = "mean ±95% confidence half-width over the seeds (Student
 // number of seeds and each metric as "mean ±ci95" ("-" when no seed has it).
 func replicatedRows(d *Document) (header []string, rows [][]string) {
 	header = []string{"variant", "transport", "seeds"}
-	for _, m := range replicatedMetrics {
-		header = append(header, m.name)
+	for _, m := range TableMetrics() {
+		header = append(header, m.Name)
 	}
 	for _, r := range d.Replication {
 		row := []string{r.Name, r.Transport, strconv.Itoa(len(r.Seeds))}
-		for _, m := range replicatedMetrics {
-			if e, ok := r.Metrics[m.name]; ok {
+		for _, m := range TableMetrics() {
+			if e, ok := r.Metrics[m.Name]; ok {
 				row = append(row, e.cell())
 			} else {
 				row = append(row, "-")
@@ -426,9 +356,9 @@ func replicatedRows(d *Document) (header []string, rows [][]string) {
 // seed (the comparison's columns with a seed column), then, after a blank line, one row per
 // variant with each metric's mean and ci95.
 func writeReplicated(w io.Writer, d *Document, format string, notes []string) error {
-	metrics := make([]string, len(replicatedMetrics))
-	for i, m := range replicatedMetrics {
-		metrics[i] = m.name
+	metrics := make([]string, len(TableMetrics()))
+	for i, m := range TableMetrics() {
+		metrics[i] = m.Name
 	}
 	switch format {
 	case FormatCSV:

@@ -19,16 +19,13 @@ type Table struct {
 
 // columnGroups split the comparison into tables narrow enough for a 1,400 px window, each
 // led by the variant: what completed, what was lost, what flow control did, what congestion
-// control did. A column is in the first group that names it (the names of both the one-seed
-// and the replicated comparison); one named by none goes with completion.
-var columnGroups = []struct {
-	id, title string
-	cols      []string
-}{
-	{"completion", "Completion", []string{"transport", "seeds", "flows", "completed", "fct_p50_us", "fct_p99_us", "fct_max_us", "goodput_gbps", "flow_gbps"}},
-	{"loss", "Loss", []string{"drops", "retx_pkts", "retransmitted_packets", "timeouts"}},
-	{"flow-control", "Flow control (PFC)", []string{"pause_frames", "paused_us", "deadlocks"}},
-	{"congestion-control", "Congestion control (ECN)", []string{"ecn_marks", "cnps"}},
+// control did. A column goes in its Metric's Group (by the name of the one-seed or the
+// replicated comparison); one of none (seeds) goes with completion.
+var columnGroups = []struct{ id, title string }{
+	{"completion", "Completion"},
+	{"loss", "Loss"},
+	{"flow-control", "Flow control (PFC)"},
+	{"congestion-control", "Congestion control (ECN)"},
 }
 
 // ComparisonTables are the comparison of d in column groups (columnGroups), with rows as
@@ -49,7 +46,7 @@ func ComparisonTables(d *Document) []Table {
 	placed := make([]int, len(header)) // the group of each column after the variant
 	for c := 1; c < len(header); c++ {
 		for g, cg := range columnGroups {
-			if slices.Contains(cg.cols, header[c]) {
+			if groupOf(header[c]) == cg.id {
 				placed[c] = g
 				break
 			}
