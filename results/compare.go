@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/olekukonko/tablewriter/tw"
 )
@@ -82,7 +81,7 @@ func Compare(a, b *Document, labelA, labelB string) *Comparison {
 var comparisonHeader = []string{"variant", "metric", "a", "b", "delta", "change"}
 
 // cells are the row as table cells: values with two decimals (full precision in CSV), a
-// count (a metric without a unit, such as drops, whose values are whole) as a whole number,
+// count (drops, pause frames) as a whole number,
 // the delta b - a, and the change as a percentage of a ("-" when a is 0 or a value is
 // missing).
 func (r ComparisonRow) cells(format string) []string {
@@ -109,14 +108,13 @@ func (r ComparisonRow) cells(format string) []string {
 	return []string{r.Variant, r.Metric, cell(r.ValueA, r.HasA), cell(r.ValueB, r.HasB), delta, change}
 }
 
-// isCount reports whether the row is a count: its metric has no unit (the table's metrics
-// with a unit end in it: fct_p50_us, goodput_gbps) and both values are whole (a replicated
-// run's mean over seeds may not be).
+// isCount reports whether the row is a count (its metric's cell is a whole number: drops,
+// pause frames, flows completed) with whole values in both runs (a replicated run's mean
+// over seeds may not be).
 func (r ComparisonRow) isCount() bool {
-	for _, unit := range []string{"_us", "_gbps"} {
-		if strings.HasSuffix(r.Metric, unit) {
-			return false
-		}
+	m, ok := metricNamed(r.Metric)
+	if !ok || (m.Cell != CellCount && m.Cell != CellOfTotal) {
+		return false
 	}
 	return r.ValueA == math.Trunc(r.ValueA) && r.ValueB == math.Trunc(r.ValueB)
 }
