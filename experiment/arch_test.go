@@ -10,7 +10,8 @@ import (
 // switch, the switch and the NIC know nothing of each other, the event engine is the
 // standard library's alone, and nothing below this package reaches up to the experiment or
 // its results, nor to the sweep that runs it. Dependencies are transitive (go list's Deps), so a rule cannot be bypassed
-// through a third package.
+// through a third package. The scenario schema sizes frames through transports/frames, the
+// leaf the endpoints build their header stacks with, never through the endpoints.
 func TestImportRules(t *testing.T) {
 	const mod = "github.com/fabricsim/fabricsim/"
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`, mod+"...").Output()
@@ -50,6 +51,9 @@ func TestImportRules(t *testing.T) {
 	}
 	forbid("switchmodel", is("transports"), "the switch and the NIC meet only on the wire")
 	forbid("transports", is("switchmodel"), "the switch and the NIC meet only on the wire")
+	forbid("scenarios", is("transports"), "a scenario sizes frames with transports/frames, not with the endpoints")
+	forbid("transports/frames", func(d string) bool { return strings.HasPrefix(d, mod) && d != mod+"topology" && d != mod+"sim" },
+		"the frame sizes rest on the packet (topology) alone")
 	for _, p := range []string{"sim", "collective"} {
 		forbid(p, func(d string) bool { return strings.Contains(strings.SplitN(d, "/", 2)[0], ".") },
 			"the event engine and the collectives' graphs use the standard library only")
@@ -57,7 +61,7 @@ func TestImportRules(t *testing.T) {
 	forbid("chakra", func(d string) bool {
 		return strings.HasPrefix(d, mod) || strings.Contains(strings.SplitN(d, "/", 2)[0], ".") && !strings.HasPrefix(d, "google.golang.org/protobuf/")
 	}, "the trace decoder uses the standard library and protobuf's wire format only")
-	for _, p := range []string{"sim", "topology", "header", "pfc", "ecn", "switchmodel", "transports", "scenarios", "collective", "chakra"} {
+	for _, p := range []string{"sim", "topology", "header", "pfc", "ecn", "switchmodel", "transports", "transports/frames", "scenarios", "collective", "chakra"} {
 		forbid(p, is("results", "experiment", "sweep"), "the model does not know how it is run or reported")
 	}
 	for _, p := range []string{"experiment", "results"} {

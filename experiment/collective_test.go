@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/fabricsim/fabricsim/transports/frames"
 	"math"
 	"math/bits"
 	"strings"
@@ -42,7 +43,7 @@ variants:
 // switch's serialization of a full frame and the second link's delay.
 func closedForm(stepBytes []float64) float64 {
 	const rate, delay = 100e9, 1e-6
-	full := float64(transports.RoCEWireBytes(2, 1024, false))
+	full := float64(frames.RoCEWireBytes(2, 1024, false))
 	alpha := delay + full*8/rate + delay
 	var t float64
 	for _, b := range stepBytes {
@@ -236,7 +237,7 @@ func TestJobsShareOnlyWhatTheyShare(t *testing.T) {
 	// The closed form: 2 steps (N = 2) of 2 MB, each over host link, uplink, downlink and
 	// host link: the bandwidth term at 100 Gb/s with headers, and a packet's latency beyond
 	// its first serialization, 4 link delays and 3 serializations.
-	full := float64(transports.RoCEWireBytes(2, 1024, false))
+	full := float64(frames.RoCEWireBytes(2, 1024, false))
 	bw := 2e6 * full / 1024 * 8 / 100e9 * 1e6 // us per step at the full link
 	lat := 4*1.0 + 3*full*8/100e9*1e6
 	require.InDelta(t, 2*(bw+lat), single, 0.02*single, "one ring alone")
@@ -314,7 +315,7 @@ variants:
   - {name: v, transport: rocev2}
 `, 0)
 	j := v.Jobs[0]
-	full := float64(transports.RoCEWireBytes(2, 1024, false))
+	full := float64(frames.RoCEWireBytes(2, 1024, false))
 	tx := func(rate float64) float64 { return full * 8 / rate * 1e6 }
 	bw := S / 8 * full / 1024 * 8 / 100e9 * 1e6
 	rack := 2*1.0 + tx(100e9)
@@ -347,7 +348,7 @@ func TestRingAllreduceOverUET(t *testing.T) {
 	require.Len(t, v.Jobs, 1)
 	j := v.Jobs[0]
 	require.Equal(t, 2, j.Completed, "both iterations end: UET's completions release the next steps")
-	full := float64(transports.UETWireBytes(4096, false))
+	full := float64(frames.UETWireBytes(4096, false))
 	want := 0.0
 	for range 2 * (n - 1) {
 		want += float64(S)/n*full/4096*8/rate + (delay + full*8/rate + delay)

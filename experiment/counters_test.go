@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/fabricsim/fabricsim/transports"
 )
 
 // oneDrop is a single flow of n MTU-sized packets from h1 whose k-th data frame on the
@@ -56,7 +54,7 @@ func TestCountersOfNAKsAndTimeouts(t *testing.T) {
 	// iWARP's tail: a lost last segment gets no duplicate ACKs, so the RTO (at least min_rto)
 	// recovers it; iWARP has no NAKs.
 	text := fmt.Sprintf(oneDrop, 8, "iwarp", 1000)
-	segments := transports.NewIWARPFrames(build0(t, text).iwarpConfig(), 8*1024).Segments()
+	segments := build0(t, text).iwarpConfig().Frames(8 * 1024).Segments()
 	v = runOne(t, fmt.Sprintf(oneDrop, 8, "iwarp", segments), 0)
 	f = v.PerFlow[0]
 	require.Equal(t, "completed", f.Status)

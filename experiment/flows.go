@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/fabricsim/fabricsim/transports/frames"
 
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/switchmodel"
@@ -91,7 +92,7 @@ func (f *fabric) uetConfig() transports.UETConfig {
 // back along the reverse path, store and forward at every hop (see pipeline); 0 when the
 // reverse path is unknown.
 func (f *fabric) uetRTT(fl *transports.Flow, i int32, hops []topology.Hop, uc transports.UETConfig) sim.Time {
-	return f.roundTrip(fl, i, hops, uc.WireBytes(int64(uc.MTU)), transports.UETAckWireBytes())
+	return f.roundTrip(fl, i, hops, uc.WireBytes(int64(uc.MTU)), frames.UETAckWireBytes())
 }
 
 // uetQueueDrain is how long the deepest queue a switch port may hold takes to drain at rate:
@@ -305,7 +306,7 @@ func (f *fabric) bdpCap(fl *transports.Flow, i int32, hops []topology.Hop, rc tr
 	if rc.Version == 1 {
 		cfg = f.sc.Transports.RoCEv1
 	}
-	full, ack := transports.RoCEWireBytes(rc.Version, int64(rc.MTU), false), transports.RoCEAckWireBytes(rc.Version)
+	full, ack := frames.RoCEWireBytes(rc.Version, int64(rc.MTU), false), frames.RoCEAckWireBytes(rc.Version)
 	if rc.HPCC != nil {
 		full, ack = full+topology.INTHeader, ack+topology.INTHeader // both carry HPCC's telemetry
 	}
@@ -330,8 +331,8 @@ func (f *fabric) bdpCap(fl *transports.Flow, i int32, hops []topology.Hop, rc tr
 // along the reverse path, each with its INT header, store and forward at every hop, with
 // propagation and switch latencies (see pipeline); 0 when the reverse path is unknown.
 func (f *fabric) hpccBaseRTT(fl *transports.Flow, i int32, hops []topology.Hop, rc transports.RoCEConfig) sim.Time {
-	data := transports.RoCEWireBytes(rc.Version, int64(rc.MTU), false) + topology.INTHeader
-	ack := transports.RoCEAckWireBytes(rc.Version) + topology.INTHeader
+	data := frames.RoCEWireBytes(rc.Version, int64(rc.MTU), false) + topology.INTHeader
+	ack := frames.RoCEAckWireBytes(rc.Version) + topology.INTHeader
 	return f.roundTrip(fl, i, hops, data, ack)
 }
 
@@ -342,7 +343,7 @@ func (f *fabric) hpccBaseRTT(fl *transports.Flow, i int32, hops []topology.Hop, 
 // delay for the last. It does not model slow start: a flow that the congestion window holds
 // back shows it as a slowdown above 1, the cost of TCP on an empty fabric.
 func (f *fabric) iwarpIdealFCT(fl *transports.Flow, i int32, hops []topology.Hop, ic transports.IWARPConfig) sim.Time {
-	fr := transports.NewIWARPFrames(ic, fl.Size)
+	fr := ic.Frames(fl.Size)
 	fwd := f.pathHops(hops)
 	var t sim.Time
 	if ic.Handshake {

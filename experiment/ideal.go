@@ -1,6 +1,9 @@
 package experiment
 
-import "github.com/fabricsim/fabricsim/transports"
+import (
+	"github.com/fabricsim/fabricsim/transports"
+	"github.com/fabricsim/fabricsim/transports/frames"
+)
 
 // packetTrain is how a transport cuts a message of size bytes into packets, for pipeline:
 // their number, each one's wire bytes (headers, padding to the minimum frame, preamble and
@@ -15,13 +18,13 @@ type packetTrain struct {
 func roceTrain(rc transports.RoCEConfig, size int64) packetTrain {
 	mtu := int64(rc.MTU)
 	n := max((size+mtu-1)/mtu, 1)
-	middle := transports.RoCEWireBytes(rc.Version, mtu, false)
+	middle := frames.RoCEWireBytes(rc.Version, mtu, false)
 	return packetTrain{n: n, uniformFrom: 1, wire: func(k int64) int64 {
 		switch {
 		case k == 0:
-			return transports.RoCEWireBytes(rc.Version, min(mtu, size), true)
+			return frames.RoCEWireBytes(rc.Version, min(mtu, size), true)
 		case k == n-1:
-			return transports.RoCEWireBytes(rc.Version, size-k*mtu, false)
+			return frames.RoCEWireBytes(rc.Version, size-k*mtu, false)
 		}
 		return middle
 	}}
@@ -43,7 +46,7 @@ func uetTrain(uc transports.UETConfig, size int64) packetTrain {
 // iwarpTrain is an iWARP message's FPDUs (no handshake): every segment but the last alike,
 // unless MPA markers make their lengths vary.
 func iwarpTrain(ic transports.IWARPConfig, size int64) packetTrain {
-	fr := transports.NewIWARPFrames(ic, size)
+	fr := ic.Frames(size)
 	uniform := int64(0)
 	if ic.Markers {
 		uniform = -1

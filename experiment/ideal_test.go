@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/fabricsim/fabricsim/transports/frames"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -21,7 +22,7 @@ func bruteIdealFCT(f *fabric, fl *transports.Flow, mtu int) sim.Time {
 	var paced, arrive sim.Time
 	for k := int64(0); k < npkts; k++ {
 		payload := min(int64(mtu), fl.Size-k*int64(mtu))
-		wire := transports.RoCEWireBytes(2, payload, k == 0)
+		wire := frames.RoCEWireBytes(2, payload, k == 0)
 		start := max(paced, leave[0])
 		t := start
 		for i, h := range hops {

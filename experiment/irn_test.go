@@ -3,6 +3,7 @@ package experiment
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/fabricsim/fabricsim/transports/frames"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
-	"github.com/fabricsim/fabricsim/transports"
 )
 
 // irnLossy is one RoCE v2 flow across two 100 Gb/s hops whose first loses data frames at
@@ -80,8 +80,8 @@ func TestIRNUnderRandomLossLosesOnlyWhatIsLost(t *testing.T) {
 func TestIRNBDPCapIsThePathsRoundTrip(t *testing.T) {
 	f := build0(t, fmt.Sprintf(irnLossy, 1, "auto", "1MB", 0.0, "rocev2"))
 	rate := 100 * sim.Gbps
-	full := transports.RoCEWireBytes(2, 1024, false)
-	ack := transports.RoCEAckWireBytes(2)
+	full := frames.RoCEWireBytes(2, 1024, false)
+	ack := frames.RoCEAckWireBytes(2)
 	require.EqualValues(t, 86, ack, "Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + AETH 4 + ICRC 4 + FCS 4 + 20 on the wire")
 	rtt := 2*(rate.TxTime(full)+sim.Microsecond) + 2*(rate.TxTime(ack)+sim.Microsecond)
 	want := int((rtt+rate.TxTime(full)-1)/rate.TxTime(full)) + 16 - 1 // ack_interval 16

@@ -12,7 +12,6 @@ import (
 	"github.com/fabricsim/fabricsim/scenarios"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
-	"github.com/fabricsim/fabricsim/transports"
 )
 
 // iWARP at the experiment level: scenario fields, the ideal FCT, routing, the small-message
@@ -103,7 +102,7 @@ func TestIWARPAloneTakesTheIdealTime(t *testing.T) {
 	hops, _, err := f.routes.Path(fl.Src, fl.Dst, f.reg.Hash(0), 64)
 	require.NoError(t, err)
 	ic := f.iwarpConfig()
-	fr := transports.NewIWARPFrames(ic, fl.Size)
+	fr := ic.Frames(fl.Size)
 	brute := pipeline(f.pathHops(hops), 0, fr.Segments(), 0, -1, fr.SegmentWire) + ic.NICDelay
 	require.Equal(t, brute, f.ideal[0])
 	// A long flow pays for slow start: alone, its slowdown is a little above 1.

@@ -2,12 +2,12 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/fabricsim/fabricsim/transports/frames"
 	"math"
 
 	"github.com/fabricsim/fabricsim/collective"
 	"github.com/fabricsim/fabricsim/results"
 	"github.com/fabricsim/fabricsim/sim"
-	"github.com/fabricsim/fabricsim/transports"
 )
 
 // collectJobs reads every job's iterations into the results, and says of each flow never
@@ -174,7 +174,7 @@ func (j *jobRun) ideal() jobIdeal {
 	var full, payload int64
 	switch j.c.Transport {
 	case "iwarp":
-		fr := transports.NewIWARPFrames(f.starter.ic, 1<<20)
+		fr := f.starter.ic.Frames(1 << 20)
 		full, payload = fr.SegmentWire(0), fr.SegmentPayload(0)
 		if fr.Segments() > 1 {
 			full, payload = fr.SegmentWire(1), fr.SegmentPayload(1)
@@ -184,7 +184,7 @@ func (j *jobRun) ideal() jobIdeal {
 		full, payload = f.starter.uc.WireBytes(mtu), mtu
 	default:
 		rc := f.starter.configs[j.c.Transport]
-		full, payload = transports.RoCEWireBytes(rc.Version, int64(rc.MTU), false), int64(rc.MTU)
+		full, payload = frames.RoCEWireBytes(rc.Version, int64(rc.MTU), false), int64(rc.MTU)
 	}
 	out := jobIdeal{share: float64(payload) / float64(full)}
 	type pair struct {

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"encoding/json"
+	"github.com/fabricsim/fabricsim/transports/frames"
 	"math"
 	"os"
 	"path/filepath"
@@ -319,7 +320,7 @@ func TestDCQCNConvergenceLesson(t *testing.T) {
 	// nothing while one flow is alone (its 40 Gb/s NIC is the bottleneck): over the four
 	// equal phases the time-mean is the mean of the four. TIMELY's queue stays below one BDP.
 	c := 40 * sim.Gbps
-	data, ack := transports.RoCEWireBytes(2, 1024, false), transports.RoCEAckWireBytes(2)
+	data, ack := frames.RoCEWireBytes(2, 1024, false), frames.RoCEAckWireBytes(2)
 	base := 6*sim.Microsecond + 3*(c.TxTime(data)+c.TxTime(ack))
 	var want float64
 	for n := 2; n <= 4; n++ {
@@ -500,7 +501,7 @@ func irnLossStalls(t *testing.T, fctUS float64, resent, timeouts, losses int64) 
 	t.Helper()
 	rate := 100 * sim.Gbps
 	pkt := rate.TxTime(1024 + roceV2Overhead)
-	rtt := 2*(pkt+sim.Microsecond) + 2*(rate.TxTime(transports.RoCEAckWireBytes(2)+topology.IRNSACK)+sim.Microsecond)
+	rtt := 2*(pkt+sim.Microsecond) + 2*(rate.TxTime(frames.RoCEAckWireBytes(2)+topology.IRNSACK)+sim.Microsecond)
 	const w, n = 63, (20000000 + 1023) / 1024 // the auto cap (TestIRNBDPCapIsThePathsRoundTrip)
 	isolated := 2*float64(rtt)/float64(pkt) + 2 - w
 	stalls := fctUS*1e6 - float64((n+resent)*int64(pkt)) - float64(timeouts*int64(320*sim.Microsecond))
@@ -540,9 +541,9 @@ func TestAllreduceLeafSpineLesson(t *testing.T) {
 		j := v.Jobs[0]
 		require.Equal(t, 2, j.Completed, v.Name)
 		require.Equal(t, 16, j.Ranks)
-		payload := 100 * 1024 / float64(transports.RoCEWireBytes(2, 1024, false))
+		payload := 100 * 1024 / float64(frames.RoCEWireBytes(2, 1024, false))
 		if v.Transport == "uet" {
-			payload = 100 * 4096 / float64(transports.UETWireBytes(4096, false))
+			payload = 100 * 4096 / float64(frames.UETWireBytes(4096, false))
 		}
 		for _, it := range j.PerIteration {
 			require.GreaterOrEqual(t, *it.CompletionUS, j.IdealUS, v.Name)

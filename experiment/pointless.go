@@ -4,6 +4,7 @@ import (
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
 	"github.com/fabricsim/fabricsim/transports"
+	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 // warnShortTimeouts warns when a fixed retransmit timeout is below the base round trip of a
@@ -70,10 +71,10 @@ func (f *fabric) fixedTimeout(transport string) (field string, timeout sim.Time,
 			return "", 0, 0, 0
 		}
 		return "transports." + transport + ".retransmit_timeout", rc.RetransmitTimeout,
-			transports.RoCEWireBytes(rc.Version, int64(rc.MTU), false), transports.RoCEAckWireBytes(rc.Version)
+			frames.RoCEWireBytes(rc.Version, int64(rc.MTU), false), frames.RoCEAckWireBytes(rc.Version)
 	case "uet":
 		uc := f.starter.uc
-		return "transports.uet.rto", uc.RTO, uc.WireBytes(int64(uc.MTU)), transports.UETAckWireBytes()
+		return "transports.uet.rto", uc.RTO, uc.WireBytes(int64(uc.MTU)), frames.UETAckWireBytes()
 	}
 	return "", 0, 0, 0
 }

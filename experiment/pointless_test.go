@@ -1,13 +1,13 @@
 package experiment
 
 import (
+	"github.com/fabricsim/fabricsim/transports/frames"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/fabricsim/fabricsim/sim"
-	"github.com/fabricsim/fabricsim/transports"
 )
 
 // TestShortTimeoutsWarn (issue 34, point 7): a fixed retransmit timeout below a flow's base
@@ -35,8 +35,8 @@ variants:
 	warnings, err := Check(f)
 	require.NoError(t, err)
 	at := func(wire int64) sim.Time { return (100 * sim.Gbps).TxTime(wire) }
-	roce := 4*sim.Second + 2*at(transports.RoCEWireBytes(2, 1024, false)) + 2*at(transports.RoCEAckWireBytes(2))
-	uet := 4*sim.Second + 2*at(transports.UETWireBytes(4096, false)) + 2*at(transports.UETAckWireBytes())
+	roce := 4*sim.Second + 2*at(frames.RoCEWireBytes(2, 1024, false)) + 2*at(frames.RoCEAckWireBytes(2))
+	uet := 4*sim.Second + 2*at(frames.UETWireBytes(4096, false)) + 2*at(frames.UETAckWireBytes())
 	require.Len(t, warnings, 2, "%q", warnings)
 	require.True(t, strings.HasPrefix(warnings[0], "transports.rocev2.retransmit_timeout "), warnings[0])
 	require.Contains(t, warnings[0], "is below the base round trip of 1 flow(s)' paths (up to "+roce.String()+":")

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"github.com/fabricsim/fabricsim/transports/frames"
 	"os"
 	"os/exec"
 	"runtime"
@@ -12,7 +13,6 @@ import (
 	"github.com/fabricsim/fabricsim/scenarios"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
-	"github.com/fabricsim/fabricsim/transports"
 )
 
 // oneWay is traffic one way across the cut of a fabric in two partitions: a leaf-spine of 4
@@ -85,7 +85,7 @@ func TestPoolsStopGrowingUnderOneWayTraffic(t *testing.T) {
 		s1, t1 := slabs(f)
 		hops := packetHops(f) - hops0
 		// 2 ms of 4 x 40 Gb/s in full packets, less 1% for rounding.
-		wire := transports.RoCEWireBytes(2, int64(sc.Transports.RoCEv2.MTU), false)
+		wire := frames.RoCEWireBytes(2, int64(sc.Transports.RoCEv2.MTU), false)
 		packets := int64(2e-3 * 4 * 40e9 / 8 / float64(wire) * 0.99)
 		require.Greater(t, t1-t0, packets, "%d threads: packets taken in the steady interval", threads)
 		require.Equal(t, s0, s1, "%d threads: slabs allocated in the steady state", threads)

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/fabricsim/fabricsim/transports/frames"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -9,7 +10,6 @@ import (
 	"github.com/fabricsim/fabricsim/internal/accuracy"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
-	"github.com/fabricsim/fabricsim/transports"
 )
 
 // RoCE v1 per-packet overhead from the standards: Ethernet 14 + 802.1Q 4 (its PCP carries the
@@ -19,10 +19,10 @@ const roceV1Overhead = topology.EthernetHeader + topology.VLANTag + topology.GRH
 
 func TestRoCEFrameSizes(t *testing.T) {
 	require.EqualValues(t, 98, roceV1Overhead, "docs/model.md section 1: 1122 - 1024")
-	require.EqualValues(t, 1024+roceV1Overhead, transports.RoCEWireBytes(1, 1024, false))
-	require.EqualValues(t, 1024+roceV1Overhead+topology.RETHHeader, transports.RoCEWireBytes(1, 1024, true))
-	require.EqualValues(t, 1106, transports.RoCEWireBytes(2, 1024, false))
-	require.EqualValues(t, 4178, transports.RoCEWireBytes(2, 4096, false))
+	require.EqualValues(t, 1024+roceV1Overhead, frames.RoCEWireBytes(1, 1024, false))
+	require.EqualValues(t, 1024+roceV1Overhead+topology.RETHHeader, frames.RoCEWireBytes(1, 1024, true))
+	require.EqualValues(t, 1106, frames.RoCEWireBytes(2, 1024, false))
+	require.EqualValues(t, 4178, frames.RoCEWireBytes(2, 4096, false))
 }
 
 const oneLink = `

@@ -4,6 +4,7 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/fabricsim/fabricsim/transports/frames"
 	"math"
 	"strings"
 	"testing"
@@ -137,7 +138,7 @@ func swiftFixedPoint(p transports.SwiftParams, n, hops int, wire int64, c sim.Ra
 func TestSwiftHoldsItsTargetDelay(t *testing.T) {
 	p := transports.DefaultSwiftParams()
 	c := 100 * sim.Gbps
-	data, ack := transports.RoCEWireBytes(2, 1024, false), transports.RoCEAckWireBytes(2)
+	data, ack := frames.RoCEWireBytes(2, 1024, false), frames.RoCEAckWireBytes(2)
 	// The empty path's RTT: a data packet and its ACK, each serialised at the NIC and again
 	// at the switch (store and forward), over two 1 us links each way.
 	base := 2*c.TxTime(data) + 2*c.TxTime(ack) + 4*sim.Microsecond

@@ -4,6 +4,7 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/fabricsim/fabricsim/transports/frames"
 	"math"
 	"strings"
 	"testing"
@@ -219,7 +220,7 @@ func TestTIMELYHPCCNS3MatchesThePeer(t *testing.T) {
 		t.Skip("slow: full suite (./test.sh --full)")
 	}
 	const peer = "alpha: 0.875, beta: 0.8, t_low: 50us, t_high: 500us, min_rtt: 20us, delta: 100Mbps, n: 5, hai_threshold: 5, min_rate: 1Gbps"
-	payload := 100 * 1024.0 / float64(transports.RoCEWireBytes(2, 1024, false)) // Gb/s
+	payload := 100 * 1024.0 / float64(frames.RoCEWireBytes(2, 1024, false)) // Gb/s
 	for _, c := range []struct {
 		n         int
 		want, tol float64 // the peer's goodput share, %; the relative tolerance

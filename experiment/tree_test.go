@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/fabricsim/fabricsim/transports/frames"
 	"math/bits"
 	"strings"
 	"testing"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/fabricsim/fabricsim/internal/accuracy"
 	"github.com/fabricsim/fabricsim/results"
-	"github.com/fabricsim/fabricsim/transports"
 )
 
 // TestTreeAllreduceClosedForm: NCCL's double binary tree allreduce of S = 16 MiB per rank
@@ -37,7 +37,7 @@ func TestTreeAllreduceClosedForm(t *testing.T) {
 	const S, C = 16 << 20, 512 << 10
 	const K = S / 2 / C
 	const rate, delay = 100e9, 1e-6
-	full := float64(transports.RoCEWireBytes(2, 1024, false))
+	full := float64(frames.RoCEWireBytes(2, 1024, false))
 	b := full / 1024 * 8 / rate
 	a := delay + full*8/rate + delay
 	for _, n := range []int{4, 8, 16} {

@@ -1,6 +1,6 @@
 package scenarios
 
-import "github.com/fabricsim/fabricsim/transports"
+import "github.com/fabricsim/fabricsim/transports/frames"
 
 // MaxFrameWire is the largest frame the scenario's traffic puts on a wire, preamble and IFG
 // included: for RoCE the WRITE First packet of a full MTU (it carries the RETH), for UET a full packet, for iWARP a
@@ -12,19 +12,19 @@ func (sc *Scenario) MaxFrameWire() int64 {
 	for _, t := range sc.Traffic {
 		switch t.Transport() {
 		case "rocev1":
-			frame = max(frame, transports.RoCEWireBytes(1, int64(sc.Transports.RoCEv1.MTU), true))
+			frame = max(frame, frames.RoCEWireBytes(1, int64(sc.Transports.RoCEv1.MTU), true))
 		case "iwarp":
 			c := sc.Transports.IWARP
-			cfg := transports.IWARPConfig{MTU: c.MTU, Markers: c.Markers, Timestamps: c.Timestamps, Handshake: c.Handshake}
-			frame = max(frame, transports.NewIWARPFrames(cfg, 1<<30).SegmentWire(0))
+			cfg := frames.IWARP{MTU: c.MTU, Markers: c.Markers, Timestamps: c.Timestamps, SACK: c.SACK}
+			frame = max(frame, frames.NewIWARPFrames(cfg, 1<<30).SegmentWire(0))
 		case "uet":
-			frame = max(frame, transports.UETWireBytes(int64(sc.Transports.UET.MTU), sc.Transports.UET.CC != "nscc"))
+			frame = max(frame, frames.UETWireBytes(int64(sc.Transports.UET.MTU), sc.Transports.UET.CC != "nscc"))
 		default:
-			frame = max(frame, transports.RoCEWireBytes(2, int64(sc.Transports.RoCEv2.MTU), true))
+			frame = max(frame, frames.RoCEWireBytes(2, int64(sc.Transports.RoCEv2.MTU), true))
 		}
 	}
 	if frame == 0 {
-		frame = transports.RoCEWireBytes(2, int64(sc.Transports.RoCEv2.MTU), true)
+		frame = frames.RoCEWireBytes(2, int64(sc.Transports.RoCEv2.MTU), true)
 	}
 	return frame
 }

@@ -2,12 +2,11 @@ package scenarios
 
 import (
 	"fmt"
+	"github.com/fabricsim/fabricsim/transports/frames"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/fabricsim/fabricsim/transports"
 )
 
 const twoHosts = `version: 1
@@ -186,7 +185,7 @@ traffic:
 // of the traffic (a RoCE v2 WRITE First of MTU 1024: RoCEWireBytes(2, 1024, true)) makes every
 // packet that meets a queue a trimmed one: a warning at the field, with the frame's size.
 func TestTrimmingBelowAFrameWarns(t *testing.T) {
-	frame := transports.RoCEWireBytes(2, 1024, true)
+	frame := frames.RoCEWireBytes(2, 1024, true)
 	for _, c := range []struct {
 		threshold string
 		warned    bool

@@ -3,6 +3,7 @@ package transports
 import (
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
+	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 // Connection states of the sender (the active opener).
@@ -59,7 +60,7 @@ func (s *IWARPSender) sendMPARequest(now sim.Time) {
 	s.frame(p, s.src, s.dst, s.dataHash, s.sport, topology.TCPPortIWARP)
 	p.Seq, p.AckNum = s.isn+1, s.irs+1
 	p.TCPFlags = topology.TCPFlagACK | topology.TCPFlagPSH
-	p.MPA, p.MPAPrivate = topology.MPARequest, mpaPrivateData
+	p.MPA, p.MPAPrivate = topology.MPARequest, frames.MPAPrivateData
 	p.MPAWantMarkers = s.cfg.Markers
 	p.TSVal, p.TSEcr = tsClock(now), s.tsRecent
 	p.SentAt = now
@@ -109,7 +110,7 @@ func (r *IWARPReceiver) mpaReply(now sim.Time) {
 	r.frame(p, r.dst, r.src, r.ackHash, topology.TCPPortIWARP, r.sport)
 	p.Seq, p.AckNum = r.irs+1, r.isn+uint32(r.base)
 	p.TCPFlags = topology.TCPFlagACK | topology.TCPFlagPSH
-	p.MPA, p.MPAPrivate = topology.MPAReply, mpaPrivateData
+	p.MPA, p.MPAPrivate = topology.MPAReply, frames.MPAPrivateData
 	p.MPAWantMarkers = r.cfg.Markers
 	p.TSVal, p.TSEcr = tsClock(now), r.tsRecent
 	p.SentAt = now

@@ -2,6 +2,7 @@ package transports
 
 import (
 	"fmt"
+	"github.com/fabricsim/fabricsim/transports/frames"
 	"math"
 
 	"github.com/fabricsim/fabricsim/sim"
@@ -236,7 +237,7 @@ type hpccCC struct {
 // newHPCCCC returns the reaction point of a flow of cfg from NIC src of line rate line.
 func newHPCCCC(src *NIC, cfg *RoCEConfig, line sim.Rate) *hpccCC {
 	return &hpccCC{h: NewHPCC(*cfg.HPCC, line, cfg.HPCC.BaseRTT), pool: src.pool,
-		fullWire: RoCEWireBytes(cfg.Version, int64(cfg.MTU), false) + topology.INTHeader}
+		fullWire: frames.RoCEWireBytes(cfg.Version, int64(cfg.MTU), false) + topology.INTHeader}
 }
 
 // start checks, as the flow starts, that it has a base RTT.

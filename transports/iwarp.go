@@ -2,6 +2,7 @@ package transports
 
 import (
 	"fmt"
+	"github.com/fabricsim/fabricsim/transports/frames"
 
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
@@ -27,7 +28,7 @@ const (
 // IWARPConfig is the configuration of an iWARP connection: RDMAP/DDP/MPA over TCP.
 type IWARPConfig struct {
 	// MTU is the IPv4 MTU. The MSS is MTU - 40, less 12 with timestamps; each segment carries
-	// one FPDU (see iwarpLayout).
+	// one FPDU (see frames.Layout).
 	MTU int
 	// Markers turns on MPA markers (RFC 5044): 4 bytes every 512 bytes of TCP sequence space.
 	Markers bool
@@ -68,10 +69,10 @@ type IWARPConfig struct {
 }
 
 // MSS is the connection's maximum segment size.
-func (c IWARPConfig) MSS() int64 { return tcpMSS(c.MTU, c.Timestamps) }
+func (c IWARPConfig) MSS() int64 { return frames.TCPMSS(c.MTU, c.Timestamps) }
 
 // DDPPayload is the DDP payload of a full FPDU: application bytes per segment.
-func (c IWARPConfig) DDPPayload() int64 { return ddpPayload(c.MSS(), c.Markers) }
+func (c IWARPConfig) DDPPayload() int64 { return frames.DDPPayload(c.MSS(), c.Markers) }
 
 // Validate reports the first value of c that a connection cannot run with, as etcd raft's
 // Config.validate does for a node; nil when there is none. It checks what the transport needs,
@@ -115,7 +116,7 @@ func (r *Registry) StartIWARP(i int32, src, dst *NIC, cross bool, cfg IWARPConfi
 		cfg.DCTCPGain = DCTCPGain
 	}
 	c := tcpConn{reg: r, flow: f, index: i, src: src, dst: dst, cross: cross, sport: r.tcpSourcePort(cfg.SourcePort, i),
-		lay: newLayout(cfg.MTU, cfg.Timestamps, cfg.Markers, f.Size), cfg: cfg, maxBlocks: topology.TCPMaxSACKs}
+		lay: frames.NewLayout(cfg.MTU, cfg.Timestamps, cfg.Markers, f.Size), cfg: cfg, maxBlocks: topology.TCPMaxSACKs}
 	if cfg.Timestamps {
 		c.maxBlocks = (topology.TCPOptionsMax - topology.TCPTimestamps - topology.TCPSACKBase) / topology.TCPSACKBlock
 	}
@@ -125,10 +126,10 @@ func (r *Registry) StartIWARP(i int32, src, dst *NIC, cross bool, cfg IWARPConfi
 	c.isn = topology.FlowHash(src.IP, dst.IP, 0, c.sport, topology.TCPPortIWARP)
 	c.irs = topology.FlowHash(dst.IP, src.IP, 0, topology.TCPPortIWARP, c.sport)
 	if cfg.Handshake {
-		c.base, c.rlen = 1+mpaFrameLen, 1+mpaFrameLen
+		c.base, c.rlen = 1+frames.MPAFrameLen, 1+frames.MPAFrameLen
 	}
 	// The scoreboard holds every segment the receive window lets be outstanding.
-	minSeg := max(c.lay.full, 1)
+	minSeg := max(c.lay.FullFPDU(), 1)
 	s := &IWARPSender{tcpConn: c,
 		sb: newScoreboard(cfg.ReceiveWindow/minSeg + 2),
 		win: congestionWindow{

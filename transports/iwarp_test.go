@@ -333,7 +333,7 @@ func TestIWARPHandshakeTiming(t *testing.T) {
 			synWire := ethIPBytes + topology.TCPHeader + synOpts + wireExtra
 			ackWire := max(ethIPBytes+topology.TCPHeader+tsb, topology.MinFrame) + wireExtra
 			mpaWire := ethIPBytes + topology.TCPHeader + tsb + 20 + wireExtra // key 16, flags, rev, PD length 2
-			require.Equal(t, [5]int64{synWire, synWire, ackWire, mpaWire, mpaWire}, transports.NewIWARPFrames(cfg, size).Handshake())
+			require.Equal(t, [5]int64{synWire, synWire, ackWire, mpaWire, mpaWire}, cfg.Frames(size).Handshake())
 
 			N, d := cfg.NICDelay, linkDly
 			a1 := start + tx(synWire, lineRate) + d  // SYN at h2

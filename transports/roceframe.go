@@ -1,44 +1,12 @@
 package transports
 
 import (
+	"github.com/fabricsim/fabricsim/transports/frames"
 	"strconv"
 
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
 )
-
-// roceStack sets the header stack of a RoCE packet below the BTH, which is what sizes it: for
-// RoCE v2 Ethernet, IPv4 and UDP to port 4791 (IBA annex A17), for RoCE v1 Ethernet with an
-// 802.1Q tag and the GRH, EtherType 0x8915 (IBA annex A16).
-func roceStack(p *topology.Packet, version int) {
-	if version == 1 {
-		p.EtherType, p.Tagged = topology.EtherTypeRoCEv1, true
-		return
-	}
-	p.EtherType = topology.EtherTypeIPv4
-	p.Protocol, p.DstPort = topology.IPProtoUDP, topology.UDPPortRoCEv2
-}
-
-// RoCEWireBytes is the wire size (frame, preamble and inter-frame gap) of a RoCE WRITE packet
-// of that version carrying payload bytes, built as the requester builds it: the first packet
-// of a message (or its only one) carries a RETH. Headroom sizing and ideal completion times
-// use it, so they count the bytes the requester sends.
-func RoCEWireBytes(version int, payload int64, first bool) int64 {
-	var p topology.Packet
-	roceStack(&p, version)
-	p.HasRETH, p.Payload = first, int32(payload)
-	p.Seal()
-	return p.WireBytes()
-}
-
-// RoCEAckWireBytes is the wire size of a RoCE ACK of that version (BTH and AETH).
-func RoCEAckWireBytes(version int) int64 {
-	var p topology.Packet
-	roceStack(&p, version)
-	p.Opcode, p.HasAETH = topology.OpAcknowledge, true
-	p.Seal()
-	return p.WireBytes()
-}
 
 // SourcePort is how a flow's source port, the entropy ECMP hashes besides the addresses, is
 // chosen: the RoCE v2 UDP source port of a queue pair, the TCP source port of an iWARP
@@ -105,7 +73,7 @@ func (q *qp) frame(p *topology.Packet, reply bool) {
 		src, dst, hash = q.dstID, q.srcID, q.ackHash
 		srcIP, dstIP, ttl = q.dstIP, q.srcIP, q.dstTTL
 	}
-	roceStack(p, int(q.version))
+	frames.RoCEStack(p, int(q.version))
 	p.DestQP = q.qpn
 	p.Priority = q.priority
 	p.Flow = q.index

@@ -1,6 +1,7 @@
 package transports_test
 
 import (
+	"github.com/fabricsim/fabricsim/transports/frames"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,10 +20,10 @@ func TestRoCEWireBytesIsWhatTheRequesterSends(t *testing.T) {
 	v1 := func(payload int64, reth bool) int64 {
 		return dataWire(payload, reth) - topology.IPv4Header - topology.UDPHeader + topology.VLANTag + topology.GRHHeader
 	}
-	require.Equal(t, dataWire(1024, false), transports.RoCEWireBytes(2, 1024, false))
-	require.Equal(t, dataWire(1024, true), transports.RoCEWireBytes(2, 1024, true))
-	require.Equal(t, dataWire(0, true), transports.RoCEWireBytes(2, 0, true), "padded to the minimum frame")
-	require.Equal(t, v1(1024, true), transports.RoCEWireBytes(1, 1024, true))
+	require.Equal(t, dataWire(1024, false), frames.RoCEWireBytes(2, 1024, false))
+	require.Equal(t, dataWire(1024, true), frames.RoCEWireBytes(2, 1024, true))
+	require.Equal(t, dataWire(0, true), frames.RoCEWireBytes(2, 0, true), "padded to the minimum frame")
+	require.Equal(t, v1(1024, true), frames.RoCEWireBytes(1, 1024, true))
 	for _, version := range []int{1, 2} {
 		h := newHarness(t, defaultLink())
 		cfg := defaultConfig()
@@ -33,7 +34,7 @@ func TestRoCEWireBytesIsWhatTheRequesterSends(t *testing.T) {
 		data := h.at2.of(topology.KindData, i)
 		require.Len(t, data, 3)
 		for k, a := range data {
-			want := transports.RoCEWireBytes(version, int64(a.payload), k == 0)
+			want := frames.RoCEWireBytes(version, int64(a.payload), k == 0)
 			require.Equal(t, want, int64(a.frame)+topology.WireOverhead, "RoCE v%d packet %d", version, k)
 			arith := dataWire(int64(a.payload), k == 0)
 			if version == 1 {

@@ -2,6 +2,7 @@ package transports
 
 import (
 	"fmt"
+	"github.com/fabricsim/fabricsim/transports/frames"
 	"math"
 
 	"github.com/fabricsim/fabricsim/sim"
@@ -327,7 +328,7 @@ type swiftCC struct {
 // flow's packets if fewer: 2 KB per flow with the defaults. A PSN whose slot a later one has
 // taken before its ACK came (more in flight while pacing below one packet) gives no sample.
 func newSwiftCC(cfg *RoCEConfig, line sim.Rate, npkts uint32) *swiftCC {
-	full := RoCEWireBytes(cfg.Version, int64(cfg.MTU), false)
+	full := frames.RoCEWireBytes(cfg.Version, int64(cfg.MTU), false)
 	n := int(min(math.Ceil(cfg.Swift.MaxCwnd)+2, float64(npkts)))
 	c := &swiftCC{s: NewSwift(*cfg.Swift, line, full), line: line, fullWire: full, sentAt: make([]sim.Time, n)}
 	for i := range c.sentAt {

@@ -2,6 +2,7 @@ package transports
 
 import (
 	"github.com/fabricsim/fabricsim/topology"
+	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 // tcpConn holds what an iWARP sender and its receiver share: the flow, the addresses and
@@ -20,7 +21,7 @@ type tcpConn struct {
 	// the MPA Request when there is a handshake); rlen is the length of the receiver's
 	// stream (SYN-ACK and MPA Reply).
 	base, rlen int64
-	lay        iwarpLayout
+	lay        frames.Layout
 	cfg        IWARPConfig
 	maxBlocks  int    // SACK blocks that fit in an ACK's options
 	ipid       uint16 // the IPv4 identification of the next datagram this side sends

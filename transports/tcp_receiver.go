@@ -70,8 +70,8 @@ func (r *IWARPReceiver) process(now sim.Time, p *topology.Packet) {
 // completes the message, one out of order (a duplicate ACK with SACK blocks), one that fills
 // a gap and a duplicate (RFC 5681 section 4.2, RFC 1122 4.2.3.2).
 func (r *IWARPReceiver) fpdu(now sim.Time, p *topology.Packet) {
-	ref := r.base + r.lay.start(r.ra.nxt)
-	k := r.lay.covered(unwrap(ref, p.Seq-r.isn) - r.base)
+	ref := r.base + r.lay.Start(r.ra.nxt)
+	k := r.lay.Covered(unwrap(ref, p.Seq-r.isn) - r.base)
 	ce := p.ECN == topology.ECNCE
 	switch r.cfg.ECN {
 	case ECNClassic:
@@ -98,8 +98,8 @@ func (r *IWARPReceiver) fpdu(now sim.Time, p *topology.Packet) {
 		r.ack(now)
 		return
 	}
-	r.flow.Delivered += r.lay.payloadBetween(before, r.ra.nxt)
-	if r.ra.nxt == r.lay.n {
+	r.flow.Delivered += r.lay.PayloadBetween(before, r.ra.nxt)
+	if r.ra.nxt == r.lay.Segments() {
 		r.reg.complete(r.index, now)
 		r.ack(now)
 		return
@@ -119,7 +119,7 @@ func (r *IWARPReceiver) ack(now sim.Time) {
 	p := r.dst.pool.Get(topology.KindAck)
 	r.frame(p, r.dst, r.src, r.ackHash, topology.TCPPortIWARP, r.sport)
 	p.Seq = r.irs + uint32(r.rlen)
-	p.AckNum = r.isn + uint32(r.base+r.lay.start(r.ra.nxt))
+	p.AckNum = r.isn + uint32(r.base+r.lay.Start(r.ra.nxt))
 	p.TCPFlags = topology.TCPFlagACK
 	if r.eceState {
 		p.TCPFlags |= topology.TCPFlagECE
@@ -129,7 +129,7 @@ func (r *IWARPReceiver) ack(now sim.Time) {
 			if int(p.SACKBlocks) == r.maxBlocks {
 				break
 			}
-			p.SACK[p.SACKBlocks] = [2]uint32{r.isn + uint32(r.base+r.lay.start(b.lo)), r.isn + uint32(r.base+r.lay.end(b.hi-1))}
+			p.SACK[p.SACKBlocks] = [2]uint32{r.isn + uint32(r.base+r.lay.Start(b.lo)), r.isn + uint32(r.base+r.lay.End(b.hi-1))}
 			p.SACKBlocks++
 		}
 	}

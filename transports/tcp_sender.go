@@ -142,8 +142,8 @@ func (s *IWARPSender) pick() (int64, bool) {
 			return sb.retxScan, true
 		}
 	}
-	if s.nxt < s.lay.n && s.nxt-s.una < sb.capacity() &&
-		s.lay.end(s.nxt)-s.lay.start(s.una) <= s.cfg.ReceiveWindow {
+	if s.nxt < s.lay.Segments() && s.nxt-s.una < sb.capacity() &&
+		s.lay.End(s.nxt)-s.lay.Start(s.una) <= s.cfg.ReceiveWindow {
 		return s.nxt, false
 	}
 	if s.ca == caRecovery {
@@ -220,9 +220,9 @@ func (s *IWARPSender) emit(now sim.Time) *topology.Packet {
 // onAck takes an ACK of the established connection: the cumulative ACK and SACK blocks
 // update the scoreboard, then congestion control reacts (RFC 5681, 6675, 3168, 8257).
 func (s *IWARPSender) onAck(now sim.Time, p *topology.Packet) {
-	ref := s.base + s.lay.start(s.una)
+	ref := s.base + s.lay.Start(s.una)
 	ack := unwrap(ref, p.AckNum-s.isn) - s.base
-	newUna := min(max(s.lay.covered(ack), s.una), s.nxt)
+	newUna := min(max(s.lay.Covered(ack), s.una), s.nxt)
 	ece := p.TCPFlags&topology.TCPFlagECE != 0 && s.cfg.ECN != ECNOff
 	prevUna := s.una
 	var delivered int64
@@ -269,7 +269,7 @@ func (s *IWARPSender) onAck(now sim.Time, p *topology.Packet) {
 	case newUna > prevUna:
 		s.timer.set(now + s.rto) // (5.3)
 	}
-	if s.una < s.lay.n {
+	if s.una < s.lay.Segments() {
 		s.src.activate(now, s)
 	}
 }

@@ -1,7 +1,6 @@
 package transports
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/fabricsim/fabricsim/sim"
@@ -10,60 +9,6 @@ import (
 )
 
 // The TCP building blocks as state machines, without an engine.
-
-func TestLayoutIsConsistent(t *testing.T) {
-	for _, c := range []struct {
-		mtu             int
-		ts, markers     bool
-		size            int64
-		wantD, wantFull int64
-	}{
-		{1500, false, false, 1_000_000, 1440, 1460},
-		{1500, false, true, 1_000_000, 1428, 1448},
-		{1500, true, true, 100_001, 1416, 1436},
-		{9000, false, true, 3_000_003, 8868, 8888},
-		{9000, true, false, 8928, 8928, 8948},
-		{1500, false, true, 0, 1428, 1448},
-		{576, false, true, 100_000, 508, 528},
-	} {
-		t.Run(fmt.Sprintf("%+v", c), func(t *testing.T) {
-			l := newLayout(c.mtu, c.ts, c.markers, c.size)
-			require.Equal(t, c.wantD, l.d)
-			require.Equal(t, c.wantFull, l.full)
-			var total int64
-			for k := int64(0); k < l.n; k++ {
-				require.Equal(t, k, l.covered(l.start(k)), "a SACK left edge names its segment")
-				require.Equal(t, k+1, l.covered(l.end(k)), "an ACK at the end of k covers k")
-				require.Equal(t, k, l.covered(l.end(k)-1), "one byte short does not")
-				require.LessOrEqual(t, l.length(k), l.mss)
-				// Markers sit at the stream offsets 0, 512, 1024, ...: segment k holds those
-				// in [start, end), ceil(end / 512) - ceil(start / 512) of them, none without
-				// markers.
-				want := (l.end(k)+511)/512 - (l.start(k)+511)/512
-				if !c.markers {
-					want = 0
-				}
-				require.Equal(t, want, l.markersIn(k), "segment %d", k)
-				total += l.payload(k)
-			}
-			require.Equal(t, c.size, total)
-			require.Equal(t, c.size, l.payloadBetween(0, l.n))
-			require.Equal(t, l.n, l.covered(l.end(l.n-1)+10_000), "nothing beyond the last")
-			if c.markers {
-				// One marker per 512 bytes of stream, the first at offset 0.
-				require.Equal(t, (l.end(l.n-1)+511)/512, sumMarkers(&l))
-			}
-		})
-	}
-}
-
-func sumMarkers(l *iwarpLayout) int64 {
-	var m int64
-	for k := int64(0); k < l.n; k++ {
-		m += l.markersIn(k)
-	}
-	return m
-}
 
 func TestReassemblySACKBlocks(t *testing.T) {
 	var r reassembly

@@ -3,6 +3,7 @@ package transports
 import (
 	"errors"
 	"fmt"
+	"github.com/fabricsim/fabricsim/transports/frames"
 	"math"
 
 	"github.com/fabricsim/fabricsim/sim"
@@ -80,38 +81,9 @@ func (c *UETConfig) Validate() error {
 	return nil
 }
 
-// uetHeaderBytes is what a UET data packet carries beyond its payload above UDP: the PDS
-// RUD request and SES standard headers. NSCC's window counts a packet as its payload and
-// these (uet-htsim counts payload + its 64-byte header, UecSrc::_mtu).
-const uetHeaderBytes = topology.PDSRUDHeader + topology.SESStandardHeader
-
-// UETWireBytes is the wire size of a UET data packet carrying payload bytes: Ethernet, IPv4,
-// UDP to port 4793, the PDS and SES headers, the payload, FCS, preamble and gap; with
-// creditTarget the PDS header is a RUD_CC_REQ's, which carries RCCC's credit target.
-func UETWireBytes(payload int64, creditTarget bool) int64 {
-	var p topology.Packet
-	uetStack(&p)
-	p.Payload, p.CCReq = int32(payload), creditTarget
-	p.Seal()
-	return p.WireBytes()
-}
-
-// UETAckWireBytes is the wire size of a UET ACK (PDS ACK_CC).
-func UETAckWireBytes() int64 {
-	p := topology.Packet{Kind: topology.KindAck}
-	uetStack(&p)
-	p.Seal()
-	return p.WireBytes()
-}
-
 // WireBytes is the wire size of a data packet of c's flows carrying payload bytes: a
-// RUD_CC_REQ under RCCC, a RUD request otherwise (UETWireBytes).
-func (c *UETConfig) WireBytes(payload int64) int64 { return UETWireBytes(payload, c.CC.rccc()) }
-
-func uetStack(p *topology.Packet) {
-	p.EtherType = topology.EtherTypeIPv4
-	p.Protocol, p.DstPort = topology.IPProtoUDP, topology.UDPPortUET
-}
+// RUD_CC_REQ under RCCC, a RUD request otherwise (frames.UETWireBytes).
+func (c *UETConfig) WireBytes(payload int64) int64 { return frames.UETWireBytes(payload, c.CC.rccc()) }
 
 // uetRec is the sender's record of one PSN.
 type uetRec struct {
@@ -205,10 +177,10 @@ func (r *Registry) newUET(i int32, src, dst *NIC, cross bool, cfg UETConfig) (*U
 		srcTTL: src.TTL, dstTTL: dst.TTL, srcID: src.ID, dstID: dst.ID, srcIP: src.IP, dstIP: dst.IP}
 	q.dataHash = topology.FlowHash(src.IP, dst.IP, topology.IPProtoUDP, q.sport, topology.UDPPortUET)
 	q.ackHash = topology.FlowHash(dst.IP, src.IP, topology.IPProtoUDP, q.sport, topology.UDPPortUET)
-	s := &UETSender{qp: q, nic: src, cfg: cfg, recs: make([]uetRec, 64), times: make([]uetSendTime, 64), hdr: uetHeaderBytes}
+	s := &UETSender{qp: q, nic: src, cfg: cfg, recs: make([]uetRec, 64), times: make([]uetSendTime, 64), hdr: frames.UETHeaderBytes}
 	if cfg.CC.rccc() {
 		s.hdr += topology.PDSRUDCCHeader - topology.PDSRUDHeader
-		s.rc.frame = UETWireBytes(0, true) - s.hdr
+		s.rc.frame = frames.UETWireBytes(0, true) - s.hdr
 	}
 	s.rc.lastRequest = -1
 	s.timer = newAlarm(src, s, opTimer)
@@ -349,7 +321,7 @@ func (s *UETSender) emit(now sim.Time) *topology.Packet {
 	s.cc.inflight += size
 	p := s.src.pool.Get(topology.KindData)
 	s.frame(p, false)
-	uetStack(p)
+	frames.UETStack(p)
 	p.PSN = psn
 	p.Payload = int32(size - s.hdr)
 	p.DMALen = uint32(min(s.flow.Size, math.MaxUint32))
@@ -516,7 +488,7 @@ func (s *UETSender) askForAck(now sim.Time) {
 	s.asked = s.highest
 	p := s.src.pool.Get(topology.KindCredit)
 	s.frame(p, false)
-	uetStack(p)
+	frames.UETStack(p)
 	p.AckRequest, p.PSN = true, s.highest-1
 	p.Priority, p.DSCP = s.cfg.AckPriority, s.cfg.AckPriority<<3
 	p.SentAt = now

@@ -3,6 +3,7 @@ package transports
 import (
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
+	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 // RCCC, the Ultra Ethernet transport's receiver-credit congestion control, as uet-htsim
@@ -146,7 +147,7 @@ func (s *UETSender) askForCredit(now sim.Time) {
 	s.rc.lastRequest = now
 	p := s.src.pool.Get(topology.KindCredit)
 	s.frame(p, false)
-	uetStack(p)
+	frames.UETStack(p)
 	p.CreditRequest, p.Credit = true, uint32(s.pullTarget())
 	p.PSN = s.highest
 	p.Priority, p.DSCP = s.cfg.AckPriority, s.cfg.AckPriority<<3
@@ -213,7 +214,7 @@ func (r *UETReceiver) grant(now sim.Time, extra int64) (*topology.Packet, int64)
 	}
 	p := r.dst.pool.Get(topology.KindCredit)
 	r.frame(p, true)
-	uetStack(p)
+	frames.UETStack(p)
 	p.Credit = uint32(r.rc.granted)
 	r.control(p, now)
 	p.Seal()

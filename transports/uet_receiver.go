@@ -3,6 +3,7 @@ package transports
 import (
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
+	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 // UETReceiver is a UET flow's receiving side, uet-htsim's UecSink (htsim/sim/uec.cpp:
@@ -54,7 +55,7 @@ func (r *UETReceiver) onData(now sim.Time, p *topology.Packet) {
 		r.trimmed(now, p)
 		return
 	}
-	size := int64(p.Payload) + uetHeaderBytes
+	size := int64(p.Payload) + frames.UETHeaderBytes
 	if p.CCReq {
 		size += topology.PDSRUDCCHeader - topology.PDSRUDHeader
 		r.heard(now, p.Credit)
@@ -124,7 +125,7 @@ func (r *UETReceiver) trimmed(now sim.Time, p *topology.Packet) {
 	r.flow.NAKs++
 	n := r.dst.pool.Get(topology.KindNak)
 	r.frame(n, true)
-	uetStack(n)
+	frames.UETStack(n)
 	n.PSN, n.Entropy, n.ECNEcho, n.Retx = p.PSN, p.Entropy, p.ECN == topology.ECNCE, p.Retx
 	r.control(n, now)
 	n.Seal()
@@ -142,7 +143,7 @@ func (r *UETReceiver) sack(now sim.Time, p *topology.Packet, ref uint32, ce bool
 	}
 	a := r.dst.pool.Get(topology.KindAck)
 	r.frame(a, true)
-	uetStack(a)
+	frames.UETStack(a)
 	a.PSN, a.CumPSN, a.SACKBase, a.SACKBitmap = p.PSN, r.expected, ref, bitmap
 	a.RecvdBytes, a.OOO = r.recvd, uint16(min(r.ooo, 0xFFFF))
 	a.ECNEcho, a.Retx, a.Entropy = ce, p.Retx, p.Entropy

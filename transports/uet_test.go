@@ -2,6 +2,7 @@ package transports
 
 import (
 	"fmt"
+	"github.com/fabricsim/fabricsim/transports/frames"
 	"strings"
 	"testing"
 
@@ -47,7 +48,7 @@ func TestNSCCTranscript(t *testing.T) {
 			if cmd.Has("target") {
 				cfg.TargetQDelay = cmd.Time("target")
 			}
-			c.init(&cfg, sim.Rate(cmd.Int("rate"))*sim.Gbps, cmd.Time("base"), cmd.Time("network"), 4096+uetHeaderBytes)
+			c.init(&cfg, sim.Rate(cmd.Int("rate"))*sim.Gbps, cmd.Time("base"), cmd.Time("network"), 4096+frames.UETHeaderBytes)
 			p := c.p
 			return fmt.Sprintf("target=%v alpha=%.7f fi=%.1f eta=%.1f fi_scale=%.4f adjust=%dB/%v qa=%.0fps cwnd=%d maxwnd=%d",
 				p.target, p.alpha, p.fi, p.eta, p.fiScale, p.adjustBytes, p.adjustPeriod, p.qaThreshold, c.cwnd, c.maxwnd)
@@ -234,11 +235,11 @@ func TestUETConfigValidate(t *testing.T) {
 // 14, IPv4 20, UDP 8, PDS 12, SES 44, FCS 4, preamble and gap 20), an ACK a 78-byte frame
 // (PDS ACK_CC 32), a NACK 58 bytes padded to 64.
 func TestUETHeaderSizes(t *testing.T) {
-	require.EqualValues(t, 4096+14+20+8+12+44+4+20, UETWireBytes(4096, false))
-	require.EqualValues(t, 4096+14+20+8+16+44+4+20, UETWireBytes(4096, true), "a RUD_CC_REQ: the request CC state's 4 bytes more")
-	require.EqualValues(t, 14+20+8+32+4+20, UETAckWireBytes())
+	require.EqualValues(t, 4096+14+20+8+12+44+4+20, frames.UETWireBytes(4096, false))
+	require.EqualValues(t, 4096+14+20+8+16+44+4+20, frames.UETWireBytes(4096, true), "a RUD_CC_REQ: the request CC state's 4 bytes more")
+	require.EqualValues(t, 14+20+8+32+4+20, frames.UETAckWireBytes())
 	n := topology.Packet{Kind: topology.KindNak}
-	uetStack(&n)
+	frames.UETStack(&n)
 	n.Seal()
 	require.EqualValues(t, 64, n.Frame)
 }
@@ -319,7 +320,7 @@ func TestUETSendTimesStayAWindow(t *testing.T) {
 func TestUETAsksForAnAckWhenTheWindowCloses(t *testing.T) {
 	cfg := UETConfig{MTU: 4096, AckBytes: 16384, Paths: 64, QAGate: 3, AckPriority: 7, SLEEK: true}
 	u := newUETPair(250000, cfg, 12*sim.Microsecond)
-	full := int64(4096 + uetHeaderBytes)
+	full := int64(4096 + frames.UETHeaderBytes)
 	var sent []*topology.Packet
 	for range 4 {
 		p := u.s.emit(0)
