@@ -91,7 +91,7 @@ func (fs *faults) Handle(now sim.Time, i int, _ any) {
 		pair[0].SetUp(false)
 		pair[1].SetUp(false)
 		for _, end := range [2]topology.End{l.A, l.B} {
-			if nic := fs.f.nics[end.Node]; nic != nil {
+			if nic := fs.f.nicAt(end); nic != nil {
 				nic.LinkDown(now) // a switch's port resets itself (switchmodel.Port.linkChanged)
 			}
 		}
@@ -99,7 +99,7 @@ func (fs *faults) Handle(now sim.Time, i int, _ any) {
 		pair[0].SetUp(true)
 		pair[1].SetUp(true)
 		for _, end := range [2]topology.End{l.A, l.B} {
-			if nic := fs.f.nics[end.Node]; nic != nil {
+			if nic := fs.f.nicAt(end); nic != nil {
 				nic.Resume(now) // it held its frames while the link was down
 			}
 		}

@@ -27,7 +27,26 @@ func (f *fabric) switchConfigOf(n *topology.Node) *scenarios.SwitchConfig {
 	if nc := f.nodeCfg[n.Name]; nc != nil && nc.Switch != nil {
 		return nc.Switch
 	}
+	if n.Role != topology.RoleFabric {
+		if f.lossless == nil {
+			f.lossless = losslessConfig(&f.sc.Switch)
+		}
+		return f.lossless
+	}
 	return &f.sc.Switch
+}
+
+// losslessConfig is the config of a scale-up switch or of a NIC behind a PCIe hop, made from
+// the switch block c: every class lossless, as NVLink's and PCIe's credit-based flow control
+// lose nothing (modelled as PFC on all eight classes, with no watchdog), no ECN marking, no
+// trimming, ECMP, no forwarding latency (the links' delays hold it); the buffer is c's.
+func losslessConfig(c *scenarios.SwitchConfig) *scenarios.SwitchConfig {
+	l := *c
+	l.PFC.Enabled, l.PFC.Watchdog = true, 0
+	l.PFC.Priorities = []int{0, 1, 2, 3, 4, 5, 6, 7}
+	l.ECN.Enabled, l.Trimming.Enabled = false, false
+	l.LoadBalancing, l.Latency = "ecmp", 0
+	return &l
 }
 
 // hostConfigOf is the host block that applies to host n: its own, or the global one.

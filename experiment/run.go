@@ -374,19 +374,16 @@ func (f *fabric) collect() *results.Variant {
 			}
 		}
 	}
-	for _, nic := range f.nics {
-		if nic == nil {
-			continue
-		}
+	for _, nic := range f.nicList {
 		by.Unroutable += nic.Misdelivered
 		for prio := range nic.Control {
-			f.addQueue(v, nic.ID, 0, prio, &nic.Control[prio], now)
+			f.addQueue(v, nic.ID, nic.Port, prio, &nic.Control[prio], now)
 			paused := nic.Pause.PausedTime(prio, now)
 			v.PFC.PausedTimeUS += paused.Microseconds()
 			v.PFC.PauseFrames += nic.PausesSent[prio]
 			v.PFC.ResumeFrames += nic.ResumesSent[prio]
 			if paused > 0 || nic.PausesSent[prio]+nic.ResumesSent[prio] > 0 {
-				v.PFCPorts = append(v.PFCPorts, results.PFCPort{Node: nic.Name, Port: 1,
+				v.PFCPorts = append(v.PFCPorts, results.PFCPort{Node: nic.Name, Port: nic.Port + 1,
 					Peer: f.nw.Nodes[nic.Wire.To].Name, Priority: prio, PausesSent: nic.PausesSent[prio],
 					ResumesSent: nic.ResumesSent[prio], PausedUS: paused.Microseconds()})
 			}

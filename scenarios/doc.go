@@ -153,6 +153,20 @@
 //	                              rate, so a host's frames stay in order; it breaks the
 //	                              lock-step phase effects of identical senders at drop-tail
 //	                              queues (Floyd and Jacobson, 1992)
+//	hosts.pxn                     true: NCCL's PXN (PCI x NVLink, on by default since NCCL
+//	                              2.12): a GPU sends to another rail's GPU in another scale-up
+//	                              domain through its scale-up switch to the GPU of its domain on
+//	                              the destination's rail, whose NIC sends it on that rail;
+//	                              false: through its own NIC, rail leaf, spine and the other
+//	                              rail's leaf. Only GPUs with a scale-up domain (rail preset
+//	                              with scaleup) are concerned
+//	hosts.plane_spread            qp (qp | packet): how a NIC with a port on each of several
+//	                              planes spreads its traffic: qp keeps every frame between two
+//	                              endpoints (a queue pair) on one plane, chosen by a hash of the
+//	                              pair; packet sends each frame on whichever plane's port is
+//	                              free first, in turn, over the planes whose links are up at
+//	                              both ends (OpenAI's MRC sprays over its planes so; flow, a
+//	                              plane per flow, is not modelled yet)
 //	transports.rocev2.mtu         1024 (256, 512, 1024, 2048, 4096): the path MTU
 //	transports.rocev2.cc          none (none | dcqcn | hpcc | timely | swift): congestion
 //	                              control (dcqcn, hpcc: RoCE v2 only; timely: RTT-based, Mittal
@@ -443,7 +457,13 @@
 //	fault until                   the end of the run (pfc_storm only)
 //	pfc_storm.priority            the host's hosts.priority
 //	pause.port, pause.priority    1 (a host's only port; required for a switch), hosts.priority
-//	topology.params.routing       l3 (leafspine, fattree)
+//	topology.params.routing       l3 (leafspine, fattree, rail)
+//	rail params                   stripes 1, gpus_per_server 8, servers_per_scaleup 1, planes 1;
+//	                              scaleup absent: no scale-up domain; scaleup: {} (or a field
+//	                              of it left out): H100, 3.6Tbps each way (NVLink 4: 18 x
+//	                              50 GB/s = 900 GB/s both ways) and 936.25ns a link (ASTRA-sim's
+//	                              HGX-H100-validated.yml); pcie absent: no PCIe hop (with
+//	                              pcie, its rate is required)
 //	node layer                    2 (switches)
 //	permutation.hosts             all
 //
@@ -451,9 +471,12 @@
 //
 // Topology: a preset with its params, or explicit nodes and links, not both. Preset params
 // that are counts are >= 1 (fattree k even, >= 2), and a preset takes only its own params;
+// rail's servers (stripes x servers_per_stripe) divide into scale-up domains of
+// servers_per_scaleup servers, and servers_per_scaleup above 1 needs a scaleup block;
 // NodeNames and TopologyLinks give the names and links each preset defines. Explicit nodes have
 // unique names, type host or switch, switches layer 2 or 3; a host needs an IPv4 subnet and
-// may give an ip inside it; a host has exactly one link (one NIC port). Links join two
+// may give an ip inside it; a host has exactly one link (one NIC port; a rail preset's GPU
+// has one per plane and one to its scale-up switch, docs/model.md section 15). Links join two
 // different known nodes; parallel links between the same pair are allowed. A link's rate is
 // at least MinLinkRate, 30 b/s (the least at which the longest PAUSE, 65535 quanta of 512
 // bit times, lasts at most sim.MaxDuration), its delay >= 0, its loss in [0,1]. A route sits on a layer-3 switch and points to a

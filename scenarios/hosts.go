@@ -11,4 +11,8 @@ type HostConfig struct {
 	CNPPriority int `yaml:"cnp_priority" default:"6" min:"0" max:"7" doc:"the traffic class of the CNPs a host sends (NVIDIA's CNP_802P_PRIO; CNP_DSCP 48)"`
 	// Jitter, when positive, delays each frame a host sends by a random time in [0, Jitter).
 	Jitter sim.Time `yaml:"jitter" default:"0" min:"0" max:"1us" means:"a random extra delay per frame, kept below one minimum frame time" doc:"a random delay in [0, jitter) for each frame a host sends, at most one minimum frame time at the host's link rate, so a host's frames stay in order; it breaks the lock-step phase effects of identical senders at drop-tail queues (Floyd and Jacobson, 1992)"`
+	// PXN and PlaneSpread are how a GPU of the rail preset, or a host with several planes,
+	// chooses the port a flow leaves by (topology.Routes.HostPort).
+	PXN         bool   `yaml:"pxn" default:"true" doc:"NCCL's PXN (PCI x NVLink, on by default since NCCL 2.12): a GPU sends to another rail's GPU in another scale-up domain through its scale-up switch to the GPU of its domain on the destination's rail, whose NIC sends it on that rail; false: through its own NIC, rail leaf, spine and the other rail's leaf. Only GPUs with a scale-up domain (rail preset with scaleup) are concerned"`
+	PlaneSpread string `yaml:"plane_spread" default:"qp" oneof:"qp,packet" what:"plane spread" doc:"how a NIC with a port on each of several planes spreads its traffic: qp keeps every frame between two endpoints (a queue pair) on one plane, chosen by a hash of the pair; packet sends each frame on whichever plane's port is free first, in turn, over the planes whose links are up at both ends (OpenAI's MRC sprays over its planes so; flow, a plane per flow, is not modelled yet)"`
 }

@@ -57,6 +57,15 @@ type rawParams struct {
 	FabricLink   *rawLinkSpec `yaml:"fabric_link"`
 	K            *int         `yaml:"k"`
 	Routing      *string      `yaml:"routing"`
+	// rail (and planes on leafspine and fattree)
+	Stripes           *int         `yaml:"stripes"`
+	ServersPerStripe  *int         `yaml:"servers_per_stripe"`
+	GPUsPerServer     *int         `yaml:"gpus_per_server"`
+	ServersPerScaleup *int         `yaml:"servers_per_scaleup"`
+	Planes            *int         `yaml:"planes"`
+	NICLink           *rawLinkSpec `yaml:"nic_link"`
+	ScaleUp           *rawLinkSpec `yaml:"scaleup"`
+	PCIe              *rawLinkSpec `yaml:"pcie"`
 }
 
 type rawLinkSpec struct {

@@ -14,7 +14,7 @@ import (
 )
 
 func (r *resolver) topology(raw *rawTopology) {
-	const what = "a preset (star, dumbbell, leafspine, fattree) with params, or nodes and links"
+	const what = "a preset (star, dumbbell, leafspine, fattree, rail) with params, or nodes and links"
 	if raw == nil {
 		r.errf("topology", "topology is required: %s", what)
 		return
@@ -28,7 +28,7 @@ func (r *resolver) topology(raw *rawTopology) {
 		return
 	case raw.Preset == nil && !explicit:
 		if r.ix.has("topology.params") {
-			r.errf("topology", "params need a preset: add preset: star, dumbbell, leafspine or fattree")
+			r.errf("topology", "params need a preset: add preset: star, dumbbell, leafspine, fattree or rail")
 		} else {
 			r.errf("topology", "topology needs %s", what)
 		}
@@ -109,6 +109,17 @@ func (r *resolver) preset(raw *rawTopology) bool {
 			}
 		}
 	}
+	planes := func() int {
+		if raw.Params.Planes == nil {
+			return 1
+		}
+		n := count("planes", raw.Params.Planes, 1)
+		if n > MaxPlanes {
+			r.errf("topology.params.planes", "planes must be 1..%d (a NIC has a port per plane; MRC's 800G NIC as 8 x 100G has 8), got %d", MaxPlanes, n)
+			ok = false
+		}
+		return n
+	}
 	switch name {
 	case "star":
 		p.Hosts = count("hosts", raw.Params.Hosts, 1)
@@ -125,16 +136,20 @@ func (r *resolver) preset(raw *rawTopology) bool {
 		p.HostLink = link("host_link", raw.Params.HostLink)
 		p.FabricLink = link("fabric_link", raw.Params.FabricLink)
 		routing()
+		p.Planes = planes()
 	case "fattree":
 		p.K = count("k", raw.Params.K, 2)
 		p.Link = link("link", raw.Params.Link)
 		routing()
+		p.Planes = planes()
 		switch {
 		case !ok:
 		case p.K%2 != 0:
 			r.errf("topology.params.k", "k must be even (a k-ary fat-tree has k/2 edge and k/2 aggregation switches per pod), got %d", p.K)
 			ok = false
 		}
+	case "rail":
+		ok = r.rail(raw.Params, count, link, routing, planes) && ok
 	}
 	// The size of the whole (nodes, routes, memory) is checked on the estimate (checkSize).
 	return ok

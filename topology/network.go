@@ -35,7 +35,26 @@ type Node struct {
 	IP     IPv4   // hosts
 	Subnet Subnet // hosts
 	Ports  []Port
+	// Server, Rail and Domain place a GPU of an AI-cluster preset (rail): its server, its
+	// position in the server (which is its rail) and its scale-up domain, each from 1; a
+	// scale-up switch has its Domain. All 0 elsewhere.
+	Server, Rail, Domain int32
+	// Plane is the plane (from 1) of a fabric switch of a multi-plane preset; 0 elsewhere.
+	Plane int32
+	// Role says what a switch stands for (RoleFabric but for scale-up switches and NICs
+	// behind a PCIe hop).
+	Role Role
 }
+
+// Role is what a switch stands for.
+type Role uint8
+
+// Switch roles.
+const (
+	RoleFabric  Role = iota // an Ethernet switch of the fabric
+	RoleScaleUp             // a scale-up switch (NVSwitch): its links are lossless
+	RolePCIeNIC             // a GPU's NIC behind a PCIe hop: lossless toward the GPU, as PCIe is
+)
 
 // Router reports whether n is a layer-3 switch.
 func (n *Node) Router() bool { return n.Type == Switch && n.Layer == 3 }

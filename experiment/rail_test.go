@@ -1,0 +1,95 @@
+package experiment
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fabricsim/fabricsim/results"
+	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/topology"
+)
+
+// railPair is two HGX-like servers of 2 GPUs on one stripe, each server a scale-up domain
+// (scaleup: {}, the H100 defaults), one 1000-byte message from s1g1 to DST.
+const railPair = `
+version: 1
+name: rail-pair
+stop: 1ms
+topology:
+  preset: rail
+  params:
+    servers_per_stripe: 2
+    gpus_per_server: 2
+    spines: 1
+    nic_link: {rate: 400Gbps, delay: 1us}
+    fabric_link: {rate: 400Gbps, delay: 2us}
+    scaleup: {}
+traffic:
+  - flow: {src: s1g1, dst: %s, size: 1000B, transport: rocev2}
+`
+
+// TestRailPathsWithAndWithoutPXN checks, alone on the fabric, which links a one-packet
+// message crosses and its FCT to the picosecond: s1g1 to s2g1 (same rail) crosses the two
+// NIC links; s1g1 to s2g2 (another rail, another server) crosses NIC link, leaf-spine,
+// spine-leaf and NIC link without PXN, and with PXN two scale-up links (s1g1 to nv1 to s1g2)
+// and then s2g2's rail: two NIC links.
+func TestRailPathsWithAndWithoutPXN(t *testing.T) {
+	const size = 1000
+	frame := int64(size + roceV2Overhead + topology.RETHHeader) // one packet: WRITE only, with RETH
+	nic, su := 400*sim.Gbps, 3600*sim.Gbps                      // nic_link; NVLink 4 each way (H100)
+	nicDelay, fabricDelay, suDelay := sim.Microsecond, 2*sim.Microsecond, 936250*sim.Picosecond
+	for _, c := range []struct {
+		dst               string
+		pxn               bool
+		fabric, scaleUp   int
+		fct               sim.Time
+		first, notCrossed string // a link the data crosses, one it does not (from-to)
+	}{
+		{"s2g1", true, 2, 0, 2 * (nic.TxTime(frame) + nicDelay), "s1g1-leaf1r1", "s1g1-nv1"},
+		{"s2g1", false, 2, 0, 2 * (nic.TxTime(frame) + nicDelay), "s1g1-leaf1r1", "s1g1-nv1"},
+		{"s2g2", false, 4, 0, 2*(nic.TxTime(frame)+nicDelay) + 2*(nic.TxTime(frame)+fabricDelay), "leaf1r1-spine1", "s1g1-nv1"},
+		{"s2g2", true, 2, 2, 2*(su.TxTime(frame)+suDelay) + 2*(nic.TxTime(frame)+nicDelay), "s1g2-leaf1r2", "s1g1-leaf1r1"},
+	} {
+		name := fmt.Sprintf("%s pxn=%v", c.dst, c.pxn)
+		text := fmt.Sprintf(railPair, c.dst)
+		set := fmt.Sprintf("hosts.pxn=%v", c.pxn)
+		f := build0(t, text, set)
+		src, _ := f.nw.Lookup("s1g1")
+		dst, _ := f.nw.Lookup(c.dst)
+		hops, loop, err := f.routes.Path(src, dst, f.reg.Hash(0), f.pathLimit())
+		require.NoError(t, err, name)
+		require.False(t, loop, name)
+		fabric, scaleUp := 0, 0
+		for _, h := range hops {
+			n := &f.nw.Nodes[h.Node]
+			peer := &f.nw.Nodes[n.Ports[h.Port].Peer]
+			if n.Role == topology.RoleScaleUp || peer.Role == topology.RoleScaleUp {
+				scaleUp++
+			} else {
+				fabric++
+			}
+		}
+		require.Equal(t, c.fabric, fabric, name+": fabric links")
+		require.Equal(t, c.scaleUp, scaleUp, name+": scale-up links")
+
+		v := runOne(t, text, 0, set)
+		fl := v.PerFlow[0]
+		require.Equal(t, "completed", fl.Status, name)
+		require.InDelta(t, c.fct.Microseconds(), *fl.FCTUS, 1e-6, name+": FCT to the picosecond")
+		require.Zero(t, v.Drops.Total, name)
+		require.Positive(t, linkPackets(v, c.first), name+": "+c.first+" carries the message")
+		require.Zero(t, linkPackets(v, c.notCrossed), name+": "+c.notCrossed+" carries nothing")
+	}
+}
+
+// linkPackets is the frames the link from-to ("a-b") carried in v.
+func linkPackets(v *results.Variant, fromTo string) int64 {
+	for _, l := range v.Links {
+		if l.From+"-"+l.To == fromTo {
+			return l.Packets
+		}
+	}
+	return 0
+}

@@ -1,0 +1,108 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fabricsim/fabricsim/sim"
+)
+
+// railScenario is a rail preset of 2 servers of 2 GPUs with the given extra params lines.
+func railScenario(params string) string {
+	return `version: 1
+name: rail
+stop: 1ms
+topology:
+  preset: rail
+  params:
+    servers_per_stripe: 2
+    gpus_per_server: 2
+    spines: 1
+    nic_link: {rate: 400Gbps, delay: 1us}
+    fabric_link: {rate: 400Gbps, delay: 1us}
+` + params + `traffic:
+  - flow: {src: s1g1, dst: s2g2, size: 1MB, transport: rocev2}
+`
+}
+
+func TestRailDefaultsAndNames(t *testing.T) {
+	f, errs, _ := loadYAML(t, railScenario("    scaleup: {}\n"))
+	require.Empty(t, errs)
+	sc := f.Scenario(0)
+	p := sc.Topology.Params
+	require.Equal(t, 1, p.Stripes)
+	require.Equal(t, 1, p.ServersPerScaleup)
+	require.Equal(t, 1, p.Planes)
+	require.Nil(t, p.PCIe, "no pcie block: no PCIe hop")
+	// NVLink 4: 18 links x 50 GB/s = 900 GB/s both ways together, 450 GB/s = 3.6 Tb/s each way.
+	require.Equal(t, sim.Rate(18*50e9/2*8), p.ScaleUp.Rate)
+	require.Equal(t, 936250*sim.Picosecond, p.ScaleUp.Delay)
+	require.True(t, sc.Hosts.PXN, "hosts.pxn is on by default, as in NCCL since 2.12")
+	names := NodeNames(sc.Topology)
+	for _, n := range []string{"leaf1r1", "leaf1r2", "spine1", "nv1", "nv2", "s1g1", "s1g2", "s2g1", "s2g2"} {
+		require.Contains(t, names, n)
+	}
+	require.Equal(t, []string{"s1g1", "s1g2", "s2g1", "s2g2"}, HostNames(sc.Topology))
+
+	f, errs, _ = loadYAML(t, railScenario(""))
+	require.Empty(t, errs)
+	require.Nil(t, f.Scenario(0).Topology.Params.ScaleUp, "no scaleup block: no scale-up domain")
+	require.NotContains(t, NodeNames(f.Scenario(0).Topology), "nv1")
+
+	f, errs, _ = loadYAML(t, railScenario("    planes: 2\n    pcie: {rate: 504Gbps, delay: 100ns}\n"))
+	require.Empty(t, errs)
+	names = NodeNames(f.Scenario(0).Topology)
+	require.Contains(t, names, "p2leaf1r2")
+	require.Contains(t, names, "p1spine1")
+	require.Contains(t, names, "s2g2nic")
+}
+
+func TestRailBadParams(t *testing.T) {
+	for _, c := range []struct{ params, path, msg string }{
+		{"    planes: 0\n", "topology.params.planes", "planes must be 1.."},
+		{"    stripes: 0\n", "topology.params.stripes", "stripes must be 1.."},
+		{"    servers_per_scaleup: 3\n    scaleup: {}\n", "topology.params.servers_per_scaleup", "do not divide into scale-up domains of 3 servers"},
+		{"    servers_per_scaleup: 2\n", "topology.params.servers_per_scaleup", "needs a scale-up domain: add scaleup: {}"},
+		{"    scaleup: {rate: 0}\n", "topology.params.scaleup.rate", "a link rate must be > 0"},
+		{"    pcie: {delay: 1us}\n", "topology.params.pcie.rate", "a link needs a rate"},
+		{"    hosts_per_leaf: 2\n", "topology.params.hosts_per_leaf", "rail has no param \"hosts_per_leaf\""},
+	} {
+		_, errs, _ := loadYAML(t, railScenario(c.params))
+		p := requireProblem(t, errs, c.path, c.msg)
+		require.Contains(t, p.Error(), "test.yaml:", "the message names the file and line")
+	}
+	for _, field := range []string{"servers_per_stripe", "gpus_per_server", "spines"} {
+		text := strings.Replace(railScenario(""), "    "+field+": ", "    "+field+": 0 #", 1)
+		_, errs, _ := loadYAML(t, text)
+		requireProblem(t, errs, "topology.params."+field, field+" must be 1..")
+	}
+	_, errs, _ := loadYAML(t, strings.Replace(railScenario(""), "    servers_per_stripe: 2\n", "", 1))
+	requireProblem(t, errs, "topology.params.servers_per_stripe", "needs param")
+	_, errs, _ = loadYAML(t, railScenario(""), "hosts.plane_spread=spray")
+	requireProblem(t, errs, "hosts.plane_spread", "qp")
+	_, errs, _ = loadYAML(t, strings.Replace(railScenario(""), "dst: s2g2", "dst: s3g1", 1))
+	requireProblem(t, errs, "traffic.0.flow.dst", "s<S>g<G>")
+}
+
+func TestRailSizeIsBounded(t *testing.T) {
+	_, errs, _ := loadYAML(t, railScenario(fmt.Sprintf("    stripes: %d\n", maxNodes)))
+	require.NotEmpty(t, errs)
+}
+
+func TestPlanesOnLeafSpine(t *testing.T) {
+	scenario := func(planes int) string {
+		return strings.Replace(starScenario, "  preset: star\n  params:\n    hosts: 4\n    link: {rate: 100Gbps, delay: 1us}\n",
+			fmt.Sprintf("  preset: leafspine\n  params: {leaves: 2, spines: 1, hosts_per_leaf: 2, planes: %d, host_link: {rate: 100Gbps}, fabric_link: {rate: 100Gbps}}\n", planes), 1)
+	}
+	f, errs, _ := loadYAML(t, scenario(2))
+	require.Empty(t, errs)
+	names := NodeNames(f.Scenario(0).Topology)
+	require.Equal(t, []string{"p1leaf1", "p1leaf2", "p1spine1", "p2leaf1", "p2leaf2", "p2spine1", "h1", "h2", "h3", "h4"}, names)
+	require.Len(t, TopologyLinks(f.Scenario(0).Topology), 2*(4+2))
+
+	_, errs, _ = loadYAML(t, scenario(0))
+	requireProblem(t, errs, "topology.params.planes", "planes must be 1..")
+}
