@@ -215,7 +215,7 @@ func buildOn(sc *scenarios.Scenario, threads int) (*fabric, error) {
 			f.ports[i][pi] = nic
 			f.nicList = append(f.nicList, nic)
 		}
-		if su := routes.HostPort(n.ID, n.ID); len(n.Ports) > 1 && su >= 0 && nw.Nodes[n.Ports[su].Peer].Role == topology.RoleScaleUp {
+		if su := routes.ScaleUpPort(n.ID); su >= 0 {
 			f.ports[i][su].Ports, f.ports[i][su].Routes = f.ports[i], routes
 		}
 		f.nics[i] = f.ports[i][0]
@@ -330,9 +330,17 @@ func (f *fabric) nicAt(e topology.End) *transports.NIC {
 	return nil
 }
 
-// nicFor is the NIC host src sends to dst from (topology.Routes.HostPort).
-func (f *fabric) nicFor(src, dst topology.NodeID) *transports.NIC {
-	if pi := f.routes.HostPort(src, dst); pi >= 0 && f.ports[src] != nil {
+// nicFor is the NIC host src sends flow i's frames to dst from (topology.Routes.HostPort; with
+// hosts.plane_spread flow, the plane FlowKey(i) picks, the same at both ends).
+func (f *fabric) nicFor(src, dst topology.NodeID, i int32) *transports.NIC {
+	if len(f.ports[src]) < 2 {
+		return f.nics[src]
+	}
+	key := topology.PairKey(src, dst)
+	if f.sc.Hosts.PlaneSpread == "flow" {
+		key = topology.FlowKey(i)
+	}
+	if pi := f.routes.HostPortKeyed(src, dst, key); pi >= 0 {
 		return f.ports[src][pi]
 	}
 	return f.nics[src]

@@ -89,3 +89,32 @@ func TestPlaneFailingMidRunLosesOnlyItsFrames(t *testing.T) {
 	}
 	t.Logf("mid-run failure: %d frames lost on the link, %d retransmitted", v.Drops.Total, v.RetransmittedPackets)
 }
+
+// TestPlaneSpreadByQPAndByFlow: sixteen flows from h1 to h3 on 4 planes keep to one plane
+// with plane_spread qp (one queue pair's plane) and use several with plane_spread flow.
+func TestPlaneSpreadByQPAndByFlow(t *testing.T) {
+	text := `
+version: 1
+name: planes-spread
+stop: 20ms
+topology:
+  preset: leafspine
+  params: {leaves: 2, spines: 1, hosts_per_leaf: 1, planes: 4, host_link: {rate: 100Gbps, delay: 1us}, fabric_link: {rate: 100Gbps, delay: 1us}}
+traffic:
+  - incast: {senders: [h1], receiver: h2, size: 100KB, repeat: {every: 1us, count: 16}, transport: rocev2}
+`
+	used := func(spread string) int {
+		v := runOne(t, text, 0, "hosts.plane_spread="+spread)
+		require.EqualValues(t, 16, v.Flows.Completed, spread)
+		n := 0
+		for _, c := range planeShares(v, "h1", 4) {
+			if c > 0 {
+				n++
+			}
+		}
+		return n
+	}
+	require.Equal(t, 1, used("qp"), "qp: every frame from h1 to h2 on one plane")
+	// FlowKey spreads 16 flows over 4 planes; all on one plane has probability 4 x (1/4)^16.
+	require.Greater(t, used("flow"), 1, "flow: each flow on its own plane")
+}

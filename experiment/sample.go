@@ -125,7 +125,7 @@ func (s *sampler) take(now sim.Time) {
 			if fl.Start <= now && !f.reg.Ended(int32(i)) {
 				rate := f.reg.RateOf(int32(i))
 				if rate == 0 { // no cut yet: the limiter (or HPCC's W_init/T) lets the NIC's line rate through
-					rate = f.nicFor(fl.Src, fl.Dst).Wire.Params.Rate
+					rate = f.nicFor(fl.Src, fl.Dst, int32(i)).Wire.Params.Rate
 				}
 				r = rate.Gbps()
 			}

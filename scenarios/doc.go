@@ -160,13 +160,14 @@
 //	                              false: through its own NIC, rail leaf, spine and the other
 //	                              rail's leaf. Only GPUs with a scale-up domain (rail preset
 //	                              with scaleup) are concerned
-//	hosts.plane_spread            qp (qp | packet): how a NIC with a port on each of several
-//	                              planes spreads its traffic: qp keeps every frame between two
-//	                              endpoints (a queue pair) on one plane, chosen by a hash of the
-//	                              pair; packet sends each frame on whichever plane's port is
-//	                              free first, in turn, over the planes whose links are up at
-//	                              both ends (OpenAI's MRC sprays over its planes so; flow, a
-//	                              plane per flow, is not modelled yet)
+//	hosts.plane_spread            qp (qp | flow | packet): how a NIC with a port on each of
+//	                              several planes spreads its traffic: qp keeps every frame from
+//	                              one endpoint to another (a queue pair) on one plane, chosen by
+//	                              a hash of the pair; flow keeps each flow, both ways, on one
+//	                              plane, chosen by a hash of the flow; packet sends each frame
+//	                              on whichever plane's port is free first, in turn, over the
+//	                              planes whose links are up at both ends (OpenAI's MRC sprays
+//	                              over its planes so)
 //	transports.rocev2.mtu         1024 (256, 512, 1024, 2048, 4096): the path MTU
 //	transports.rocev2.cc          none (none | dcqcn | hpcc | timely | swift): congestion
 //	                              control (dcqcn, hpcc: RoCE v2 only; timely: RTT-based, Mittal

@@ -4,8 +4,8 @@ package topology
 // switch's routes toward GPUs outside its domain, and the GPU that relays such a frame onto
 // its own rail (PXN). See docs/model.md, "AI clusters".
 
-// scaleUpPort is host h's port to a scale-up switch, or -1.
-func (r *Routes) scaleUpPort(h NodeID) int {
+// ScaleUpPort is host h's port to a scale-up switch, or -1.
+func (r *Routes) ScaleUpPort(h NodeID) int {
 	for pi, p := range r.nw.Nodes[h].Ports {
 		if n := &r.nw.Nodes[p.Peer]; n.Type == Switch && n.Role == RoleScaleUp {
 			return pi
@@ -14,10 +14,12 @@ func (r *Routes) scaleUpPort(h NodeID) int {
 	return -1
 }
 
-// sideKey is the number a host spreads its flows over its fabric-side ports by (its planes):
-// the same for every frame between src and dst, in either direction's own order, so a QP's
-// packets keep to one plane (hosts.plane_spread qp).
-func sideKey(src, dst NodeID) uint32 { return mix32(uint32(src)*0x9e3779b9 ^ uint32(dst)) }
+// PairKey is the number a host picks a plane for its frames to dst by with hosts.plane_spread
+// qp: the same for every frame from src to dst, so a queue pair's frames keep to one plane.
+func PairKey(src, dst NodeID) uint32 { return mix32(uint32(src)*0x9e3779b9 ^ uint32(dst)) }
+
+// FlowKey is the number both ends of flow i pick its plane by with hosts.plane_spread flow.
+func FlowKey(i int32) uint32 { return mix32(uint32(i)*0x85ebca6b + 0x165667b1) }
 
 // sidePort is host h's k-th fabric-side port, counting every port but the one to its
 // scale-up switch (su), taking k modulo their number; -1 when there is none.
@@ -42,19 +44,22 @@ func (r *Routes) sidePort(h NodeID, su int, k uint32) int {
 // with PXN, to another rail's GPU outside it (the scale-up switch takes the frame to the GPU of
 // the destination's rail, which sends it on its own NIC: NCCL's PXN); every other frame leaves
 // by a fabric-side port (its NIC's, or its PCIe link's), one of the planes chosen per
-// source and destination pair. -1 when h has no port.
-func (r *Routes) HostPort(h, d NodeID) int {
+// source and destination pair (PairKey). -1 when h has no port.
+func (r *Routes) HostPort(h, d NodeID) int { return r.HostPortKeyed(h, d, PairKey(h, d)) }
+
+// HostPortKeyed is HostPort with the plane picked by key (PairKey or FlowKey).
+func (r *Routes) HostPortKeyed(h, d NodeID, key uint32) int {
 	nodes := r.nw.Nodes
 	if len(nodes[h].Ports) == 1 {
 		return 0
 	}
-	su := r.scaleUpPort(h)
+	su := r.ScaleUpPort(h)
 	if su >= 0 && nodes[d].Rail > 0 {
 		if nodes[d].Domain == nodes[h].Domain || r.PXN && nodes[d].Rail != nodes[h].Rail {
 			return su
 		}
 	}
-	return r.sidePort(h, su, sideKey(h, d))
+	return r.sidePort(h, su, key)
 }
 
 // RelayPort is the port a GPU relays a frame from src to dst on, after the scale-up switch
@@ -62,11 +67,11 @@ func (r *Routes) HostPort(h, d NodeID) int {
 // frames to dst, or -1 when the GPU has none or the frame did not come through the domain.
 func (r *Routes) RelayPort(h, src, dst NodeID) int {
 	nodes := r.nw.Nodes
-	su := r.scaleUpPort(h)
+	su := r.ScaleUpPort(h)
 	if su < 0 || h == dst || nodes[src].Domain != nodes[h].Domain {
 		return -1
 	}
-	return r.sidePort(h, su, sideKey(src, dst))
+	return r.sidePort(h, su, PairKey(src, dst))
 }
 
 // scaleUpRelays gives every scale-up switch its routes toward the GPUs outside its domain
