@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -92,4 +93,25 @@ func linkPackets(v *results.Variant, fromTo string) int64 {
 		}
 	}
 	return 0
+}
+
+// TestScaleUpSwitchHasRoomForItsHeadroom: the scale-up switch is lossless on all eight
+// classes, and its headroom (about 0.9 MB a port-class at 3.6 Tb/s and 936.25 ns) comes on
+// top of the switch block's buffer; with the 32 MB default alone, eight classes on four ports
+// would leave XOFF at 0 and every frame would pause the GPU. A lone 4 MB message through the
+// domain (PXN) is never paused, and the switch's XOFF is the block's buffer shared by its
+// port-classes.
+func TestScaleUpSwitchHasRoomForItsHeadroom(t *testing.T) {
+	text := strings.Replace(fmt.Sprintf(railPair, "s2g2"), "size: 1000B", "size: 4MB", 1)
+	v := runOne(t, text, 0)
+	require.Equal(t, "completed", v.PerFlow[0].Status)
+	require.Zero(t, v.PFC.PauseFrames, "nothing waits long enough at the scale-up switch to pause")
+	f := build0(t, text)
+	nv, _ := f.nw.Lookup("nv1")
+	sw := f.switchByID(nv)
+	ports := len(f.nw.Nodes[nv].Ports)
+	want := f.sc.Switch.Buffer / int64(ports*8)
+	for c := range 8 {
+		require.Equal(t, want, sw.Ports[0].Ingress[c].Xoff, "class %d: XOFF = buffer / (ports x 8 classes)", c)
+	}
 }
