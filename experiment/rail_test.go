@@ -80,6 +80,7 @@ func TestRailPathsWithAndWithoutPXN(t *testing.T) {
 		require.Equal(t, "completed", fl.Status, name)
 		require.InDelta(t, c.fct.Microseconds(), *fl.FCTUS, 1e-6, name+": FCT to the picosecond")
 		require.Zero(t, v.Drops.Total, name)
+		require.Equal(t, []int{1, 1, 2, int(c.dst[3] - '0')}, []int{fl.SrcServer, fl.SrcRail, fl.DstServer, fl.DstRail}, name+": the ends' server and rail")
 		require.Positive(t, linkPackets(v, c.first), name+": "+c.first+" carries the message")
 		require.Zero(t, linkPackets(v, c.notCrossed), name+": "+c.notCrossed+" carries nothing")
 	}

@@ -325,6 +325,8 @@ func (f *fabric) collect() *results.Variant {
 			RetransmittedPackets: fl.Retransmitted, DeliveredBytes: fl.Delivered,
 			Timeouts: fl.Timeouts, NAKs: fl.NAKs, CNPs: f.reg.CNPs(int32(i)),
 			Group: f.sc.Traffic[f.group[i]].Label}
+		s, d := &f.nw.Nodes[fl.Src], &f.nw.Nodes[fl.Dst]
+		r.SrcServer, r.SrcRail, r.DstServer, r.DstRail = int(s.Server), int(s.Rail), int(d.Server), int(d.Rail)
 		used[fl.Transport] = true
 		switch fl.Status {
 		case transports.Completed:

@@ -291,6 +291,12 @@ type Flow struct {
 	// Group names the flows of one traffic item (or of the items sharing a label): the
 	// item's label, else its kind and index ("poisson 0", "incast 1").
 	Group string `json:"group"`
+	// SrcServer, SrcRail, DstServer and DstRail place a flow's ends that are GPUs (rail
+	// preset): server and rail from 1; absent (0) for other hosts.
+	SrcServer int `json:"src_server,omitempty"`
+	SrcRail   int `json:"src_rail,omitempty"`
+	DstServer int `json:"dst_server,omitempty"`
+	DstRail   int `json:"dst_rail,omitempty"`
 }
 
 // Finish records that f completed at finishUS: it sets FinishUS, FCTUS = finishUS - StartUS
