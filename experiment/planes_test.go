@@ -65,6 +65,16 @@ func TestPlaneSprayCarriesEvenSharesAndAvoidsADeadPlane(t *testing.T) {
 	for _, h := range []string{"h1", "h2"} {
 		requireEvenShares(t, planeShares(v, h, 4), 0, h)
 	}
+	// link_groups: each plane's host links carried a quarter of the bytes, within 5%.
+	require.Len(t, v.LinkGroups, 4)
+	var bytes [4]int64
+	for i, g := range v.LinkGroups {
+		require.Equal(t, "plane", g.Kind)
+		require.Equal(t, i+1, g.Index)
+		require.Equal(t, 4, g.Links, "a link per host on each plane")
+		bytes[i] = g.WireBytes
+	}
+	requireEvenShares(t, bytes[:], 0, "link_groups")
 
 	// h1's link on plane 2 down from t = 0: h1 sends nothing on it, its three other planes
 	// carry its flow, and h3's replies to h1 keep off plane 2 too (nothing is lost).

@@ -411,6 +411,7 @@ func (f *fabric) collect() *results.Variant {
 		}
 	}
 	v.DropPlaces = f.dropPlaces()
+	v.LinkGroups = f.linkGroups(now)
 	if f.deadlocks != nil {
 		for _, d := range f.deadlocks.Found {
 			// The table's notes print each deadlock as a warning under the table.

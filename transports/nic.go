@@ -13,9 +13,10 @@ import (
 // NIC is a host's network interface: one port, the endpoints of the host's flows, and a
 // transmit scheduler. A host with several ports (a GPU's NIC ports on several planes, its
 // scale-up port) has a NIC per port, each with its own link, pause state and scheduler; a
-// flow sends from the one topology.Routes.HostPort names, and a frame that the scale-up
-// switch brought to a GPU for another GPU is relayed on (Relay, PXN). Control frames (ACK, NAK) go first; then requesters with data are
-// served by strict priority and round robin within a priority, each within its pacing rate.
+// flow sends from the one topology.Routes.HostPort names (or from all its planes, Spray),
+// and a frame the scale-up switch brought to a GPU for another GPU is relayed on (relay,
+// PXN). Control frames (ACK, NAK) go first; then requesters with data are served by strict
+// priority and round robin within a priority, each within its pacing rate.
 // A class the switch has paused (PFC) sends nothing until the pause ends. A working NIC
 // never sends PAUSE: it takes what arrives at line rate. A broken one may (a fault): PFC
 // frames it is made to send go out ahead of everything, and are never paused themselves.
@@ -242,7 +243,8 @@ func (n *NIC) SetSprayIndex(k int) { n.sprayAt = k }
 
 // Reach is the links of every host's plane ports, by node id and port, for spraying NICs to
 // see which planes reach a destination (the fabric's link state, as a multi-plane NIC's path
-// probing learns it; docs/model.md section 15).
+// probing learns it; docs/model.md section 15). A plane's port has the same index on every
+// host (topology.WithPlanes and topology.Rail build them so).
 type Reach struct {
 	Wires [][]*topology.Wire // [host][port]: the host's sending wire on that port
 }
