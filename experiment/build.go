@@ -90,7 +90,37 @@ func buildNetwork(t *scenarios.Topology) (*topology.Network, error) {
 			return nil, err
 		}
 	}
-	return nw, nil
+	return nw, placeServers(nw, t.Servers)
+}
+
+// placeServers marks an explicit topology's GPUs with their server (from 1, in file order),
+// rail (their place in the server's list) and scale-up domain (numbered from 1 as the
+// servers first name its switch), and each scale-up switch as such.
+func placeServers(nw *topology.Network, servers []scenarios.Server) error {
+	domains := map[string]int32{}
+	for si, s := range servers {
+		var domain int32
+		if s.ScaleupDomain != "" {
+			sw, ok := nw.Lookup(s.ScaleupDomain)
+			if !ok {
+				return fmt.Errorf("server %s: unknown scale-up switch %s", s.Name, s.ScaleupDomain)
+			}
+			if domain = domains[s.ScaleupDomain]; domain == 0 {
+				domain = int32(len(domains) + 1)
+				domains[s.ScaleupDomain] = domain
+			}
+			nw.Nodes[sw].Role, nw.Nodes[sw].Domain = topology.RoleScaleUp, domain
+		}
+		for g, name := range s.GPUs {
+			id, ok := nw.Lookup(name)
+			if !ok {
+				return fmt.Errorf("server %s: unknown GPU %s", s.Name, name)
+			}
+			n := &nw.Nodes[id]
+			n.Server, n.Rail, n.Domain = int32(si+1), int32(g+1), domain
+		}
+	}
+	return nil
 }
 
 // switchConfig is the model's config of a switch block: its settings that name a model field,

@@ -31,12 +31,54 @@ traffic:
   - flow: {src: s1g1, dst: %s, size: 1000B, transport: rocev2}
 `
 
+// railPairExplicit is railPair declared node by node, its servers and scale-up switches in
+// topology.servers: the same fabric, the same paths and times.
+const railPairExplicit = `
+version: 1
+name: rail-pair-explicit
+stop: 1ms
+topology:
+  nodes:
+    - {name: leaf1r1, type: switch, layer: 3}
+    - {name: leaf1r2, type: switch, layer: 3}
+    - {name: spine1, type: switch, layer: 3}
+    - {name: nv1, type: switch, layer: 3}
+    - {name: nv2, type: switch, layer: 3}
+    - {name: s1g1, type: host, subnet: 10.0.1.0/24}
+    - {name: s1g2, type: host, subnet: 10.0.2.0/24}
+    - {name: s2g1, type: host, subnet: 10.0.1.0/24}
+    - {name: s2g2, type: host, subnet: 10.0.2.0/24}
+  links:
+    - {between: [leaf1r1, spine1], rate: 400Gbps, delay: 2us}
+    - {between: [leaf1r2, spine1], rate: 400Gbps, delay: 2us}
+    - {between: [s1g1, leaf1r1], rate: 400Gbps, delay: 1us}
+    - {between: [s1g1, nv1], rate: 3600Gbps, delay: 936.25ns}
+    - {between: [s1g2, leaf1r2], rate: 400Gbps, delay: 1us}
+    - {between: [s1g2, nv1], rate: 3600Gbps, delay: 936.25ns}
+    - {between: [s2g1, leaf1r1], rate: 400Gbps, delay: 1us}
+    - {between: [s2g1, nv2], rate: 3600Gbps, delay: 936.25ns}
+    - {between: [s2g2, leaf1r2], rate: 400Gbps, delay: 1us}
+    - {between: [s2g2, nv2], rate: 3600Gbps, delay: 936.25ns}
+  servers:
+    - {name: server1, gpus: [s1g1, s1g2], scaleup_domain: nv1}
+    - {name: server2, gpus: [s2g1, s2g2], scaleup_domain: nv2}
+traffic:
+  - flow: {src: s1g1, dst: %s, size: 1000B, transport: rocev2}
+`
+
 // TestRailPathsWithAndWithoutPXN checks, alone on the fabric, which links a one-packet
 // message crosses and its FCT to the picosecond: s1g1 to s2g1 (same rail) crosses the two
 // NIC links; s1g1 to s2g2 (another rail, another server) crosses NIC link, leaf-spine,
 // spine-leaf and NIC link without PXN, and with PXN two scale-up links (s1g1 to nv1 to s1g2)
-// and then s2g2's rail: two NIC links.
+// and then s2g2's rail: two NIC links. The preset and the same fabric declared node by node
+// (topology.servers) take the same paths in the same times.
 func TestRailPathsWithAndWithoutPXN(t *testing.T) {
+	for _, fabric := range []string{railPair, railPairExplicit} {
+		railPaths(t, fabric)
+	}
+}
+
+func railPaths(t *testing.T, fabric string) {
 	const size = 1000
 	frame := int64(size + roceV2Overhead + topology.RETHHeader) // one packet: WRITE only, with RETH
 	nic, su := 400*sim.Gbps, 3600*sim.Gbps                      // nic_link; NVLink 4 each way (H100)
@@ -53,8 +95,8 @@ func TestRailPathsWithAndWithoutPXN(t *testing.T) {
 		{"s2g2", false, 4, 0, 2*(nic.TxTime(frame)+nicDelay) + 2*(nic.TxTime(frame)+fabricDelay), "leaf1r1-spine1", "s1g1-nv1"},
 		{"s2g2", true, 2, 2, 2*(su.TxTime(frame)+suDelay) + 2*(nic.TxTime(frame)+nicDelay), "s1g2-leaf1r2", "s1g1-leaf1r1"},
 	} {
-		name := fmt.Sprintf("%s pxn=%v", c.dst, c.pxn)
-		text := fmt.Sprintf(railPair, c.dst)
+		text := fmt.Sprintf(fabric, c.dst)
+		name := fmt.Sprintf("%s: %s pxn=%v", load(t, text).Scenario(0).Name, c.dst, c.pxn)
 		set := fmt.Sprintf("hosts.pxn=%v", c.pxn)
 		f := build0(t, text, set)
 		src, _ := f.nw.Lookup("s1g1")

@@ -477,7 +477,11 @@
 // NodeNames and TopologyLinks give the names and links each preset defines. Explicit nodes have
 // unique names, type host or switch, switches layer 2 or 3; a host needs an IPv4 subnet and
 // may give an ip inside it; a host has exactly one link (one NIC port; a rail preset's GPU
-// has one per plane and one to its scale-up switch, docs/model.md section 15). Links join two
+// has one per plane and one to its scale-up switch, docs/model.md section 15). An explicit
+// topology may group hosts into GPU servers, topology.servers: [{name, gpus: [hosts in rail
+// order], scaleup_domain: a switch}]: names unique, each GPU a host of one server only, the
+// scale-up switch a switch to which each of its GPUs has exactly one link, besides its NIC's
+// (servers are refused with a preset). Links join two
 // different known nodes; parallel links between the same pair are allowed. A link's rate is
 // at least MinLinkRate, 30 b/s (the least at which the longest PAUSE, 65535 quanta of 512
 // bit times, lasts at most sim.MaxDuration), its delay >= 0, its loss in [0,1]. A route sits on a layer-3 switch and points to a

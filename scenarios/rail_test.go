@@ -106,3 +106,49 @@ func TestPlanesOnLeafSpine(t *testing.T) {
 	_, errs, _ = loadYAML(t, scenario(0))
 	requireProblem(t, errs, "topology.params.planes", "planes must be 1..")
 }
+
+// serversScenario is an explicit server of two GPUs with scale-up switch nv1; SERVERS is the
+// servers list and EXTRA more links.
+const serversScenario = `version: 1
+name: servers
+stop: 1ms
+topology:
+  nodes:
+    - {name: leaf1, type: switch, layer: 3}
+    - {name: nv1, type: switch, layer: 3}
+    - {name: g1, type: host, subnet: 10.0.1.0/24}
+    - {name: g2, type: host, subnet: 10.0.1.0/24}
+  links:
+    - {between: [g1, leaf1], rate: 400Gbps}
+    - {between: [g2, leaf1], rate: 400Gbps}
+    - {between: [g1, nv1], rate: 3600Gbps}
+%s  servers:
+%s
+traffic:
+  - flow: {src: g1, dst: g2, size: 1MB, transport: rocev2}
+`
+
+func TestExplicitServers(t *testing.T) {
+	ok := "    - {name: server1, gpus: [g1, g2], scaleup_domain: nv1}"
+	f, errs, _ := loadYAML(t, fmt.Sprintf(serversScenario, "    - {between: [g2, nv1], rate: 3600Gbps}\n", ok))
+	require.Empty(t, errs)
+	require.Equal(t, []Server{{Name: "server1", GPUs: []string{"g1", "g2"}, ScaleupDomain: "nv1", Pos: f.Scenario(0).Topology.Servers[0].Pos}},
+		f.Scenario(0).Topology.Servers)
+
+	for _, c := range []struct{ extra, servers, path, msg string }{
+		{"", ok, "topology.servers.0.gpus.1", `GPU "g2" has no link to its scale-up switch "nv1"`},
+		{"    - {between: [g2, nv1], rate: 3600Gbps}\n    - {between: [g2, nv1], rate: 3600Gbps}\n", ok, "topology.links.4.between.0", "already has a link to its scale-up switch"},
+		{"    - {between: [g2, nv1], rate: 3600Gbps}\n", "    - {name: server1, gpus: [g1, g3], scaleup_domain: nv1}", "topology.servers.0.gpus.1", `unknown node "g3"`},
+		{"    - {between: [g2, nv1], rate: 3600Gbps}\n", "    - {name: server1, gpus: [g1, leaf1]}", "topology.servers.0.gpus.1", "a server's GPUs are hosts"},
+		{"    - {between: [g2, nv1], rate: 3600Gbps}\n", "    - {name: server1, gpus: [g1, g2], scaleup_domain: g1}", "topology.servers.0.scaleup_domain", "the scale-up domain is a switch"},
+		{"    - {between: [g2, nv1], rate: 3600Gbps}\n", "    - {name: a, gpus: [g1]}\n    - {name: a, gpus: [g1]}", "topology.servers.1.gpus.0", "already a GPU of topology.servers.0"},
+		{"    - {between: [g2, nv1], rate: 3600Gbps}\n", "    - {name: a, gpus: [g1]}\n    - {name: a, gpus: [g2]}", "topology.servers.1.name", "already used"},
+		{"    - {between: [g2, nv1], rate: 3600Gbps}\n", "    - {name: a, gpus: []}", "topology.servers.0.gpus", "a server needs gpus"},
+		{"    - {between: [g2, nv1], rate: 3600Gbps}\n", "    - {name: a, gpus: [g1]}", "topology.links.3.between.0", `host "g2" already has a link`},
+	} {
+		_, errs, _ := loadYAML(t, fmt.Sprintf(serversScenario, c.extra, c.servers))
+		requireProblem(t, errs, c.path, c.msg)
+	}
+	_, errs, _ = loadYAML(t, strings.Replace(railScenario(""), "traffic:", "  servers: [{name: a, gpus: [s1g1]}]\ntraffic:", 1))
+	requireProblem(t, errs, "topology.servers", "servers go with explicit nodes and links")
+}

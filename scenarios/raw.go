@@ -42,6 +42,14 @@ type rawTopology struct {
 	Nodes  []rawNode  `yaml:"nodes"`
 	Links  []rawLink  `yaml:"links"`
 	Routes []rawRoute `yaml:"routes"`
+	// Servers group an explicit topology's hosts into GPU servers (docs/model.md section 15).
+	Servers []rawServer `yaml:"servers"`
+}
+
+type rawServer struct {
+	Name          string   `yaml:"name"`
+	GPUs          []string `yaml:"gpus"`
+	ScaleupDomain *string  `yaml:"scaleup_domain"`
 }
 
 type rawParams struct {
@@ -247,7 +255,7 @@ var rawTypes = func() map[string]reflect.Type {
 	m := map[string]reflect.Type{}
 	for _, v := range []any{
 		rawFile{}, rawVariant{}, rawTopology{}, rawParams{}, rawLinkSpec{}, rawNode{},
-		rawLink{}, rawRoute{}, rawTraffic{}, rawFlow{}, rawIncast{}, rawPermutation{},
+		rawLink{}, rawRoute{}, rawServer{}, rawTraffic{}, rawFlow{}, rawIncast{}, rawPermutation{},
 		rawPoisson{}, rawAllToAll{}, rawCollective{}, rawChakra{}, rawRepeat{}, rawFault{}, rawPFCStorm{}, rawPause{},
 	} {
 		t := reflect.TypeOf(v)

@@ -26,6 +26,9 @@ func (r *resolver) topology(raw *rawTopology) {
 	case raw.Preset != nil && explicit:
 		r.errf("topology.preset", "give either a preset or nodes and links, not both")
 		return
+	case raw.Preset != nil && r.ix.has("topology.servers"):
+		r.errf("topology.servers", "servers go with explicit nodes and links; the rail preset builds its own servers")
+		return
 	case raw.Preset == nil && !explicit:
 		if r.ix.has("topology.params") {
 			r.errf("topology", "params need a preset: add preset: star, dumbbell, leafspine, fattree or rail")
@@ -242,6 +245,7 @@ func (r *resolver) explicit(raw *rawTopology) bool {
 		}
 		t.Nodes = append(t.Nodes, n)
 	}
+	info := r.servers(raw, byName)
 	if len(raw.Links) == 0 {
 		r.errf("topology.links", "an explicit topology needs links, e.g. - {between: [h1, sw1], rate: 100Gbps, delay: 1us}")
 		return false
@@ -266,6 +270,12 @@ func (r *resolver) explicit(raw *rawTopology) bool {
 			case !known:
 				r.errf(ep, "unknown node %q%s", name, didYouMean(name, keys(byName)))
 				ok = false
+			case raw.Nodes[j].Type == "host" && info.scaleUp[name] != "" && info.scaleUp[name] == l.Between[1-e]:
+				if prev, dup := info.linked[name]; dup {
+					r.errf(ep, "GPU %q already has a link to its scale-up switch (topology.links.%d)", name, prev)
+				} else {
+					info.linked[name] = i
+				}
 			case raw.Nodes[j].Type == "host":
 				if prev, dup := hostLink[name]; dup {
 					r.errf(ep, "host %q already has a link (topology.links.%d); a host has one NIC port", name, prev)
@@ -279,6 +289,7 @@ func (r *resolver) explicit(raw *rawTopology) bool {
 		}
 		t.Links = append(t.Links, l)
 	}
+	r.serverLinksAfter(info)
 	for i, rn := range raw.Nodes {
 		if _, linked := hostLink[rn.Name]; rn.Type == "host" && rn.Name != "" && !linked {
 			if j := byName[rn.Name]; j == i {

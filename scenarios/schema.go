@@ -53,6 +53,8 @@ type Topology struct {
 	Nodes  []Node       // explicit topologies only, in file order
 	Links  []Link       // explicit topologies only, in file order; parallel links are allowed
 	Routes []Route      // static routes on layer-3 switches, for either kind
+	// Servers, in an explicit topology, group hosts into GPU servers; empty otherwise.
+	Servers []Server
 	Pos    Pos          // where topology: starts in the file
 }
 
@@ -116,6 +118,17 @@ type Link struct {
 	Delay   sim.Time
 	Loss    float64
 	Pos     Pos
+}
+
+// Server is a GPU server of an explicit topology: its GPUs (hosts, in rail order: the first
+// is on rail 1) and, optionally, the scale-up switch they share with the GPUs of the servers
+// that name the same one (a switch whose links are lossless, as NVLink is; each GPU links to
+// it besides its NIC's link).
+type Server struct {
+	Name          string
+	GPUs          []string
+	ScaleupDomain string // a switch of the topology, or ""
+	Pos           Pos
 }
 
 // Route is a static route on a layer-3 switch: packets for Dst leave At towards Via, replacing
