@@ -55,7 +55,7 @@ type Topology struct {
 	Routes []Route      // static routes on layer-3 switches, for either kind
 	// Servers, in an explicit topology, group hosts into GPU servers; empty otherwise.
 	Servers []Server
-	Pos    Pos          // where topology: starts in the file
+	Pos     Pos // where topology: starts in the file
 }
 
 // PresetParams are the params of every preset (topology.params); only those of
