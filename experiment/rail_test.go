@@ -158,3 +158,17 @@ func TestScaleUpSwitchHasRoomForItsHeadroom(t *testing.T) {
 		require.Equal(t, want, sw.Ports[0].Ingress[c].Xoff, "class %d: XOFF = buffer / (ports x 8 classes)", c)
 	}
 }
+
+// TestJobSaysItsServersAndRails: an allreduce over the four GPUs of two servers of two is on
+// 2 servers and 2 rails; it completes.
+func TestJobSaysItsServersAndRails(t *testing.T) {
+	text := strings.Replace(fmt.Sprintf(railPair, "s2g2"), "  - flow: {src: s1g1, dst: s2g2, size: 1000B, transport: rocev2}",
+		"  - collective: {op: allreduce, algorithm: ring, hosts: all, size: 1MB, transport: rocev2}", 1)
+	v := runOne(t, text, 0)
+	require.Len(t, v.Jobs, 1)
+	j := v.Jobs[0]
+	require.Equal(t, 4, j.Ranks)
+	require.Equal(t, 2, j.Servers)
+	require.Equal(t, 2, j.Rails)
+	require.Equal(t, 1, j.Completed)
+}
