@@ -25,10 +25,10 @@ type Job struct {
 	Ranks     int    `json:"ranks"`
 	// Servers and Rails count the servers and rails the job's ranks are on when they are
 	// GPUs (rail preset, or explicit servers); absent otherwise.
-	Servers int `json:"servers,omitempty"`
-	Rails   int `json:"rails,omitempty"`
-	SizeBytes int64  `json:"size_bytes"`
-	Channels  int    `json:"channels"`
+	Servers   int   `json:"servers,omitempty"`
+	Rails     int   `json:"rails,omitempty"`
+	SizeBytes int64 `json:"size_bytes"`
+	Channels  int   `json:"channels"`
 	// ChunkBytes is the piece a pipelined algorithm (tree, broadcast) sends at a time;
 	// absent for the others.
 	ChunkBytes int64 `json:"chunk_bytes,omitempty"`
