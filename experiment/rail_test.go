@@ -121,6 +121,7 @@ func railPaths(t *testing.T, fabric string) {
 		fl := v.PerFlow[0]
 		require.Equal(t, "completed", fl.Status, name)
 		require.InDelta(t, c.fct.Microseconds(), *fl.FCTUS, 1e-6, name+": FCT to the picosecond")
+		require.InDelta(t, 1.0, *fl.Slowdown, 1e-9, name+": the ideal FCT follows the same path (relay included)")
 		require.Zero(t, v.Drops.Total, name)
 		require.Equal(t, []int{1, 1, 2, int(c.dst[3] - '0')}, []int{fl.SrcServer, fl.SrcRail, fl.DstServer, fl.DstRail}, name+": the ends' server and rail")
 		require.Positive(t, linkPackets(v, c.first), name+": "+c.first+" carries the message")
