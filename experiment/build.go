@@ -286,6 +286,9 @@ func buildOn(sc *scenarios.Scenario, threads int) (*fabric, error) {
 	if sc.Hosts.PlaneSpread == "packet" {
 		f.spray()
 	}
+	if p := sc.Topology.Params; p.PCIe != nil && p.Planes > 1 && sc.Hosts.PlaneSpread != "qp" {
+		f.warnf("hosts.plane_spread %s does not reach past a PCIe hop: a GPU's NIC node spreads its flows over the planes by its ECMP hash, one plane per flow", sc.Hosts.PlaneSpread)
+	}
 	f.logDepth()
 	for _, sw := range f.switches {
 		for pi, p := range nw.Nodes[sw.ID].Ports {
