@@ -261,11 +261,15 @@ func (ti *topoInfo) nodesHint(name string) string {
 }
 
 func presetNaming(t *Topology) string {
+	planes := ""
+	if t.Params.Planes > 1 {
+		planes = fmt.Sprintf(" (switches prefixed p1..p%d, one copy per plane)", t.Params.Planes)
+	}
 	switch t.Preset {
 	case "leafspine":
-		return "leaf1.., spine1.., h1.."
+		return "leaf1.., spine1.., h1.." + planes
 	case "fattree":
-		return "core1.., agg1.., edge1.., h1.."
+		return "core1.., agg1.., edge1.., h1.." + planes
 	case "dumbbell":
 		return "swl, swr, l1.., r1.."
 	case "rail":
