@@ -481,7 +481,12 @@
 // topology may group hosts into GPU servers, topology.servers: [{name, gpus: [hosts in rail
 // order], scaleup_domain: a switch}]: names unique, each GPU a host of one server only, the
 // scale-up switch a switch to which each of its GPUs has exactly one link, besides its NIC's
-// (servers are refused with a preset). Links join two
+// (servers are refused with a preset). On a fabric of GPU servers a hosts list (of a
+// collective, permutation, all_to_all or poisson item) may be {count: N, placement: packed |
+// spread | rail_aligned} instead of names: packed fills servers one after another, spread
+// takes a GPU of each server in turn, rail_aligned uses the same GPU positions on as few
+// servers as N allows (k GPUs on each of N/k servers, k the largest that fits); N is 2 to the
+// number of GPUs, and a rail_aligned N that fits no k is refused. Links join two
 // different known nodes; parallel links between the same pair are allowed. A link's rate is
 // at least MinLinkRate, 30 b/s (the least at which the longest PAUSE, 65535 quanta of 512
 // bit times, lasts at most sim.MaxDuration), its delay >= 0, its loss in [0,1]. A route sits on a layer-3 switch and points to a

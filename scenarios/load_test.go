@@ -413,7 +413,7 @@ func TestRules(t *testing.T) {
 		{"incast no senders", starScenario, []string{"traffic=[{incast: {receiver: h2, size: 1MB, transport: rocev2}}]"}, "traffic.0.incast.senders", "senders is required"},
 		{"incast senders scalar", starScenario, []string{"traffic=[{incast: {senders: h1, receiver: h2, size: 1MB, transport: rocev2}}]"}, "traffic.0.incast.senders", `want a list of names, e.g. [h1, h2], got "h1"`},
 		{"permutation of one", starScenario, []string{"traffic=[{permutation: {hosts: [h1], size: 1MB, transport: rocev2}}]"}, "traffic.0.permutation.hosts", "at least 2 hosts"},
-		{"permutation hosts word", starScenario, []string{"traffic=[{permutation: {hosts: some, size: 1MB, transport: rocev2}}]"}, "traffic.0.permutation.hosts", `want all or a list of host names, got "some"`},
+		{"permutation hosts word", starScenario, []string{"traffic=[{permutation: {hosts: some, size: 1MB, transport: rocev2}}]"}, "traffic.0.permutation.hosts", `want all, a list of host names or {count, placement}, got "some"`},
 		{"permutation unknown host", starScenario, []string{"traffic=[{permutation: {hosts: [h1, x], size: 1MB, transport: rocev2}}]"}, "traffic.0.permutation.hosts.1", `unknown host "x"`},
 		// faults
 		{"fault on no link", starScenario, []string{"faults=[{link: [h1, h2], state: down}]"}, "faults.0.link", "no link joins h1 and h2"},

@@ -152,3 +152,36 @@ func TestExplicitServers(t *testing.T) {
 	_, errs, _ = loadYAML(t, strings.Replace(railScenario(""), "traffic:", "  servers: [{name: a, gpus: [s1g1]}]\ntraffic:", 1))
 	requireProblem(t, errs, "topology.servers", "servers go with explicit nodes and links")
 }
+
+func TestPlacement(t *testing.T) {
+	text := func(hosts string) string {
+		return strings.Replace(railScenario("    scaleup: {}\n"), "    servers_per_stripe: 2\n    gpus_per_server: 2\n",
+			"    servers_per_stripe: 4\n    gpus_per_server: 4\n", 1) + "  - collective: {op: allreduce, hosts: " + hosts + ", size: 1MB, transport: rocev2}\n"
+	}
+	for _, c := range []struct {
+		hosts string
+		want  []string
+	}{
+		{"{count: 6, placement: packed}", []string{"s1g1", "s1g2", "s1g3", "s1g4", "s2g1", "s2g2"}},
+		{"{count: 6, placement: spread}", []string{"s1g1", "s2g1", "s3g1", "s4g1", "s1g2", "s2g2"}},
+		// 6 = 2 servers x 3 GPUs: GPUs 1-3 of servers 1 and 2, on rails 1-3 both.
+		{"{count: 6, placement: rail_aligned}", []string{"s1g1", "s1g2", "s1g3", "s2g1", "s2g2", "s2g3"}},
+		{"{count: 3, placement: rail_aligned}", []string{"s1g1", "s1g2", "s1g3"}},
+	} {
+		f, errs, _ := loadYAML(t, text(c.hosts))
+		require.Empty(t, errs, c.hosts)
+		require.Equal(t, c.want, f.Scenario(0).Traffic[1].Collective.Hosts, c.hosts)
+	}
+	for _, c := range []struct{ hosts, path, msg string }{
+		{"{count: 7, placement: rail_aligned}", "traffic.1.collective.hosts.count", "does not fit rail-aligned"},
+		{"{count: 17, placement: packed}", "traffic.1.collective.hosts.count", "more than the topology's 16 GPUs"},
+		{"{count: 1, placement: packed}", "traffic.1.collective.hosts.count", "at least 2 GPUs"},
+		{"{count: 4, placement: random}", "traffic.1.collective.hosts.placement", "packed"},
+		{"{count: 4}", "traffic.1.collective.hosts", "a placement gives count and placement"},
+	} {
+		_, errs, _ := loadYAML(t, text(c.hosts))
+		requireProblem(t, errs, c.path, c.msg)
+	}
+	_, errs, _ := loadYAML(t, starScenario+"  - collective: {op: allreduce, hosts: {count: 2, placement: packed}, size: 1MB, transport: rocev2}\n")
+	requireProblem(t, errs, "traffic.1.collective.hosts", "a placement needs GPUs")
+}
