@@ -153,21 +153,10 @@
 //	                              rate, so a host's frames stay in order; it breaks the
 //	                              lock-step phase effects of identical senders at drop-tail
 //	                              queues (Floyd and Jacobson, 1992)
-//	hosts.pxn                     true: NCCL's PXN (PCI x NVLink, on by default since NCCL
-//	                              2.12): a GPU sends to another rail's GPU in another scale-up
-//	                              domain through its scale-up switch to the GPU of its domain on
-//	                              the destination's rail, whose NIC sends it on that rail;
-//	                              false: through its own NIC, rail leaf, spine and the other
-//	                              rail's leaf. Only GPUs with a scale-up domain (rail preset
-//	                              with scaleup) are concerned
-//	hosts.plane_spread            qp (qp | flow | packet): how a NIC with a port on each of
-//	                              several planes spreads its traffic: qp keeps every frame from
-//	                              one endpoint to another (a queue pair) on one plane, chosen by
-//	                              a hash of the pair; flow keeps each flow, both ways, on one
-//	                              plane, chosen by a hash of the flow; packet sends each frame
-//	                              on whichever plane's port is free first, in turn, over the
-//	                              planes whose links are up at both ends (OpenAI's MRC sprays
-//	                              over its planes so)
+//	hosts.pxn                     true: NCCL 2.12's PXN: to another rail's GPU in another
+//	                              domain, via the scale-up domain
+//	hosts.plane_spread            qp (qp | flow | packet): a plane per queue pair or flow (by
+//	                              hash), or per frame (MRC)
 //	transports.rocev2.mtu         1024 (256, 512, 1024, 2048, 4096): the path MTU
 //	transports.rocev2.cc          none (none | dcqcn | hpcc | timely | swift): congestion
 //	                              control (dcqcn, hpcc: RoCE v2 only; timely: RTT-based, Mittal
@@ -460,11 +449,8 @@
 //	pause.port, pause.priority    1 (a host's only port; required for a switch), hosts.priority
 //	topology.params.routing       l3 (leafspine, fattree, rail)
 //	rail params                   stripes 1, gpus_per_server 8, servers_per_scaleup 1, planes 1;
-//	                              scaleup absent: no scale-up domain; scaleup: {} (or a field
-//	                              of it left out): H100, 3.6Tbps each way (NVLink 4: 18 x
-//	                              50 GB/s = 900 GB/s both ways) and 936.25ns a link (ASTRA-sim's
-//	                              HGX-H100-validated.yml); pcie absent: no PCIe hop (with
-//	                              pcie, its rate is required)
+//	                              no scaleup: no scale-up domain; scaleup: {}: H100, 3.6Tbps
+//	                              and 936.25ns (ScaleUpRate, ScaleUpDelay); no pcie: no hop
 //	node layer                    2 (switches)
 //	permutation.hosts             all
 //
@@ -472,21 +458,12 @@
 //
 // Topology: a preset with its params, or explicit nodes and links, not both. Preset params
 // that are counts are >= 1 (fattree k even, >= 2), and a preset takes only its own params;
-// rail's servers (stripes x servers_per_stripe) divide into scale-up domains of
-// servers_per_scaleup servers, and servers_per_scaleup above 1 needs a scaleup block;
+// rail's servers_per_scaleup divides its servers and, above 1, needs a scaleup block;
 // NodeNames and TopologyLinks give the names and links each preset defines. Explicit nodes have
 // unique names, type host or switch, switches layer 2 or 3; a host needs an IPv4 subnet and
-// may give an ip inside it; a host has exactly one link (one NIC port; a rail preset's GPU
-// has one per plane and one to its scale-up switch, docs/model.md section 15). An explicit
-// topology may group hosts into GPU servers, topology.servers: [{name, gpus: [hosts in rail
-// order], scaleup_domain: a switch}]: names unique, each GPU a host of one server only, the
-// scale-up switch a switch to which each of its GPUs has exactly one link, besides its NIC's
-// (servers are refused with a preset). On a fabric of GPU servers a hosts list (of a
-// collective, permutation, all_to_all or poisson item) may be {count: N, placement: packed |
-// spread | rail_aligned} instead of names: packed fills servers one after another, spread
-// takes a GPU of each server in turn, rail_aligned uses the same GPU positions on as few
-// servers as N allows (k GPUs on each of N/k servers, k the largest that fits); N is 2 to the
-// number of GPUs, and a rail_aligned N that fits no k is refused. Links join two
+// may give an ip inside it; a host has exactly one link (one NIC port; a GPU of
+// topology.servers one more, to its scaleup_domain switch). Placements {count, placement}
+// need GPUs; docs/model.md section 15 has their rules. Links join two
 // different known nodes; parallel links between the same pair are allowed. A link's rate is
 // at least MinLinkRate, 30 b/s (the least at which the longest PAUSE, 65535 quanta of 512
 // bit times, lasts at most sim.MaxDuration), its delay >= 0, its loss in [0,1]. A route sits on a layer-3 switch and points to a
