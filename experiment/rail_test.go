@@ -173,3 +173,37 @@ func TestJobSaysItsServersAndRails(t *testing.T) {
 	require.Equal(t, 2, j.Rails)
 	require.Equal(t, 1, j.Completed)
 }
+
+// TestRailPXNLesson (the bundled rail-pxn, on its golden): with PXN no frame crosses a spine
+// and the all-to-all ends within the path's latency of the closed form, each NIC's 12 MB (12
+// messages of 1 MB: 977 packets, 82 bytes of headers each and a 16-byte RETH) at 400 Gb/s;
+// without PXN the spines carry the traffic between rails and it takes more than 1.5x as long.
+func TestRailPXNLesson(t *testing.T) {
+	d := golden(t, "rail-pxn")
+	const msgs, size, pkts = 12, 1_000_000, 977
+	wire := int64(msgs * (size + pkts*roceV2Overhead + topology.RETHHeader))
+	closed := (400 * sim.Gbps).TxTime(wire)
+	latency := 2*936250*sim.Picosecond + 2*500*sim.Nanosecond + sim.Microsecond // + a few frames' serialization
+	pxn, none := variantNamed(t, d, "PXN"), variantNamed(t, d, "no PXN")
+	spine := func(v *results.Variant) int64 {
+		var n int64
+		for _, l := range v.Links {
+			if strings.HasPrefix(l.From, "spine") || strings.HasPrefix(l.To, "spine") {
+				n += l.Packets
+			}
+		}
+		return n
+	}
+	require.Zero(t, spine(pxn), "with PXN nothing crosses a spine")
+	require.Positive(t, spine(none))
+	require.EqualValues(t, 240, pxn.Flows.Completed)
+	require.EqualValues(t, 240, none.Flows.Completed)
+	require.GreaterOrEqual(t, *pxn.FCT.Max, closed.Microseconds(), "no faster than the NIC's 12 MB")
+	require.LessOrEqual(t, *pxn.FCT.Max, (closed + latency).Microseconds())
+	require.Greater(t, *none.FCT.Max, 1.5**pxn.FCT.Max)
+	for _, g := range pxn.LinkGroups {
+		if g.Kind == "rail" {
+			require.Greater(t, g.Utilization, 0.95, "rail %d runs nearly all the time", g.Index)
+		}
+	}
+}
