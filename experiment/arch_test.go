@@ -1,7 +1,10 @@
 package experiment
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -69,4 +72,32 @@ func TestImportRules(t *testing.T) {
 	}
 	forbid("sweep", func(d string) bool { return strings.HasPrefix(d, "github.com/spf13/") },
 		"the command line (cobra, viper) stays in cmd/fabricsim")
+}
+
+// TestArchitectureListsEveryPackage: docs/architecture.md's table has a row for every package
+// of the module (go list ./...), and no row for a package that is gone.
+func TestArchitectureListsEveryPackage(t *testing.T) {
+	const mod = "github.com/fabricsim/fabricsim/"
+	out, err := exec.Command("go", "list", mod+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "architecture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]bool{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z/]+)` \\|").FindAllStringSubmatch(string(doc), -1) {
+		rows[m[1]] = true
+	}
+	for _, p := range strings.Fields(string(out)) {
+		p = strings.TrimPrefix(p, mod)
+		if !rows[p] {
+			t.Errorf("docs/architecture.md has no row for package %s", p)
+		}
+		delete(rows, p)
+	}
+	for p := range rows {
+		t.Errorf("docs/architecture.md has a row for %s, which is no package", p)
+	}
 }

@@ -24,10 +24,8 @@ func (f *fabric) audit() error {
 			counted += w.LostRandom + w.LostDown
 		}
 	}
-	for _, nic := range f.nics {
-		if nic != nil {
-			counted += nic.Misdelivered
-		}
+	for _, nic := range f.nicList {
+		counted += nic.Misdelivered
 	}
 	var dropped int64
 	for k := topology.Kind(0); k < topology.NumKinds; k++ {
@@ -43,13 +41,11 @@ func (f *fabric) audit() error {
 				where += pt.ControlCount(k)
 			}
 		}
-		for _, nic := range f.nics {
-			if nic != nil {
-				for q := range nic.Control {
-					where += nic.Control[q].Count(k)
-				}
-				where += nic.PFCOut.Count(k)
+		for _, nic := range f.nicList {
+			for q := range nic.Control {
+				where += nic.Control[q].Count(k)
 			}
+			where += nic.PFCOut.Count(k)
 		}
 		for _, pair := range f.wires {
 			where += pair[0].InFlight(k) + pair[1].InFlight(k)

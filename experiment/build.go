@@ -32,10 +32,14 @@ type fabric struct {
 	routes   *topology.Routes
 	wires    [][2]*topology.Wire // per link: A->B, B->A
 	switches []*switchmodel.Switch
-	nics     []*transports.NIC // by node id; nil for switches
-	reg      *transports.Registry
-	ideal    []sim.Time // per flow: FCT alone on the empty fabric
-	starter  flowStarter
+	nics     []*transports.NIC // by node id, the NIC of the host's first port; nil for switches
+	// ports are each host's NICs by port (a GPU's planes and scale-up port), by node id;
+	// nicList every NIC, in node and port order.
+	ports   [][]*transports.NIC
+	nicList []*transports.NIC
+	reg     *transports.Registry
+	ideal   []sim.Time // per flow: FCT alone on the empty fabric
+	starter flowStarter
 	// jobs are the collectives; held marks the flows of theirs that wait for a release
 	// (nil without collectives).
 	jobs     []*jobRun
@@ -47,26 +51,14 @@ type fabric struct {
 	sampler   *sampler
 	// nodeCfg holds the explicit nodes that carry their own switch or host block, by name.
 	nodeCfg map[string]*scenarios.Node
+	// lossless is the switch config of scale-up switches and PCIe NICs (losslessConfig).
+	lossless *scenarios.SwitchConfig
 }
 
 // buildNetwork makes the topology of a scenario, from its preset or its explicit nodes.
 func buildNetwork(t *scenarios.Topology) (*topology.Network, error) {
-	lp := func(l scenarios.LinkSpec) topology.LinkParams {
-		return topology.LinkParams{Rate: l.Rate, Delay: l.Delay, Loss: l.Loss}
-	}
-	p := t.Params
-	switch t.Preset {
-	case "star":
-		return topology.Star(p.Hosts, lp(p.Link))
-	case "dumbbell":
-		return topology.Dumbbell(p.Left, p.Right, lp(p.HostLink), lp(p.Bottleneck))
-	case "leafspine":
-		return topology.LeafSpine(p.Leaves, p.Spines, p.HostsPerLeaf, lp(p.HostLink), lp(p.FabricLink), p.Routing)
-	case "fattree":
-		return topology.FatTree(p.K, lp(p.Link), p.Routing)
-	case "":
-	default:
-		return nil, fmt.Errorf("unknown preset %q", t.Preset)
+	if t.Preset != "" {
+		return scenarios.PresetNetwork(*t)
 	}
 	nw := topology.NewNetwork()
 	for _, n := range t.Nodes {
@@ -98,7 +90,37 @@ func buildNetwork(t *scenarios.Topology) (*topology.Network, error) {
 			return nil, err
 		}
 	}
-	return nw, nil
+	return nw, placeServers(nw, t.Servers)
+}
+
+// placeServers marks an explicit topology's GPUs with their server (from 1, in file order),
+// rail (their place in the server's list) and scale-up domain (numbered from 1 as the
+// servers first name its switch), and each scale-up switch as such.
+func placeServers(nw *topology.Network, servers []scenarios.Server) error {
+	domains := map[string]int32{}
+	for si, s := range servers {
+		var domain int32
+		if s.ScaleupDomain != "" {
+			sw, ok := nw.Lookup(s.ScaleupDomain)
+			if !ok {
+				return fmt.Errorf("server %s: unknown scale-up switch %s", s.Name, s.ScaleupDomain)
+			}
+			if domain = domains[s.ScaleupDomain]; domain == 0 {
+				domain = int32(len(domains) + 1)
+				domains[s.ScaleupDomain] = domain
+			}
+			nw.Nodes[sw].Role, nw.Nodes[sw].Domain = topology.RoleScaleUp, domain
+		}
+		for g, name := range s.GPUs {
+			id, ok := nw.Lookup(name)
+			if !ok {
+				return fmt.Errorf("server %s: unknown GPU %s", s.Name, name)
+			}
+			n := &nw.Nodes[id]
+			n.Server, n.Rail, n.Domain = int32(si+1), int32(g+1), domain
+		}
+	}
+	return nil
 }
 
 // switchConfig is the model's config of a switch block: its settings that name a model field,
@@ -169,7 +191,8 @@ func buildOn(sc *scenarios.Scenario, threads int) (*fabric, error) {
 	if hasJobs(sc) {
 		threads = 1
 	}
-	f := &fabric{sc: sc, nw: nw, routes: routes, nics: make([]*transports.NIC, len(nw.Nodes)), parts: partition(nw, threads)}
+	routes.PXN = sc.Hosts.PXN
+	f := &fabric{sc: sc, nw: nw, routes: routes, nics: make([]*transports.NIC, len(nw.Nodes)), ports: make([][]*transports.NIC, len(nw.Nodes)), parts: partition(nw, threads)}
 	f.run = sim.NewGroup(f.parts.parts, threads, f.parts.window, len(nw.Nodes)+1)
 	f.pools = topology.NewPools(f.parts.parts)
 	if f.parts.parts > 1 {
@@ -209,14 +232,26 @@ func buildOn(sc *scenarios.Scenario, threads int) (*fabric, error) {
 			receivers[i] = sw
 			continue
 		}
-		if len(n.Ports) != 1 {
-			return nil, f.nodeErr(n.Name, fmt.Errorf("host %s has %d links; a host has exactly one NIC port", n.Name, len(n.Ports)))
+		if len(n.Ports) == 0 {
+			return nil, f.nodeErr(n.Name, fmt.Errorf("host %s has no link", n.Name))
+		}
+		if len(n.Ports) > 1 && n.Rail == 0 && !multiPlane(nw, n) {
+			return nil, f.nodeErr(n.Name, fmt.Errorf("host %s has %d links; a host has one NIC port, a GPU of the rail preset one per plane and one to its scale-up switch", n.Name, len(n.Ports)))
 		}
 		hc := f.hostConfigOf(n)
-		nic := transports.NewNIC(f.reg, nw, n.ID, uint8(hc.TTL))
-		nic.SetEngine(f.engOf(n.ID), f.poolOf(n.ID))
-		f.nics[i] = nic
-		receivers[i] = nic
+		f.ports[i] = make([]*transports.NIC, len(n.Ports))
+		for pi := range n.Ports {
+			nic := transports.NewNIC(f.reg, nw, n.ID, uint8(hc.TTL))
+			nic.SetEngine(f.engOf(n.ID), f.poolOf(n.ID))
+			nic.Port = pi
+			f.ports[i][pi] = nic
+			f.nicList = append(f.nicList, nic)
+		}
+		if su := routes.ScaleUpPort(n.ID); su >= 0 {
+			f.ports[i][su].Ports, f.ports[i][su].Routes = f.ports[i], routes
+		}
+		f.nics[i] = f.ports[i][0]
+		receivers[i] = f.nics[i]
 	}
 	f.wires = make([][2]*topology.Wire, len(nw.Links))
 	jitterWarned := false
@@ -229,9 +264,13 @@ func buildOn(sc *scenarios.Scenario, threads int) (*fabric, error) {
 			if a, b := f.parts.of[from.Node], f.parts.of[to.Node]; a != b {
 				w.CrossFrom(f.run.Part(a), b)
 			}
-			w.Attach(receivers[to.Node])
+			if nic := f.nicAt(to); nic != nil {
+				w.Attach(nic)
+			} else {
+				w.Attach(receivers[to.Node])
+			}
 			f.wires[li][dir] = w
-			if nic := f.nics[from.Node]; nic != nil {
+			if nic := f.nicAt(from); nic != nil {
 				nic.Wire = w
 				nic.Peer = f.routes.Forwarding(to.Node)
 				nic.Response = responseTime(&sc.Switch.PFC, l.Params.Rate)
@@ -245,6 +284,12 @@ func buildOn(sc *scenarios.Scenario, threads int) (*fabric, error) {
 				}
 			}
 		}
+	}
+	if sc.Hosts.PlaneSpread == "packet" {
+		f.spray()
+	}
+	if p := sc.Topology.Params; p.PCIe != nil && p.Planes > 1 && sc.Hosts.PlaneSpread != "qp" {
+		f.warnf("hosts.plane_spread %s does not reach past a PCIe hop: a GPU's NIC node spreads its flows over the planes by its ECMP hash, one plane per flow", sc.Hosts.PlaneSpread)
 	}
 	f.logDepth()
 	for _, sw := range f.switches {
@@ -304,14 +349,72 @@ func (f *fabric) logDepth() {
 	for i := range depth {
 		depth[i] = &topology.DepthLog{}
 	}
-	for _, nic := range f.nics {
-		if nic != nil {
-			nic.LogDepth(depth[f.parts.of[nic.ID]])
-		}
+	for _, nic := range f.nicList {
+		nic.LogDepth(depth[f.parts.of[nic.ID]])
 	}
 	for _, sw := range f.switches {
 		sw.LogDepth(depth[f.parts.of[sw.ID]])
 	}
+}
+
+// nicAt is the NIC of a host's port (nil for a switch's).
+func (f *fabric) nicAt(e topology.End) *transports.NIC {
+	if ps := f.ports[e.Node]; ps != nil {
+		return ps[e.Port]
+	}
+	return nil
+}
+
+// nicFor is the NIC host src sends flow i's frames to dst from (topology.Routes.HostPort; with
+// hosts.plane_spread flow, the plane FlowKey(i) picks, the same at both ends).
+func (f *fabric) nicFor(src, dst topology.NodeID, i int32) *transports.NIC {
+	if len(f.ports[src]) < 2 {
+		return f.nics[src]
+	}
+	key := topology.PairKey(src, dst)
+	if f.sc.Hosts.PlaneSpread == "flow" {
+		key = topology.FlowKey(i)
+	}
+	if pi := f.routes.HostPortKeyed(src, dst, key); pi >= 0 {
+		return f.ports[src][pi]
+	}
+	return f.nics[src]
+}
+
+// spray makes every host with ports on several planes spray its frames over them
+// (hosts.plane_spread packet), each NIC seeing which planes reach a destination.
+func (f *fabric) spray() {
+	reach := &transports.Reach{Wires: make([][]*topology.Wire, len(f.nw.Nodes))}
+	for id, ports := range f.ports {
+		var planes []*transports.NIC
+		for pi, nic := range ports {
+			if f.nw.Nodes[f.nw.Nodes[id].Ports[pi].Peer].Plane > 0 {
+				planes = append(planes, nic)
+			}
+		}
+		if len(planes) < 2 {
+			continue
+		}
+		reach.Wires[id] = make([]*topology.Wire, len(ports))
+		for k, nic := range planes {
+			nic.Spray, nic.Reach = planes, reach
+			nic.SetSprayIndex(k)
+			reach.Wires[id][nic.Port] = nic.Wire
+		}
+	}
+}
+
+// multiPlane reports whether host n's ports all lead to fabric switches of different planes.
+func multiPlane(nw *topology.Network, n *topology.Node) bool {
+	seen := map[int32]bool{}
+	for _, p := range n.Ports {
+		pl := nw.Nodes[p.Peer].Plane
+		if pl == 0 || seen[pl] {
+			return false
+		}
+		seen[pl] = true
+	}
+	return true
 }
 
 // engOf is the engine of node id's partition; poolOf its packet pool.

@@ -24,10 +24,8 @@ func (f *fabric) dropPlaces() []results.DropPlace {
 			}
 		}
 	}
-	for _, nic := range f.nics {
-		if nic != nil {
-			place(nic.ID, 0, nic.Wire.To, "unroutable", nic.Misdelivered)
-		}
+	for _, nic := range f.nicList {
+		place(nic.ID, nic.Port, nic.Wire.To, "unroutable", nic.Misdelivered)
 	}
 	for _, pair := range f.wires {
 		for _, w := range pair {

@@ -62,6 +62,24 @@ func (f *fabric) describe(b *strings.Builder) {
 	}
 	fmt.Fprintf(b, "  Fabric: %s topology, %d hosts, %d layer-2 and %d layer-3 switches, %d links.\n",
 		kind, hosts, bridges, routers, len(nw.Links))
+	if p := sc.Topology.Params; sc.Topology.Preset == "rail" {
+		servers := p.Stripes * p.ServersPerStripe
+		fmt.Fprintf(b, "  AI cluster: %d servers of %d GPUs in %d stripe(s), each GPU with its own NIC on its rail (%d rails), %d plane(s).\n",
+			servers, p.GPUsPerServer, p.Stripes, p.GPUsPerServer, p.Planes)
+		down := float64(p.ServersPerStripe) * float64(p.NICLink.Rate)
+		up := float64(p.Spines) * float64(p.FabricLink.Rate)
+		fmt.Fprintf(b, "  A rail leaf has %d x %v down and %d x %v up: oversubscription %.3g:1 for traffic between stripes or rails.\n",
+			p.ServersPerStripe, p.NICLink.Rate, p.Spines, p.FabricLink.Rate, down/up)
+		if p.ScaleUp != nil {
+			fmt.Fprintf(b, "  Scale-up: %d domain(s) of %d server(s), each GPU linked to its scale-up switch at %v, %v (lossless on every class); PXN %s.\n",
+				servers/p.ServersPerScaleup, p.ServersPerScaleup, p.ScaleUp.Rate, p.ScaleUp.Delay, onOff(sc.Hosts.PXN))
+		} else {
+			fmt.Fprintf(b, "  Scale-up: none (PCIe-only servers): GPUs meet over the fabric only.\n")
+		}
+	}
+	if sc.Topology.Params.Planes > 1 {
+		fmt.Fprintf(b, "  Planes: %d; a host spreads over them by %s (hosts.plane_spread).\n", sc.Topology.Params.Planes, sc.Hosts.PlaneSpread)
+	}
 	fmt.Fprintf(b, "  Switches: %s shared buffer (dynamic threshold alpha %g), %s scheduling, PFC %s, ECN %s.\n",
 		bytesText(sc.Switch.Buffer), sc.Switch.BufferAlpha, sc.Switch.Scheduler, onOff(sc.Switch.PFC.Enabled), onOff(sc.Switch.ECN.Enabled))
 	var total int64

@@ -68,12 +68,12 @@ func (fs *faults) Handle(now sim.Time, i int, _ any) {
 		if until == 0 {
 			until = sim.Never
 		}
-		fs.f.nics[fs.node[i]].Storm(now, ft.PFCStorm.Priority, until)
+		fs.f.nics[fs.node[i]].Storm(now, ft.PFCStorm.Priority, until) // a multi-port host: its first port
 		return
 	case ft.Pause != nil:
 		c, q := ft.Pause.Priority, uint16(ft.Pause.Quanta)
-		if nic := fs.f.nics[fs.node[i]]; nic != nil {
-			nic.SendPause(now, c, q)
+		if ports := fs.f.ports[fs.node[i]]; ports != nil {
+			ports[ft.Pause.Port-1].SendPause(now, c, q) // the host's NIC of that port (a GPU has several)
 		} else {
 			fs.f.switchByID(fs.node[i]).Ports[ft.Pause.Port-1].InjectPause(now, c, q)
 		}
@@ -91,7 +91,7 @@ func (fs *faults) Handle(now sim.Time, i int, _ any) {
 		pair[0].SetUp(false)
 		pair[1].SetUp(false)
 		for _, end := range [2]topology.End{l.A, l.B} {
-			if nic := fs.f.nics[end.Node]; nic != nil {
+			if nic := fs.f.nicAt(end); nic != nil {
 				nic.LinkDown(now) // a switch's port resets itself (switchmodel.Port.linkChanged)
 			}
 		}
@@ -99,7 +99,7 @@ func (fs *faults) Handle(now sim.Time, i int, _ any) {
 		pair[0].SetUp(true)
 		pair[1].SetUp(true)
 		for _, end := range [2]topology.End{l.A, l.B} {
-			if nic := fs.f.nics[end.Node]; nic != nil {
+			if nic := fs.f.nicAt(end); nic != nil {
 				nic.Resume(now) // it held its frames while the link was down
 			}
 		}

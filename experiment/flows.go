@@ -188,7 +188,7 @@ func (f *fabric) setUETRTTs() {
 func (f *fabric) setUETRTT(u uetFlow) {
 	if u.rtt > 0 {
 		fl := f.reg.Flows[u.i]
-		f.reg.SetUETRTT(u.i, u.rtt, max(f.starter.uetNetwork, u.rtt), transports.UETDefaultRTO(f.uetQueueDrain(f.nics[fl.Src].Wire.Params.Rate)))
+		f.reg.SetUETRTT(u.i, u.rtt, max(f.starter.uetNetwork, u.rtt), transports.UETDefaultRTO(f.uetQueueDrain(f.nicFor(fl.Src, fl.Dst, u.i).Wire.Params.Rate)))
 	}
 }
 
@@ -198,7 +198,7 @@ func (f *fabric) startFlow(i int32) error {
 	fl := f.reg.Flows[i]
 	st := &f.starter
 	ic := st.ic
-	src, dst := f.nics[fl.Src], f.nics[fl.Dst]
+	src, dst := f.nicFor(fl.Src, fl.Dst, i), f.nicFor(fl.Dst, fl.Src, i)
 	s, d := &f.nw.Nodes[fl.Src], &f.nw.Nodes[fl.Dst]
 	cross := !s.Subnet.Contains(d.IP) || s.Subnet != d.Subnet
 	iwarp, uet := fl.Transport == "iwarp", fl.Transport == "uet"

@@ -10,11 +10,26 @@ import (
 	"github.com/fabricsim/fabricsim/sim"
 )
 
+// spread counts the servers and the rails the named GPUs are on (0, 0 for plain hosts).
+func (f *fabric) spread(names []string) (servers, rails int) {
+	seenS, seenR := map[int32]bool{}, map[int32]bool{}
+	for _, name := range names {
+		if id, ok := f.nw.Lookup(name); ok {
+			if n := &f.nw.Nodes[id]; n.Server > 0 {
+				seenS[n.Server], seenR[n.Rail] = true, true
+			}
+		}
+	}
+	return len(seenS), len(seenR)
+}
+
 // collectJobs reads every job's iterations into the results, and says of each flow never
 // released what it waited for.
 func (f *fabric) collectJobs(v *results.Variant, now sim.Time) {
 	for _, j := range f.jobs {
-		v.Jobs = append(v.Jobs, j.result(now))
+		r := j.result(now)
+		r.Servers, r.Rails = f.spread(j.ranks)
+		v.Jobs = append(v.Jobs, r)
 		for inst, rel := range j.released {
 			if rel != sim.Never {
 				continue

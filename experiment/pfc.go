@@ -27,7 +27,29 @@ func (f *fabric) switchConfigOf(n *topology.Node) *scenarios.SwitchConfig {
 	if nc := f.nodeCfg[n.Name]; nc != nil && nc.Switch != nil {
 		return nc.Switch
 	}
+	if n.Role != topology.RoleFabric {
+		if f.lossless == nil {
+			f.lossless = losslessConfig(&f.sc.Switch)
+		}
+		return f.lossless
+	}
 	return &f.sc.Switch
+}
+
+// losslessConfig is the config of a scale-up switch or of a NIC behind a PCIe hop, made from
+// the switch block c: every class lossless, as NVLink's and PCIe's credit-based flow control
+// lose nothing (modelled as PFC on all eight classes, sized auto, with no watchdog; pfcConfig
+// adds the headroom to the buffer), no ECN marking, no trimming, ECMP, no forwarding latency
+// (the links' delays hold it); the buffer is c's.
+func losslessConfig(c *scenarios.SwitchConfig) *scenarios.SwitchConfig {
+	l := *c
+	l.PFC.Enabled, l.PFC.Watchdog = true, 0
+	l.PFC.Priorities = []int{0, 1, 2, 3, 4, 5, 6, 7}
+	auto := scenarios.SizeOrAuto{Auto: true}
+	l.PFC.Xoff, l.PFC.Xon, l.PFC.Headroom, l.PFC.XonOffset = scenarios.XoffSize{SizeOrAuto: auto}, auto, auto, auto
+	l.ECN.Enabled, l.Trimming.Enabled = false, false
+	l.LoadBalancing, l.Latency = "ecmp", 0
+	return &l
 }
 
 // hostConfigOf is the host block that applies to host n: its own, or the global one.
@@ -82,6 +104,14 @@ func (f *fabric) pfcConfig(n *topology.Node, c *scenarios.SwitchConfig) switchmo
 	for i, port := range n.Ports {
 		in.Ports = append(in.Ports, f.sizingPort(n, i))
 		cfg.Response = append(cfg.Response, responseTime(p, f.nw.Links[port.Link].Params.Rate))
+	}
+	if n.Role != topology.RoleFabric {
+		// Credit-based flow control (NVLink's, PCIe's) loses nothing and needs no headroom:
+		// PFC emulates it here, so the headroom of every port-class comes on top of the
+		// buffer, and XOFF shares the switch block's buffer as on a fabric switch.
+		for i := range in.Ports {
+			in.Buffer += in.Need(i).Total() * int64(in.Classes)
+		}
 	}
 	thresholds, warnings := pfc.Size(in)
 	cfg.Ports = thresholds

@@ -339,6 +339,8 @@ func (f *fabric) collect() *results.Variant {
 			RetransmittedPackets: fl.Retransmitted, DeliveredBytes: fl.Delivered,
 			Timeouts: fl.Timeouts, NAKs: fl.NAKs, CNPs: f.reg.CNPs(int32(i)),
 			Group: f.sc.Traffic[f.group[i]].Label}
+		s, d := &f.nw.Nodes[fl.Src], &f.nw.Nodes[fl.Dst]
+		r.SrcServer, r.SrcRail, r.DstServer, r.DstRail = int(s.Server), int(s.Rail), int(d.Server), int(d.Rail)
 		used[fl.Transport] = true
 		switch fl.Status {
 		case transports.Completed:
@@ -390,19 +392,16 @@ func (f *fabric) collect() *results.Variant {
 			}
 		}
 	}
-	for _, nic := range f.nics {
-		if nic == nil {
-			continue
-		}
+	for _, nic := range f.nicList {
 		by.Unroutable += nic.Misdelivered
 		for prio := range nic.Control {
-			f.addQueue(v, nic.ID, 0, prio, &nic.Control[prio], now)
+			f.addQueue(v, nic.ID, nic.Port, prio, &nic.Control[prio], now)
 			paused := nic.Pause.PausedTime(prio, now)
 			v.PFC.PausedTimeUS += paused.Microseconds()
 			v.PFC.PauseFrames += nic.PausesSent[prio]
 			v.PFC.ResumeFrames += nic.ResumesSent[prio]
 			if paused > 0 || nic.PausesSent[prio]+nic.ResumesSent[prio] > 0 {
-				v.PFCPorts = append(v.PFCPorts, results.PFCPort{Node: nic.Name, Port: 1,
+				v.PFCPorts = append(v.PFCPorts, results.PFCPort{Node: nic.Name, Port: nic.Port + 1,
 					Peer: f.nw.Nodes[nic.Wire.To].Name, Priority: prio, PausesSent: nic.PausesSent[prio],
 					ResumesSent: nic.ResumesSent[prio], PausedUS: paused.Microseconds()})
 			}
@@ -428,6 +427,7 @@ func (f *fabric) collect() *results.Variant {
 		}
 	}
 	v.DropPlaces = f.dropPlaces()
+	v.LinkGroups = f.linkGroups(now)
 	if f.deadlocks != nil {
 		for _, d := range f.deadlocks.Found {
 			// The table's notes print each deadlock as a warning under the table.

@@ -32,7 +32,7 @@ type sampler struct {
 	// port-class of the fabric, so these are slices in the order it visits them, not maps
 	// (on a 1,024-host fabric, hashing 50,000 keys a sample took a third of a run with -o):
 	// queueCol and pauseCol by switch port-class, at (portBase[switch] + port) *
-	// NumPriorities + class; nicPauseCol by NIC (its index in fabric.nics) * NumPriorities +
+	// NumPriorities + class; nicPauseCol by NIC (its index in fabric.nicList) * NumPriorities +
 	// class; ingressCol by the index in refs.
 	portBase    []int
 	queueCol    []int32
@@ -80,7 +80,7 @@ func (f *fabric) startSampler() {
 	}
 	s.queueCol = noColumns(ports * switchmodel.NumPriorities)
 	s.pauseCol = noColumns(ports * switchmodel.NumPriorities)
-	s.nicPauseCol = noColumns(len(f.nics) * topology.NumPriorities)
+	s.nicPauseCol = noColumns(len(f.nicList) * topology.NumPriorities)
 	s.ingressCol = noColumns(len(s.refs))
 	s.initFabric()
 	if start == sim.Never {
@@ -125,7 +125,7 @@ func (s *sampler) take(now sim.Time) {
 			if fl.Start <= now && !f.reg.Ended(int32(i)) {
 				rate := f.reg.RateOf(int32(i))
 				if rate == 0 { // no cut yet: the limiter (or HPCC's W_init/T) lets the NIC's line rate through
-					rate = f.nics[fl.Src].Wire.Params.Rate
+					rate = f.nicFor(fl.Src, fl.Dst, int32(i)).Wire.Params.Rate
 				}
 				r = rate.Gbps()
 			}
@@ -174,12 +174,9 @@ func (s *sampler) take(now sim.Time) {
 		}
 		ss.Ingress[k].Bytes = append(ss.Ingress[k].Bytes, in.Bytes)
 	}
-	for ni, nic := range f.nics {
-		if nic == nil {
-			continue
-		}
+	for ni, nic := range f.nicList {
 		for c := range nic.Control {
-			s.pause(&s.nicPauseCol[ni*topology.NumPriorities+c], nic.ID, 0, c, nic.Pause.PausedTime(c, now), n)
+			s.pause(&s.nicPauseCol[ni*topology.NumPriorities+c], nic.ID, nic.Port, c, nic.Pause.PausedTime(c, now), n)
 		}
 	}
 	s.takeFabric(n)

@@ -101,8 +101,8 @@ func (s *sampler) takeFabric(n int) {
 	}
 	for id := range f.nw.Nodes {
 		var lost int64
-		if id < len(f.nics) && f.nics[id] != nil {
-			lost = f.nics[id].Misdelivered
+		for _, nic := range f.ports[id] {
+			lost += nic.Misdelivered
 		}
 		name := f.nw.Nodes[id].Name
 		ev := c.hostEv[id*hostEvents : (id+1)*hostEvents]

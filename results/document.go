@@ -98,6 +98,9 @@ type Variant struct {
 	Seed uint64 `json:"seed"`
 	// Jobs are the variant's collectives (docs/results.md, "jobs"); omitted without any.
 	Jobs []Job `json:"jobs,omitempty"`
+	// LinkGroups sum the links of an AI cluster's planes, rails and scale-up domains
+	// (docs/results.md, "link_groups"); omitted for a fabric without any.
+	LinkGroups []LinkGroup `json:"link_groups,omitempty"`
 	// SizeEdges are the bin edges of SlowdownBySize, ascending; not in the document.
 	SizeEdges []int64 `json:"-"`
 	// SizeQuantiles, when above 0, replaces SizeEdges by the edges of that many
@@ -120,6 +123,19 @@ type Variant struct {
 	// Parallel is how the run was cut (bench reports it): not in the document, which is the
 	// same however many threads ran it.
 	Parallel Parallel `json:"-"`
+}
+
+// LinkGroup is what one group of host links carried, both directions: a plane's (every host
+// link to a switch of plane Index), a rail's (the NIC links of the GPUs in position Index), a
+// scale-up domain's (its GPUs' links to switch nv<Index>).
+type LinkGroup struct {
+	Kind  string `json:"kind"` // plane, rail or scaleup
+	Index int    `json:"index"`
+	// Links counts the group's links; WireBytes is what they carried both ways, preamble and
+	// gap included; Utilization their mean busy time over the simulated time, in [0,1].
+	Links       int     `json:"links"`
+	WireBytes   int64   `json:"wire_bytes"`
+	Utilization float64 `json:"utilization"`
 }
 
 // FlowCounts counts a variant's flows by status. Total counts every flow, whatever its status.
@@ -291,6 +307,12 @@ type Flow struct {
 	// Group names the flows of one traffic item (or of the items sharing a label): the
 	// item's label, else its kind and index ("poisson 0", "incast 1").
 	Group string `json:"group"`
+	// SrcServer, SrcRail, DstServer and DstRail place a flow's ends that are GPUs (rail
+	// preset): server and rail from 1; absent (0) for other hosts.
+	SrcServer int `json:"src_server,omitempty"`
+	SrcRail   int `json:"src_rail,omitempty"`
+	DstServer int `json:"dst_server,omitempty"`
+	DstRail   int `json:"dst_rail,omitempty"`
 }
 
 // Finish records that f completed at finishUS: it sets FinishUS, FCTUS = finishUS - StartUS

@@ -13,6 +13,32 @@ var flowsHeader = []string{
 	"timeouts", "naks", "cnps", "rate_gbps", "group",
 }
 
+// gpuHeader names the columns flows.csv adds when a flow's end is a GPU (rail preset).
+var gpuHeader = []string{"src_server", "src_rail", "dst_server", "dst_rail"}
+
+// hasGPUs reports whether any flow of vs has an end on a GPU.
+func hasGPUs(vs ...*Variant) bool {
+	for _, v := range vs {
+		for i := range v.PerFlow {
+			if f := &v.PerFlow[i]; f.SrcServer > 0 || f.DstServer > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// gpuRecord is the GPU columns of f (empty cells for an end that is not a GPU).
+func gpuRecord(f *Flow) []string {
+	cell := func(n int) string {
+		if n == 0 {
+			return ""
+		}
+		return strconv.Itoa(n)
+	}
+	return []string{cell(f.SrcServer), cell(f.SrcRail), cell(f.DstServer), cell(f.DstRail)}
+}
+
 // flowRecord is f as CSV cells: numbers at full precision, null times as empty cells.
 func flowRecord(f *Flow) []string {
 	return []string{
@@ -48,15 +74,25 @@ func optExact(f *float64) string {
 // WriteFlowsCSV writes v's flows as CSV, one row per flow under a header of the per_flow keys
 // of docs/results.md (id, src, dst, transport, priority, size_bytes, start_us, finish_us,
 // fct_us, slowdown, status, retransmitted_packets, delivered_bytes, reason, then the
-// additions timeouts, naks, cnps, rate_gbps and group). Numbers are at
-// full precision; finish_us, fct_us and slowdown are empty for unfinished flows.
+// additions timeouts, naks, cnps, rate_gbps and group; with flows between GPUs, then
+// src_server, src_rail, dst_server and dst_rail). Numbers are at full precision; finish_us,
+// fct_us and slowdown are empty for unfinished flows.
 func WriteFlowsCSV(w io.Writer, v *Variant) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(flowsHeader); err != nil {
+	gpus := hasGPUs(v)
+	header := flowsHeader
+	if gpus {
+		header = append(append([]string(nil), flowsHeader...), gpuHeader...)
+	}
+	if err := cw.Write(header); err != nil {
 		return err
 	}
 	for i := range v.PerFlow {
-		if err := cw.Write(flowRecord(&v.PerFlow[i])); err != nil {
+		rec := flowRecord(&v.PerFlow[i])
+		if gpus {
+			rec = append(rec, gpuRecord(&v.PerFlow[i])...)
+		}
+		if err := cw.Write(rec); err != nil {
 			return err
 		}
 	}
@@ -68,13 +104,25 @@ func WriteFlowsCSV(w io.Writer, v *Variant) error {
 // and seed columns (one row per flow and seed when the variants ran under several).
 func writeAllFlowsCSV(w io.Writer, d *Document) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(append([]string{"variant", "seed"}, flowsHeader...)); err != nil {
+	vs := make([]*Variant, len(d.Variants))
+	for i := range d.Variants {
+		vs[i] = &d.Variants[i]
+	}
+	gpus := hasGPUs(vs...)
+	header := append([]string{"variant", "seed"}, flowsHeader...)
+	if gpus {
+		header = append(header, gpuHeader...)
+	}
+	if err := cw.Write(header); err != nil {
 		return err
 	}
-	for i := range d.Variants {
-		v := &d.Variants[i]
+	for _, v := range vs {
 		for j := range v.PerFlow {
-			if err := cw.Write(append([]string{v.Name, strconv.FormatUint(v.Seed, 10)}, flowRecord(&v.PerFlow[j])...)); err != nil {
+			rec := append([]string{v.Name, strconv.FormatUint(v.Seed, 10)}, flowRecord(&v.PerFlow[j])...)
+			if gpus {
+				rec = append(rec, gpuRecord(&v.PerFlow[j])...)
+			}
+			if err := cw.Write(rec); err != nil {
 				return err
 			}
 		}

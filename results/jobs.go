@@ -23,8 +23,12 @@ type Job struct {
 	Op        string `json:"op"`
 	Algorithm string `json:"algorithm"`
 	Ranks     int    `json:"ranks"`
-	SizeBytes int64  `json:"size_bytes"`
-	Channels  int    `json:"channels"`
+	// Servers and Rails count the servers and rails the job's ranks are on when they are
+	// GPUs (rail preset, or explicit servers); absent otherwise.
+	Servers   int   `json:"servers,omitempty"`
+	Rails     int   `json:"rails,omitempty"`
+	SizeBytes int64 `json:"size_bytes"`
+	Channels  int   `json:"channels"`
 	// ChunkBytes is the piece a pipelined algorithm (tree, broadcast) sends at a time;
 	// absent for the others.
 	ChunkBytes int64 `json:"chunk_bytes,omitempty"`

@@ -153,6 +153,10 @@
 //	                              rate, so a host's frames stay in order; it breaks the
 //	                              lock-step phase effects of identical senders at drop-tail
 //	                              queues (Floyd and Jacobson, 1992)
+//	hosts.pxn                     true: NCCL 2.12's PXN: to another rail's GPU in another
+//	                              domain, via the scale-up domain
+//	hosts.plane_spread            qp (qp | flow | packet): a plane per queue pair or flow (by
+//	                              hash), or per frame (MRC)
 //	transports.rocev2.mtu         1024 (256, 512, 1024, 2048, 4096): the path MTU
 //	transports.rocev2.cc          none (none | dcqcn | hpcc | timely | swift): congestion
 //	                              control (dcqcn, hpcc: RoCE v2 only; timely: RTT-based, Mittal
@@ -464,7 +468,10 @@
 //	fault until                   the end of the run (pfc_storm only)
 //	pfc_storm.priority            the host's hosts.priority
 //	pause.port, pause.priority    1 (a host's only port; required for a switch), hosts.priority
-//	topology.params.routing       l3 (leafspine, fattree)
+//	topology.params.routing       l3 (leafspine, fattree, rail)
+//	rail params                   stripes 1, gpus_per_server 8, servers_per_scaleup 1, planes 1;
+//	                              no scaleup: no scale-up domain; scaleup: {}: H100, 3.6Tbps
+//	                              and 936.25ns (ScaleUpRate, ScaleUpDelay); no pcie: no hop
 //	node layer                    2 (switches)
 //	permutation.hosts             all
 //
@@ -472,9 +479,12 @@
 //
 // Topology: a preset with its params, or explicit nodes and links, not both. Preset params
 // that are counts are >= 1 (fattree k even, >= 2), and a preset takes only its own params;
+// rail's servers_per_scaleup divides its servers and, above 1, needs a scaleup block;
 // NodeNames and TopologyLinks give the names and links each preset defines. Explicit nodes have
 // unique names, type host or switch, switches layer 2 or 3; a host needs an IPv4 subnet and
-// may give an ip inside it; a host has exactly one link (one NIC port). Links join two
+// may give an ip inside it; a host has exactly one link (one NIC port; a GPU of
+// topology.servers one more, to its scaleup_domain switch). Placements {count, placement}
+// need GPUs; docs/model.md section 15 has their rules. Links join two
 // different known nodes; parallel links between the same pair are allowed. A link's rate is
 // at least MinLinkRate, 30 b/s (the least at which the longest PAUSE, 65535 quanta of 512
 // bit times, lasts at most sim.MaxDuration), its delay >= 0, its loss in [0,1]. A route sits on a layer-3 switch and points to a

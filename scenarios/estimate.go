@@ -112,6 +112,12 @@ func (f *File) Estimate(i int) Estimate {
 // most MaxNodes, but their products need not fit).
 func shape(t *Topology) (hosts, switches, links int64) {
 	p := t.Params
+	if planes := int64(p.Planes); planes > 1 && t.Preset != "rail" { // WithPlanes: every switch and link per plane
+		one := *t
+		one.Params.Planes = 1
+		h, s, l := shape(&one)
+		return h, mulSat(s, planes), mulSat(l, planes)
+	}
 	switch t.Preset {
 	case "star":
 		return int64(p.Hosts), 1, int64(p.Hosts)
@@ -124,6 +130,10 @@ func shape(t *Topology) (hosts, switches, links int64) {
 	case "fattree":
 		k := int64(p.K)
 		return mulSat(k, k*k) / 4, 5 * k * k / 4, mulSat(3*k, k*k) / 4
+	case "rail": // the resolver bounded its nodes by maxNodes
+		rp := RailParams(*t)
+		gpus := int64(p.Stripes) * int64(p.ServersPerStripe) * int64(p.GPUsPerServer)
+		return gpus, int64(rp.Nodes()) - gpus, int64(rp.Links())
 	}
 	for _, n := range t.Nodes {
 		if n.Type == "host" {
@@ -198,13 +208,23 @@ func wireFrames(t *Topology) int64 {
 	frames := func(s LinkSpec) int64 { return int64(min(bytesIn(s.Rate, s.Delay)/wireFrameBytes, 1e15)) + 1 }
 	p := t.Params
 	hosts, _, links := shape(t)
-	switch t.Preset {
+	preset := t.Preset
+	if p.Planes > 1 {
+		preset = "rail" // read from the built links
+	}
+	switch preset {
 	case "star", "fattree":
 		return mulSat(links, frames(p.Link))
 	case "dumbbell":
 		return addSat(mulSat(hosts, frames(p.HostLink)), frames(p.Bottleneck))
 	case "leafspine":
 		return addSat(mulSat(hosts, frames(p.HostLink)), mulSat(links-hosts, frames(p.FabricLink)))
+	case "rail":
+		var n int64
+		for _, l := range TopologyLinks(*t) {
+			n = addSat(n, frames(LinkSpec{Rate: l.Rate, Delay: l.Delay}))
+		}
+		return n
 	}
 	var n int64
 	for _, l := range t.Links {
@@ -349,6 +369,12 @@ func hostRate(t *Topology) sim.Rate {
 		return p.Link.Rate
 	case "dumbbell", "leafspine":
 		return p.HostLink.Rate
+	case "rail":
+		r := p.NICLink.Rate * sim.Rate(p.Planes)
+		if p.ScaleUp != nil {
+			r = max(r, p.ScaleUp.Rate)
+		}
+		return r
 	}
 	var r sim.Rate
 	for _, l := range t.Links {

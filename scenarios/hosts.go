@@ -11,4 +11,8 @@ type HostConfig struct {
 	CNPPriority int `yaml:"cnp_priority" default:"6" min:"0" max:"7" doc:"the traffic class of the CNPs a host sends (NVIDIA's CNP_802P_PRIO; CNP_DSCP 48)"`
 	// Jitter, when positive, delays each frame a host sends by a random time in [0, Jitter).
 	Jitter sim.Time `yaml:"jitter" default:"0" min:"0" max:"1us" means:"a random extra delay per frame, kept below one minimum frame time" doc:"a random delay in [0, jitter) for each frame a host sends, at most one minimum frame time at the host's link rate, so a host's frames stay in order; it breaks the lock-step phase effects of identical senders at drop-tail queues (Floyd and Jacobson, 1992)"`
+	// PXN and PlaneSpread are how a GPU of the rail preset, or a host with several planes,
+	// chooses the port a flow leaves by (topology.Routes.HostPort).
+	PXN         bool   `yaml:"pxn" default:"true" doc:"NCCL 2.12's PXN: to another rail's GPU in another domain, via the scale-up domain"`
+	PlaneSpread string `yaml:"plane_spread" default:"qp" oneof:"qp,flow,packet" what:"plane spread" doc:"a plane per queue pair or flow (by hash), or per frame (MRC)"`
 }

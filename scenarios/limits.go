@@ -122,6 +122,11 @@ func (r *resolver) shrink(e Estimate, sampleGiven bool) (path, how string) {
 			return "topology.params.hosts_per_leaf", fmt.Sprintf("fewer hosts: at most %d hosts_per_leaf fit with %d leaves and %d spines", n, p.Leaves, p.Spines)
 		}
 		return "topology.params.leaves", "fewer leaves or spines"
+	case "rail":
+		if n := largest(p.ServersPerStripe, func(n int) bool { p.ServersPerStripe = n; return fits(t) }); n > 0 {
+			return "topology.params.servers_per_stripe", fmt.Sprintf("fewer servers: at most %d servers_per_stripe fit", n)
+		}
+		return "topology.params.stripes", "fewer stripes, GPUs per server or planes"
 	case "fattree":
 		for k := p.K - 2; k >= 2; k -= 2 {
 			if p.K = k; fits(t) {

@@ -110,7 +110,7 @@ func TestDefaults(t *testing.T) {
 		ECN:      ECNConfig{Kmin: 5000, Kmax: 200_000, Pmax: 0.01},
 		Trimming: TrimConfig{Threshold: SizeOrAuto{Auto: true}, Priority: 7, Reserve: SizeOrAuto{Auto: true}},
 	}, sc.Switch)
-	require.Equal(t, HostConfig{Priority: 3, TTL: 64, CNPPriority: 6}, sc.Hosts)
+	require.Equal(t, HostConfig{Priority: 3, TTL: 64, CNPPriority: 6, PXN: true, PlaneSpread: "qp"}, sc.Hosts)
 	require.Equal(t, RoCEConfig{MTU: 1024, CC: "none", Recovery: "go-back-n",
 		RetransmitTimeout: 1_048_576 * sim.Nanosecond, RetryLimit: 7, AckInterval: 16, UDPSport: "random",
 		IRN:   IRNConfig{RTOLow: 100 * sim.Microsecond, RTOHigh: 320 * sim.Microsecond, RTOLowPackets: 3, ReorderThreshold: 1, BDPCap: SizeOrAuto{Auto: true}},
@@ -351,7 +351,7 @@ func TestRules(t *testing.T) {
 		{"param of another preset", starScenario, []string{"topology.params.leaves=2"}, "topology.params.leaves", `star has no param "leaves" (its params: hosts, link)`},
 		{"param typo", starScenario, []string{"topology.params.hostz=2"}, "topology.params.hostz", `star has no param "hostz" (did you mean "hosts"?)`},
 		{"leafspine has no hosts", starScenario, []string{"topology.preset=leafspine", "topology.params={hosts: 3, leaves: 2, spines: 1, hosts_per_leaf: 2, host_link: {rate: 1Gbps}, fabric_link: {rate: 1Gbps}}"},
-			"topology.params.hosts", `leafspine has no param "hosts" (did you mean "hosts_per_leaf"?) (its params: leaves, spines, hosts_per_leaf, host_link, fabric_link, routing)`},
+			"topology.params.hosts", `leafspine has no param "hosts" (did you mean "hosts_per_leaf"?) (its params: leaves, spines, hosts_per_leaf, host_link, fabric_link, routing, planes)`},
 		{"unknown preset", starScenario, []string{"topology.preset=strar"}, "topology.preset", `unknown preset "strar" (did you mean "star"?)`},
 		{"missing param", starScenario, []string{"topology.params={hosts: 3}"}, "topology.params.link", `the star preset needs param "link"`},
 		{"missing params", starScenario, []string{"topology={preset: star}"}, "topology.params", "the star preset needs params: hosts, link"},
@@ -413,7 +413,7 @@ func TestRules(t *testing.T) {
 		{"incast no senders", starScenario, []string{"traffic=[{incast: {receiver: h2, size: 1MB, transport: rocev2}}]"}, "traffic.0.incast.senders", "senders is required"},
 		{"incast senders scalar", starScenario, []string{"traffic=[{incast: {senders: h1, receiver: h2, size: 1MB, transport: rocev2}}]"}, "traffic.0.incast.senders", `want a list of names, e.g. [h1, h2], got "h1"`},
 		{"permutation of one", starScenario, []string{"traffic=[{permutation: {hosts: [h1], size: 1MB, transport: rocev2}}]"}, "traffic.0.permutation.hosts", "at least 2 hosts"},
-		{"permutation hosts word", starScenario, []string{"traffic=[{permutation: {hosts: some, size: 1MB, transport: rocev2}}]"}, "traffic.0.permutation.hosts", `want all or a list of host names, got "some"`},
+		{"permutation hosts word", starScenario, []string{"traffic=[{permutation: {hosts: some, size: 1MB, transport: rocev2}}]"}, "traffic.0.permutation.hosts", `want all, a list of host names or {count, placement}, got "some"`},
 		{"permutation unknown host", starScenario, []string{"traffic=[{permutation: {hosts: [h1, x], size: 1MB, transport: rocev2}}]"}, "traffic.0.permutation.hosts.1", `unknown host "x"`},
 		// faults
 		{"fault on no link", starScenario, []string{"faults=[{link: [h1, h2], state: down}]"}, "faults.0.link", "no link joins h1 and h2"},

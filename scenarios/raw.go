@@ -42,6 +42,14 @@ type rawTopology struct {
 	Nodes  []rawNode  `yaml:"nodes"`
 	Links  []rawLink  `yaml:"links"`
 	Routes []rawRoute `yaml:"routes"`
+	// Servers group an explicit topology's hosts into GPU servers (docs/model.md section 15).
+	Servers []rawServer `yaml:"servers"`
+}
+
+type rawServer struct {
+	Name          string   `yaml:"name"`
+	GPUs          []string `yaml:"gpus"`
+	ScaleupDomain *string  `yaml:"scaleup_domain"`
 }
 
 type rawParams struct {
@@ -57,6 +65,15 @@ type rawParams struct {
 	FabricLink   *rawLinkSpec `yaml:"fabric_link"`
 	K            *int         `yaml:"k"`
 	Routing      *string      `yaml:"routing"`
+	// rail (and planes on leafspine and fattree)
+	Stripes           *int         `yaml:"stripes"`
+	ServersPerStripe  *int         `yaml:"servers_per_stripe"`
+	GPUsPerServer     *int         `yaml:"gpus_per_server"`
+	ServersPerScaleup *int         `yaml:"servers_per_scaleup"`
+	Planes            *int         `yaml:"planes"`
+	NICLink           *rawLinkSpec `yaml:"nic_link"`
+	ScaleUp           *rawLinkSpec `yaml:"scaleup"`
+	PCIe              *rawLinkSpec `yaml:"pcie"`
 }
 
 type rawLinkSpec struct {
@@ -238,7 +255,7 @@ var rawTypes = func() map[string]reflect.Type {
 	m := map[string]reflect.Type{}
 	for _, v := range []any{
 		rawFile{}, rawVariant{}, rawTopology{}, rawParams{}, rawLinkSpec{}, rawNode{},
-		rawLink{}, rawRoute{}, rawTraffic{}, rawFlow{}, rawIncast{}, rawPermutation{},
+		rawLink{}, rawRoute{}, rawServer{}, rawTraffic{}, rawFlow{}, rawIncast{}, rawPermutation{},
 		rawPoisson{}, rawAllToAll{}, rawCollective{}, rawChakra{}, rawRepeat{}, rawFault{}, rawPFCStorm{}, rawPause{},
 	} {
 		t := reflect.TypeOf(v)

@@ -14,7 +14,7 @@ import (
 )
 
 func (r *resolver) topology(raw *rawTopology) {
-	const what = "a preset (star, dumbbell, leafspine, fattree) with params, or nodes and links"
+	const what = "a preset (star, dumbbell, leafspine, fattree, rail) with params, or nodes and links"
 	if raw == nil {
 		r.errf("topology", "topology is required: %s", what)
 		return
@@ -26,9 +26,12 @@ func (r *resolver) topology(raw *rawTopology) {
 	case raw.Preset != nil && explicit:
 		r.errf("topology.preset", "give either a preset or nodes and links, not both")
 		return
+	case raw.Preset != nil && r.ix.has("topology.servers"):
+		r.errf("topology.servers", "servers go with explicit nodes and links; the rail preset builds its own servers")
+		return
 	case raw.Preset == nil && !explicit:
 		if r.ix.has("topology.params") {
-			r.errf("topology", "params need a preset: add preset: star, dumbbell, leafspine or fattree")
+			r.errf("topology", "params need a preset: add preset: star, dumbbell, leafspine, fattree or rail")
 		} else {
 			r.errf("topology", "topology needs %s", what)
 		}
@@ -109,6 +112,17 @@ func (r *resolver) preset(raw *rawTopology) bool {
 			}
 		}
 	}
+	planes := func() int {
+		if raw.Params.Planes == nil {
+			return 1
+		}
+		n := count("planes", raw.Params.Planes, 1)
+		if n > MaxPlanes {
+			r.errf("topology.params.planes", "planes must be 1..%d (a NIC has a port per plane; MRC's 800G NIC as 8 x 100G has 8), got %d", MaxPlanes, n)
+			ok = false
+		}
+		return n
+	}
 	switch name {
 	case "star":
 		p.Hosts = count("hosts", raw.Params.Hosts, 1)
@@ -125,16 +139,20 @@ func (r *resolver) preset(raw *rawTopology) bool {
 		p.HostLink = link("host_link", raw.Params.HostLink)
 		p.FabricLink = link("fabric_link", raw.Params.FabricLink)
 		routing()
+		p.Planes = planes()
 	case "fattree":
 		p.K = count("k", raw.Params.K, 2)
 		p.Link = link("link", raw.Params.Link)
 		routing()
+		p.Planes = planes()
 		switch {
 		case !ok:
 		case p.K%2 != 0:
 			r.errf("topology.params.k", "k must be even (a k-ary fat-tree has k/2 edge and k/2 aggregation switches per pod), got %d", p.K)
 			ok = false
 		}
+	case "rail":
+		ok = r.rail(raw.Params, count, link, routing, planes) && ok
 	}
 	// The size of the whole (nodes, routes, memory) is checked on the estimate (checkSize).
 	return ok
@@ -227,6 +245,7 @@ func (r *resolver) explicit(raw *rawTopology) bool {
 		}
 		t.Nodes = append(t.Nodes, n)
 	}
+	info := r.servers(raw, byName)
 	if len(raw.Links) == 0 {
 		r.errf("topology.links", "an explicit topology needs links, e.g. - {between: [h1, sw1], rate: 100Gbps, delay: 1us}")
 		return false
@@ -251,6 +270,12 @@ func (r *resolver) explicit(raw *rawTopology) bool {
 			case !known:
 				r.errf(ep, "unknown node %q%s", name, didYouMean(name, keys(byName)))
 				ok = false
+			case raw.Nodes[j].Type == "host" && info.scaleUp[name] != "" && info.scaleUp[name] == l.Between[1-e]:
+				if prev, dup := info.linked[name]; dup {
+					r.errf(ep, "GPU %q already has a link to its scale-up switch (topology.links.%d)", name, prev)
+				} else {
+					info.linked[name] = i
+				}
 			case raw.Nodes[j].Type == "host":
 				if prev, dup := hostLink[name]; dup {
 					r.errf(ep, "host %q already has a link (topology.links.%d); a host has one NIC port", name, prev)
@@ -264,6 +289,7 @@ func (r *resolver) explicit(raw *rawTopology) bool {
 		}
 		t.Links = append(t.Links, l)
 	}
+	r.serverLinksAfter(info)
 	for i, rn := range raw.Nodes {
 		if _, linked := hostLink[rn.Name]; rn.Type == "host" && rn.Name != "" && !linked {
 			if j := byName[rn.Name]; j == i {

@@ -48,12 +48,14 @@ type Scenario struct {
 
 // Topology is either a preset with its params (Preset != "") or explicit nodes and links.
 type Topology struct {
-	Preset string       // star | dumbbell | leafspine | fattree, or "" for explicit nodes
+	Preset string       // star | dumbbell | leafspine | fattree | rail, or "" for explicit nodes
 	Params PresetParams // the preset's params with defaults; zero for explicit topologies
 	Nodes  []Node       // explicit topologies only, in file order
 	Links  []Link       // explicit topologies only, in file order; parallel links are allowed
 	Routes []Route      // static routes on layer-3 switches, for either kind
-	Pos    Pos          // where topology: starts in the file
+	// Servers, in an explicit topology, group hosts into GPU servers; empty otherwise.
+	Servers []Server
+	Pos     Pos // where topology: starts in the file
 }
 
 // PresetParams are the params of every preset (topology.params); only those of
@@ -63,6 +65,8 @@ type Topology struct {
 //	dumbbell:  left, right, host_link, bottleneck
 //	leafspine: leaves, spines, hosts_per_leaf, host_link, fabric_link, routing
 //	fattree:   k, link, routing
+//	rail:      stripes, servers_per_stripe, gpus_per_server, servers_per_scaleup, spines,
+//	           planes, nic_link, fabric_link, scaleup, pcie, routing
 type PresetParams struct {
 	Hosts int      // star: hosts h1..hN
 	Link  LinkSpec // star and fattree: every link
@@ -75,7 +79,17 @@ type PresetParams struct {
 
 	K int // fattree: even, >= 2
 
-	Routing string // leafspine and fattree: "l2" or "l3" (default l3)
+	Routing string // leafspine, fattree and rail: "l2" or "l3" (default l3)
+
+	// rail: Stripes (default 1) of ServersPerStripe servers of GPUsPerServer GPUs (default 8,
+	// also the rails), ServersPerScaleup servers to a scale-up domain (default 1), Spines
+	// per plane (Spines above), Planes (default 1); NICLink joins a GPU's NIC to its rail
+	// leaf, FabricLink (above) a leaf to a spine; ScaleUp joins a GPU to its scale-up switch
+	// (nil: no scale-up domain; scaleup: {} is the H100 default, ScaleUpRate and
+	// ScaleUpDelay), PCIe a GPU to its NIC (nil: no PCIe hop).
+	Stripes, ServersPerStripe, GPUsPerServer, ServersPerScaleup, Planes int
+	NICLink                                                             LinkSpec
+	ScaleUp, PCIe                                                       *LinkSpec
 }
 
 // LinkSpec is the rate, propagation delay and random per-packet loss of a link.
@@ -104,6 +118,17 @@ type Link struct {
 	Delay   sim.Time
 	Loss    float64
 	Pos     Pos
+}
+
+// Server is a GPU server of an explicit topology: its GPUs (hosts, in rail order: the first
+// is on rail 1) and, optionally, the scale-up switch they share with the GPUs of the servers
+// that name the same one (a switch whose links are lossless, as NVLink is; each GPU links to
+// it besides its NIC's link).
+type Server struct {
+	Name          string
+	GPUs          []string
+	ScaleupDomain string // a switch of the topology, or ""
+	Pos           Pos
 }
 
 // Route is a static route on a layer-3 switch: packets for Dst leave At towards Via, replacing

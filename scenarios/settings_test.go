@@ -59,7 +59,7 @@ func TestSettingsMessages(t *testing.T) {
 		{"transports.rocev2.dcqcn.gg=1", "transports.rocev2.dcqcn.gg", `unknown field "gg" in transports.rocev2.dcqcn (did you mean "g"?)`},
 		{"transports.iwarp.retries=0", "transports.iwarp.retries", "retries is 1..255 (timeouts in a row before TCP gives up), got 0"},
 		{"transports.iwarp.mtu=100", "transports.iwarp.mtu", "mtu is an IPv4 MTU from 576 to 9216 bytes, e.g. 1500 or 9000; got 100"},
-		{"hosts=5", "hosts", `want a mapping (fields: priority, ttl, cnp_priority, jitter), got "5"`},
+		{"hosts=5", "hosts", `want a mapping (fields: priority, ttl, cnp_priority, jitter, pxn, plane_spread), got "5"`},
 		{"switch.pfc.priorities=[3, x]", "switch.pfc.priorities.1", `want a whole number, got "x"`},
 	} {
 		_, errs, _ := loadYAML(t, starScenario, c.set)

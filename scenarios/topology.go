@@ -19,19 +19,26 @@ import (
 //	           edge e holds hosts (e-1)*half+1..e*half; every edge links every agg of its pod;
 //	           the agg with index x (from 0) in its pod links core x*half+1..(x+1)*half
 //	           (Al-Fares et al., SIGCOMM'08). Links [hi, edge], [edge, agg], [agg, core].
+//	rail:      the names and links topology.Rail builds, in its order: per plane (names
+//	           prefixed p<P> with planes > 1) leaf<T>r<R> stripe by stripe and spine1..;
+//	           nv1.. (with scaleup); GPUs s<S>g<G> server by server (each followed by
+//	           s<S>g<G>nic with pcie). Links [leaf, spine], then per GPU [gpu or its nic, leaf]
+//	           per plane, [gpu, nv] (scaleup), with pcie [gpu, nic] first.
 //
 // In star and dumbbell every switch is layer 2 and all hosts share one subnet; in leafspine
 // and fattree every switch is layer 3 with routing l3 (the default) and layer 2 with l2.
 
 // presetOrder lists the presets as messages name them.
-var presetOrder = []string{"star", "dumbbell", "leafspine", "fattree"}
+var presetOrder = []string{"star", "dumbbell", "leafspine", "fattree", "rail"}
 
 // presetParams lists each preset's params, in the order messages name them.
 var presetParams = map[string][]string{
 	"star":      {"hosts", "link"},
 	"dumbbell":  {"left", "right", "host_link", "bottleneck"},
-	"leafspine": {"leaves", "spines", "hosts_per_leaf", "host_link", "fabric_link", "routing"},
-	"fattree":   {"k", "link", "routing"},
+	"leafspine": {"leaves", "spines", "hosts_per_leaf", "host_link", "fabric_link", "routing", "planes"},
+	"fattree":   {"k", "link", "routing", "planes"},
+	"rail": {"stripes", "servers_per_stripe", "gpus_per_server", "servers_per_scaleup", "spines", "planes",
+		"nic_link", "fabric_link", "scaleup", "pcie", "routing"},
 }
 
 // maxNodes bounds the size of a topology, so that a typo (k: 1000) is an error and not an
@@ -55,10 +62,15 @@ type topoInfo struct {
 
 func newTopoInfo(t *Topology) *topoInfo {
 	ti := &topoInfo{t: t}
-	if t.Preset == "" {
-		ti.nodes = make(map[string]*Node, len(t.Nodes))
-		for i := range t.Nodes {
-			n := &t.Nodes[i]
+	nodes, links := t.Nodes, t.Links
+	built := builtNames(t)
+	if built {
+		nodes, links = builtNodes(*t) // named as explicit nodes are
+	}
+	if t.Preset == "" || built {
+		ti.nodes = make(map[string]*Node, len(nodes))
+		for i := range nodes {
+			n := &nodes[i]
 			if _, dup := ti.nodes[n.Name]; !dup {
 				ti.nodes[n.Name] = n
 				if n.Type == "host" {
@@ -66,8 +78,8 @@ func newTopoInfo(t *Topology) *topoInfo {
 				}
 			}
 		}
-		ti.links = make(map[[2]string]struct{}, 2*len(t.Links))
-		for _, l := range t.Links {
+		ti.links = make(map[[2]string]struct{}, 2*len(links))
+		for _, l := range links {
 			ti.links[l.Between] = struct{}{}
 			ti.links[[2]string{l.Between[1], l.Between[0]}] = struct{}{}
 		}
@@ -102,13 +114,14 @@ func (ti *topoInfo) lookup(name string) (typ string, layer int, ok bool) {
 	sw := func(ok bool, layer int) (string, int, bool) { return "switch", layer, ok }
 	host := func(ok bool) (string, int, bool) { return "host", 0, ok }
 	has := func(prefix string, n int) bool { _, ok := indexed(name, prefix, n); return ok }
-	switch ti.t.Preset {
-	case "":
+	if ti.nodes != nil {
 		n, ok := ti.nodes[name]
 		if !ok {
 			return "", 0, false
 		}
 		return n.Type, n.Layer, true
+	}
+	switch ti.t.Preset {
 	case "star":
 		if name == "sw" {
 			return sw(true, 2)
@@ -136,7 +149,7 @@ func (ti *topoInfo) lookup(name string) (typ string, layer int, ok bool) {
 
 // linked reports whether some link joins a and b (in either order).
 func (ti *topoInfo) linked(a, b string) bool {
-	if ti.t.Preset == "" {
+	if ti.links != nil {
 		_, ok := ti.links[[2]string{a, b}]
 		return ok
 	}
@@ -209,6 +222,9 @@ func (ti *topoInfo) hostsHint(name string) string {
 		return "this leafspine has hosts " + span("h", p.Leaves*p.HostsPerLeaf)
 	case "fattree":
 		return "this fattree has hosts " + span("h", p.K*p.K*p.K/4)
+	case "rail":
+		return fmt.Sprintf("this rail fabric has GPUs s<S>g<G>: servers S %s, GPUs G %s",
+			span("", p.Stripes*p.ServersPerStripe), span("", p.GPUsPerServer))
 	}
 	hint := ""
 	if s := suggest(name, ti.hosts); s != "" {
@@ -245,13 +261,19 @@ func (ti *topoInfo) nodesHint(name string) string {
 }
 
 func presetNaming(t *Topology) string {
+	planes := ""
+	if t.Params.Planes > 1 {
+		planes = fmt.Sprintf(" (switches prefixed p1..p%d, one copy per plane)", t.Params.Planes)
+	}
 	switch t.Preset {
 	case "leafspine":
-		return "leaf1.., spine1.., h1.."
+		return "leaf1.., spine1.., h1.." + planes
 	case "fattree":
-		return "core1.., agg1.., edge1.., h1.."
+		return "core1.., agg1.., edge1.., h1.." + planes
 	case "dumbbell":
 		return "swl, swr, l1.., r1.."
+	case "rail":
+		return "s<S>g<G> (GPUs), leaf<T>r<R>, spine<K> (p<P>-prefixed with planes), nv<D>, s<S>g<G>nic"
 	}
 	return "sw, h1.."
 }
@@ -268,6 +290,8 @@ func (ti *topoInfo) hostCount() int {
 		return p.Leaves * p.HostsPerLeaf
 	case "fattree":
 		return p.K * p.K * p.K / 4
+	case "rail":
+		return p.Stripes * p.ServersPerStripe * p.GPUsPerServer
 	}
 	return len(ti.hosts)
 }
@@ -307,6 +331,13 @@ func NodeNames(t Topology) []string {
 		add("edge", p.K*half)
 		add("h", p.K*p.K*p.K/4)
 	}
+	if builtNames(&t) {
+		names = names[:0]
+		nodes, _ := builtNodes(t)
+		for _, n := range nodes {
+			names = append(names, n.Name)
+		}
+	}
 	return names
 }
 
@@ -327,6 +358,10 @@ func HostNames(t Topology) []string {
 func TopologyLinks(t Topology) []Link {
 	if t.Preset == "" {
 		return append([]Link(nil), t.Links...)
+	}
+	if builtNames(&t) {
+		_, links := builtNodes(t)
+		return links
 	}
 	p := t.Params
 	var links []Link

@@ -274,6 +274,9 @@ func (r *resolver) hostSet(path string, hl *hostList, kind string) []string {
 		}
 		return nil
 	}
+	if hl.Placement != "" {
+		return r.place(path, hl, kind)
+	}
 	if len(hl.Names) < 2 {
 		r.errf(path, "%s needs at least 2 hosts (or hosts: all)", kind)
 	}

@@ -350,10 +350,14 @@ func (d DurationOrAuto) String() string {
 	return d.Time.String()
 }
 
-// hostList is permutation.hosts (and poisson.hosts): the word all, or a list of host names.
+// hostList is permutation.hosts (and poisson.hosts, a collective's hosts, ...): the word all,
+// a list of host names, or, on a fabric of GPU servers, a count of GPUs and how to place
+// them ({count: 16, placement: packed}; placement.go).
 type hostList struct {
-	All   bool
-	Names []string
+	All       bool
+	Names     []string
+	Count     int
+	Placement string
 }
 
 // UnmarshalYAML implements yaml.Unmarshaler.
@@ -371,6 +375,19 @@ func (h *hostList) UnmarshalYAML(n *yaml.Node) error {
 		}
 		*h = hostList{Names: names}
 		return nil
+	case yaml.MappingNode:
+		var p struct {
+			Count     *int    `yaml:"count"`
+			Placement *string `yaml:"placement"`
+		}
+		if err := n.Load(&p, yaml.WithKnownFields()); err != nil {
+			return err
+		}
+		if p.Count == nil || p.Placement == nil {
+			return fmt.Errorf("a placement gives count and placement, e.g. {count: 16, placement: packed} (placements: %s)", listOf(placements))
+		}
+		*h = hostList{Count: *p.Count, Placement: *p.Placement}
+		return nil
 	}
-	return fmt.Errorf("want all or a list of host names, got %s", kindName(n))
+	return fmt.Errorf("want all, a list of host names or {count, placement}, got %s", kindName(n))
 }

@@ -88,12 +88,16 @@ func (r *Routes) Pick(at NodeID, t Table, d NodeID, hash uint32) int {
 
 func (r *Routes) hostPort(h NodeID, t Table, d NodeID) int {
 	ports := r.nw.Nodes[h].Ports
-	if len(ports) != 1 {
+	if len(ports) == 0 {
 		return -1
 	}
-	peer := ports[0].Peer
+	pi := r.HostPort(h, d)
+	if pi < 0 {
+		return -1
+	}
+	peer := ports[pi].Peer
 	if peer == d {
-		return 0
+		return pi
 	}
 	if r.nw.Nodes[peer].Type == Host {
 		return -1
@@ -104,7 +108,7 @@ func (r *Routes) hostPort(h NodeID, t Table, d NodeID) int {
 	if len(r.fwd[peer].Next(t, d)) == 0 {
 		return -1
 	}
-	return 0
+	return pi
 }
 
 // mix32 is the MurmurHash3 32-bit finalizer: it spreads every input bit over the output.
@@ -151,6 +155,11 @@ func (r *Routes) Path(src, dst NodeID, hash uint32, maxHops int) (hops []Hop, lo
 			return hops, false, nil
 		}
 		if at != src && nw.Nodes[at].Type == Host {
+			if port := r.RelayPort(at, src, dst); port >= 0 && len(hops) > 0 && nw.Nodes[hops[len(hops)-1].Node].Role == RoleScaleUp {
+				hops = append(hops, Hop{at, port}) // a GPU relays onto its rail (PXN)
+				at = nw.Nodes[at].Ports[port].Peer
+				continue
+			}
 			return hops, false, &PathError{Router: -1, Reason: fmt.Sprintf("the route from %s to %s ends at host %s", nw.Nodes[src].Name, nw.Nodes[dst].Name, nw.Nodes[at].Name)}
 		}
 		if nw.Nodes[at].Router() && p.CrossSubnet {

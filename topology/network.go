@@ -35,7 +35,26 @@ type Node struct {
 	IP     IPv4   // hosts
 	Subnet Subnet // hosts
 	Ports  []Port
+	// Server, Rail and Domain place a GPU of an AI-cluster preset (rail): its server, its
+	// position in the server (which is its rail) and its scale-up domain, each from 1; a
+	// scale-up switch has its Domain. All 0 elsewhere.
+	Server, Rail, Domain int32
+	// Plane is the plane (from 1) of a fabric switch of a multi-plane preset; 0 elsewhere.
+	Plane int32
+	// Role says what a switch stands for (RoleFabric but for scale-up switches and NICs
+	// behind a PCIe hop).
+	Role Role
 }
+
+// Role is what a switch stands for.
+type Role uint8
+
+// Switch roles.
+const (
+	RoleFabric  Role = iota // an Ethernet switch of the fabric
+	RoleScaleUp             // a scale-up switch (NVSwitch): its links are lossless
+	RolePCIeNIC             // a GPU's NIC behind a PCIe hop: lossless toward the GPU, as PCIe is
+)
 
 // Router reports whether n is a layer-3 switch.
 func (n *Node) Router() bool { return n.Type == Switch && n.Layer == 3 }
@@ -71,20 +90,21 @@ type Network struct {
 	Nodes  []Node
 	Links  []Link
 	byName map[string]NodeID
+	// inSubnet counts the hosts of each subnet and ips holds every host's address, so that
+	// adding a host takes constant time (a rail fabric has tens of thousands).
+	inSubnet map[Subnet]int
+	ips      map[IPv4]bool
 }
 
 // NewNetwork returns an empty network.
-func NewNetwork() *Network { return &Network{byName: map[string]NodeID{}} }
+func NewNetwork() *Network {
+	return &Network{byName: map[string]NodeID{}, inSubnet: map[Subnet]int{}, ips: map[IPv4]bool{}}
+}
 
 // AddHost adds a host in subnet s. ip 0 asks for the next free address of the subnet.
 func (nw *Network) AddHost(name string, s Subnet, ip IPv4) (NodeID, error) {
 	if ip == 0 {
-		used := 0
-		for i := range nw.Nodes {
-			if nw.Nodes[i].Type == Host && nw.Nodes[i].Subnet == s {
-				used++
-			}
-		}
+		used := nw.inSubnet[s] // the hosts of the subnet so far
 		var err error
 		for {
 			used++
@@ -98,17 +118,15 @@ func (nw *Network) AddHost(name string, s Subnet, ip IPv4) (NodeID, error) {
 	} else if nw.ipTaken(ip) {
 		return 0, fmt.Errorf("host %s: address %v is already in use", name, ip)
 	}
-	return nw.add(Node{Name: name, Type: Host, IP: ip, Subnet: s})
+	id, err := nw.add(Node{Name: name, Type: Host, IP: ip, Subnet: s})
+	if err == nil {
+		nw.inSubnet[s]++
+		nw.ips[ip] = true
+	}
+	return id, err
 }
 
-func (nw *Network) ipTaken(ip IPv4) bool {
-	for i := range nw.Nodes {
-		if nw.Nodes[i].Type == Host && nw.Nodes[i].IP == ip {
-			return true
-		}
-	}
-	return false
-}
+func (nw *Network) ipTaken(ip IPv4) bool { return nw.ips[ip] }
 
 // AddSwitch adds a switch of the given layer (2 or 3).
 func (nw *Network) AddSwitch(name string, layer int) (NodeID, error) {

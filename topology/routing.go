@@ -46,9 +46,12 @@ type StaticRoute struct {
 }
 
 // Routes holds every switch's forwarding tables: for each table and destination host, the
-// ports on shortest paths (equal-cost multipath). Hosts forward nothing and have one port,
-// so they keep no table.
+// ports on shortest paths (equal-cost multipath). Hosts keep no table: a host with one port
+// sends on it; a GPU with several chooses by HostPort, and relays by RelayPort (scaleup.go).
 type Routes struct {
+	// PXN (NCCL's PCI x NVLink, hosts.pxn): a GPU sends to another rail's GPU outside its
+	// scale-up domain through the domain first (see HostPort); set before the run.
+	PXN  bool
 	nw   *Network
 	fwd  []*Forwarding // by node; nil for hosts
 	salt []uint32      // per-node ECMP hash salt, so switches in series do not polarize
@@ -218,6 +221,9 @@ func computeRoutes(nw *Network, static []StaticRoute, shareAttached bool) (*Rout
 			}
 			dests[d].own = [numTables]uint16{Bridged: b, Routed: b, Unrouted: u}
 		}
+	}
+	if err := r.scaleUpRelays(index, routers); err != nil {
+		return nil, err
 	}
 	if err := r.applyStatic(static, index); err != nil {
 		return nil, err

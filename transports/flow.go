@@ -250,11 +250,16 @@ type receiver interface {
 	cnps() int64
 }
 
-// schedSlot is what the NIC keeps for each sender: whether it is on the schedule, and the
-// earliest time its pacing lets it send.
+// schedSlot is what the NIC keeps for each sender: on which of its host's NICs' schedules it
+// is (bit p: the NIC of port p; a sender sprayed over planes is on several), the earliest
+// time its pacing lets it send, its flow's destination host, and, sprayed, the plane to offer
+// its next frame first (the one after the plane of its last, so that a window-limited flow
+// turns over its planes rather than filling the first).
 type schedSlot struct {
-	on      bool
+	on      uint32
 	readyAt sim.Time
+	dst     topology.NodeID
+	next    int // sprayed: the plane (index in NIC.Spray) offered its next frame first
 }
 
 // Hash is the ECMP hash of flow i's data packets (0 for a flow that was refused).

@@ -141,6 +141,9 @@ func (ir *irnSender) onAck(q *roceSeq, p *topology.Packet) ackActions {
 		ir.acked(acked)
 	}
 	switch {
+	case q.una >= q.total:
+		// Everything is acknowledged: a NAK that arrives now was overtaken by a later ACK
+		// (replies sprayed over planes or paths reorder), and names nothing to resend.
 	case p.Syndrome == topology.SyndromeNAKSequence && p.SACKBlocks > 0 && p.Trimmed:
 		ir.trimmed = append(ir.trimmed, p.SACK[0][0])
 	case p.Syndrome == topology.SyndromeNAKSequence && p.SACKBlocks > 0:

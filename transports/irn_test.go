@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/topology"
 )
 
 // TestPSNSetGrowsAndSlides: the set keeps what was added across growth and a sliding base,
@@ -46,4 +47,22 @@ func TestIRNTimeoutsAndCap(t *testing.T) {
 	require.False(t, ir.mayAdmit(4))
 	uncapped := irnSender{}
 	require.True(t, uncapped.mayAdmit(1<<30))
+}
+
+// TestIRNStaleNAKAfterTheLastACK: replies sprayed over planes may reorder, so a NAK built
+// before the last packets arrived can come after the ACK of the whole message. It names
+// nothing to resend: the requester sends no packet beyond the message (before, it resent
+// PSN total, one past the last, and the responder counted a packet too many).
+func TestIRNStaleNAKAfterTheLastACK(t *testing.T) {
+	const total = 10
+	ir := irnSender{}
+	q := roceSeq{una: 0, sndNxt: total, maxSent: total, total: total}
+	all := &topology.Packet{Syndrome: topology.SyndromeACK, PSN: total - 1}
+	require.NotZero(t, ir.onAck(&q, all)&ackStop, "all acknowledged")
+	require.Equal(t, uint32(total), q.una)
+	stale := &topology.Packet{Syndrome: topology.SyndromeNAKSequence, PSN: 6, SACKBlocks: 1}
+	stale.SACK[0][0] = 8
+	ir.onAck(&q, stale)
+	_, kind := ir.next(&q)
+	require.Equal(t, sendNone, kind, "nothing to send after the whole message is acknowledged")
 }

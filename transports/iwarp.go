@@ -145,6 +145,7 @@ func (r *Registry) StartIWARP(i int32, src, dst *NIC, cross bool, cfg IWARPConfi
 	rcv := &IWARPReceiver{tcpConn: c}
 	rcv.ackTimer = newAlarm(dst, rcv, tcpOpDelAck)
 	r.senders[i] = s
+	s.slot().dst = dst.ID
 	r.receivers[i] = rcv
 	src.at(f.Start, s, tcpOpStart, nil)
 	return nil

@@ -11,8 +11,12 @@ import (
 )
 
 // NIC is a host's network interface: one port, the endpoints of the host's flows, and a
-// transmit scheduler. Control frames (ACK, NAK) go first; then requesters with data are
-// served by strict priority and round robin within a priority, each within its pacing rate.
+// transmit scheduler. A host with several ports (a GPU's NIC ports on several planes, its
+// scale-up port) has a NIC per port, each with its own link, pause state and scheduler; a
+// flow sends from the one topology.Routes.HostPort names (or from all its planes, Spray),
+// and a frame the scale-up switch brought to a GPU for another GPU is relayed on (relay,
+// PXN). Control frames (ACK, NAK) go first; then requesters with data are served by strict
+// priority and round robin within a priority, each within its pacing rate.
 // A class the switch has paused (PFC) sends nothing until the pause ends. A working NIC
 // never sends PAUSE: it takes what arrives at line rate. A broken one may (a fault): PFC
 // frames it is made to send go out ahead of everything, and are never paused themselves.
@@ -51,6 +55,21 @@ type NIC struct {
 	// Misdelivered counts frames that arrived for another host (a static route that points
 	// at a host, say): the NIC discards them, and they count as unroutable drops.
 	Misdelivered int64
+	// Port is the NIC's port on its host (from 0). On a GPU's scale-up port, Ports are the
+	// host's NICs by port and Routes the route tables, to relay with (nil elsewhere);
+	// Relayed counts the frames a NIC sent on for another GPU (PXN).
+	Port    int
+	Ports   []*NIC
+	Routes  *topology.Routes
+	Relayed int64
+	// Spray, with hosts.plane_spread packet, is the host's NICs on its planes (this one
+	// among them), which every flow of the host's sends on, frame by frame, whichever is
+	// free; Reach says which hosts' plane ports are up, so that no frame goes on a plane
+	// whose link at either end is down. ctrlRR turns control frames over the planes.
+	Spray   []*NIC
+	Reach   *Reach
+	ctrlRR  int
+	sprayAt int // this NIC's index in Spray
 	// PFCOut holds the PFC frames waiting to go out (faults only); PausesSent and
 	// ResumesSent count those sent, by class.
 	PFCOut                  topology.Queue
@@ -110,6 +129,12 @@ func (n *NIC) validate() error {
 // Receive implements topology.Receiver.
 func (n *NIC) Receive(now sim.Time, p *topology.Packet, _ int) {
 	if p.Dst != n.ID && p.Kind != topology.KindPause {
+		if n.Ports != nil {
+			if pi := n.Routes.RelayPort(n.ID, p.Src, p.Dst); pi >= 0 {
+				n.Ports[pi].relay(now, p)
+				return
+			}
+		}
 		n.Misdelivered++
 		n.pool.Drop(p)
 		return
@@ -205,15 +230,73 @@ func (n *NIC) stormTick(now sim.Time, c int) {
 
 // sendControl queues a control frame.
 func (n *NIC) sendControl(now sim.Time, p *topology.Packet) {
+	if n.Spray != nil {
+		n = n.sprayPort(p.Dst)
+	}
 	n.Control[p.Priority].Push(now, p)
 	n.ctrlBacklog |= 1 << p.Priority
 	n.kick(now)
 }
 
+// SetSprayIndex says which of Spray this NIC is.
+func (n *NIC) SetSprayIndex(k int) { n.sprayAt = k }
+
+// Reach is the links of every host's plane ports, by node id and port, for spraying NICs to
+// see which planes reach a destination (the fabric's link state, as a multi-plane NIC's path
+// probing learns it; docs/model.md section 15). A plane's port has the same index on every
+// host (topology.WithPlanes and topology.Rail build them so).
+type Reach struct {
+	Wires [][]*topology.Wire // [host][port]: the host's sending wire on that port
+}
+
+// Up reports whether host h's port on plane port is up (true when it is not known).
+func (r *Reach) Up(h topology.NodeID, port int) bool {
+	if int(h) >= len(r.Wires) || port >= len(r.Wires[h]) || r.Wires[h][port] == nil {
+		return true
+	}
+	return r.Wires[h][port].Up()
+}
+
+// sprayPort is the NIC a spraying NIC's control frame to dst goes out of: the next plane, in
+// turn, whose link is up at both ends (the NIC itself when none is).
+func (n *NIC) sprayPort(dst topology.NodeID) *NIC {
+	for range n.Spray {
+		n.ctrlRR++
+		if n.ctrlRR >= len(n.Spray) {
+			n.ctrlRR = 0
+		}
+		m := n.Spray[n.ctrlRR]
+		if m.Wire.Up() && n.Reach.Up(dst, m.Port) {
+			return m
+		}
+	}
+	return n
+}
+
+// relay sends on a frame that the scale-up switch brought to this GPU for another (PXN): it
+// waits with the control frames of its class, ahead of the NIC's own data, as NCCL's proxy
+// posts it at once.
+func (n *NIC) relay(now sim.Time, p *topology.Packet) {
+	n.Relayed++
+	n.sendControl(now, p)
+}
+
 // activate puts a requester with data to send on the schedule.
 func (n *NIC) activate(now sim.Time, s sender) {
-	if sl := s.slot(); !sl.on {
-		sl.on = true
+	if n.Spray == nil {
+		n.schedule(now, s)
+		return
+	}
+	first := s.slot().next
+	for k := range n.Spray {
+		n.Spray[(first+k)%len(n.Spray)].schedule(now, s)
+	}
+}
+
+// schedule puts a requester with data on this NIC's schedule.
+func (n *NIC) schedule(now sim.Time, s sender) {
+	if sl, bit := s.slot(), uint32(1)<<n.Port; sl.on&bit == 0 {
+		sl.on |= bit
 		n.active[s.class()] = append(n.active[s.class()], s)
 		n.activeBacklog |= 1 << s.class()
 	}
@@ -268,8 +351,12 @@ func (n *NIC) nextFrame(now sim.Time) *topology.Packet {
 			s := list[i]
 			if !s.hasData() {
 				// Nothing left to send: leave the schedule until a NAK or a timeout.
-				s.slot().on = false
+				s.slot().on &^= 1 << n.Port
 				list = append(list[:i], list[i+1:]...)
+				continue
+			}
+			if n.Spray != nil && !n.Reach.Up(s.slot().dst, n.Port) {
+				i++ // the destination's link on this plane is down: the other planes send
 				continue
 			}
 			if at := s.slot().readyAt; at > now {
@@ -278,6 +365,9 @@ func (n *NIC) nextFrame(now sim.Time) *topology.Packet {
 				continue
 			}
 			n.active[prio], n.rr[prio] = list, i+1
+			if n.Spray != nil {
+				s.slot().next = n.sprayAt + 1
+			}
 			return s.emit(now)
 		}
 		n.active[prio], n.rr[prio] = list, i

@@ -183,6 +183,7 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 		rcv.np = &ecn.NotificationPoint{Pacer: &rcv.pacer.Pacer, Flow: i}
 	}
 	r.senders[i] = s
+	s.slot().dst = dst.ID
 	r.receivers[i] = rcv
 	src.at(f.Start, s, opStart, nil)
 	return nil

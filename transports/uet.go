@@ -163,6 +163,7 @@ func (r *Registry) StartUET(i int32, src, dst *NIC, cross bool, cfg UETConfig) e
 	}
 	s, rcv := r.newUET(i, src, dst, cross, cfg)
 	r.senders[i] = s
+	s.slot().dst = dst.ID
 	r.receivers[i] = rcv
 	src.at(f.Start, s, opStart, nil)
 	return nil
