@@ -33,42 +33,17 @@ func (f *fabric) linkGroups(now sim.Time) []results.LinkGroup {
 			busy[k] += min(w.BusyTime(), now)
 		}
 	}
-	for li, l := range f.nw.Links {
-		h, s := &f.nw.Nodes[l.A.Node], &f.nw.Nodes[l.B.Node]
-		if h.Type != topology.Host {
-			h, s = s, h
+	for li := range f.nw.Links {
+		m := f.linkMembership(li)
+		if m.plane > 0 {
+			add(key{"plane", m.plane}, li)
 		}
-		if h.Type != topology.Host || s.Type != topology.Switch {
-			continue
+		if m.rail > 0 {
+			add(key{"rail", m.rail}, li)
 		}
-		switch {
-		case s.Role == topology.RoleScaleUp:
-			add(key{"scaleup", s.Domain}, li)
-			continue
-		case s.Role == topology.RolePCIeNIC:
-			continue // the GPU's PCIe link: its NIC's links are the rail's
+		if m.scaleup > 0 {
+			add(key{"scaleup", m.scaleup}, li)
 		}
-		if s.Plane > 0 && f.sc.Topology.Params.Planes > 1 {
-			add(key{"plane", s.Plane}, li)
-		}
-		if h.Rail > 0 {
-			add(key{"rail", h.Rail}, li)
-		}
-	}
-	// The NIC links of GPUs behind a PCIe hop start at their NIC node.
-	for li, l := range f.nw.Links {
-		a, b := &f.nw.Nodes[l.A.Node], &f.nw.Nodes[l.B.Node]
-		if b.Role == topology.RolePCIeNIC {
-			a, b = b, a
-		}
-		if a.Role != topology.RolePCIeNIC || b.Type != topology.Switch {
-			continue
-		}
-		gpu := &f.nw.Nodes[f.nw.Nodes[a.ID].Ports[0].Peer] // a NIC node's first link is its GPU's PCIe link
-		if b.Plane > 0 && f.sc.Topology.Params.Planes > 1 {
-			add(key{"plane", b.Plane}, li)
-		}
-		add(key{"rail", gpu.Rail}, li)
 	}
 	if len(order) == 0 {
 		return nil
@@ -86,4 +61,42 @@ func (f *fabric) linkGroups(now sim.Time) []results.LinkGroup {
 		return cmp.Or(cmp.Compare(rank[a.Kind], rank[b.Kind]), cmp.Compare(a.Index, b.Index))
 	})
 	return out
+}
+
+// membership is the groups a link belongs to (0: none): the plane of a host's link to a
+// plane's switch (with several planes), the rail of a GPU's NIC link, the scale-up domain of
+// a GPU's link to its scale-up switch.
+type membership struct{ plane, rail, scaleup int32 }
+
+// linkMembership is link li's groups. A GPU behind a PCIe hop has its NIC node's link to the
+// fabric in its rail (and plane); the PCIe link itself is in none.
+func (f *fabric) linkMembership(li int) membership {
+	l := &f.nw.Links[li]
+	a, b := &f.nw.Nodes[l.A.Node], &f.nw.Nodes[l.B.Node]
+	// a is the host end (a GPU, or the NIC node of a GPU behind a PCIe hop), b the switch it
+	// reaches.
+	hostEnd := func(n *topology.Node) bool { return n.Type == topology.Host || n.Role == topology.RolePCIeNIC }
+	if hostEnd(b) && !hostEnd(a) {
+		a, b = b, a
+	}
+	if !hostEnd(a) || b.Type != topology.Switch {
+		return membership{}
+	}
+	var m membership
+	switch {
+	case b.Role == topology.RoleScaleUp:
+		m.scaleup = b.Domain
+		return m
+	case b.Role == topology.RolePCIeNIC:
+		return m // the GPU's PCIe link: its NIC's links are the rail's
+	}
+	if b.Plane > 0 && f.sc.Topology.Params.Planes > 1 {
+		m.plane = b.Plane
+	}
+	gpu := a
+	if a.Role == topology.RolePCIeNIC {
+		gpu = &f.nw.Nodes[a.Ports[0].Peer] // a NIC node's first link is its GPU's PCIe link
+	}
+	m.rail = gpu.Rail
+	return m
 }

@@ -67,8 +67,10 @@ func (s *sampler) takeFabric(n int) {
 					continue
 				}
 				*col = int32(len(ss.Links))
+				m := f.linkMembership(li)
 				ss.Links = append(ss.Links, results.LinkSeries{From: f.nw.Nodes[w.From].Name, To: f.nw.Nodes[w.To].Name,
-					FromPort: w.FromPort + 1, ToPort: w.ToPort + 1, RateGbps: w.Params.Rate.Gbps(), WireBytes: make([]int64, n, n+1)})
+					FromPort: w.FromPort + 1, ToPort: w.ToPort + 1, RateGbps: w.Params.Rate.Gbps(), WireBytes: make([]int64, n, n+1),
+					Plane: int(m.plane), Rail: int(m.rail), ScaleUp: int(m.scaleup)})
 			}
 			l := &ss.Links[*col]
 			l.WireBytes = append(l.WireBytes, w.Bytes())

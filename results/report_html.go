@@ -45,6 +45,8 @@ type report struct {
 	SizeHeader       []string
 	SizeRows         [][]string
 	SizeNone         string
+	GroupHeader      []string   // the link groups' table (planes, rails, scale-up domains)
+	GroupRows        [][]string // none for a fabric without them
 	Defs, SizeDefs   []Definition
 	Notes, Deadlocks []string
 	Sections         []reportSection
@@ -82,6 +84,9 @@ func WriteReport(w io.Writer, d *Document, figs []*Figure, omitted []Omitted, fi
 		for _, dl := range v.Deadlocks {
 			r.Deadlocks = append(r.Deadlocks, fmt.Sprintf("%s: at %s us, the cycle %s", v.Name, fixed(dl.AtUS), strings.Join(dl.Cycle, " -> ")))
 		}
+	}
+	if r.GroupRows = linkGroupRows(d); r.GroupRows != nil {
+		r.GroupHeader = linkGroupHeader
 	}
 	r.SizeRows = sizeRows(d, SizeTableMinFlows)
 	r.SizeHeader, _ = sizeColumns(d, SizeTableMinFlows)

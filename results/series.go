@@ -79,6 +79,9 @@ type LinkSeries struct {
 	FromPort, ToPort int
 	RateGbps         float64
 	WireBytes        []int64
+	// Plane, Rail and ScaleUp are the AI cluster's groups the link is in (LinkGroup), 0
+	// where none: links.csv's plane, rail and scaleup_domain columns.
+	Plane, Rail, ScaleUp int
 }
 
 // BufferSeries is one switch whose shared buffer held a frame at some sample: the bytes of

@@ -37,6 +37,21 @@ func tierPair(names map[int]string, from, to int) string { return names[from] + 
 func writeLinksCSV(w io.Writer, d *Document) error {
 	header := []string{"from", "from_port", "to", "to_port", "from_tier", "to_tier", "tier_pair", "rate_gbps",
 		"wire_bytes", "total_wire_bytes", "utilization_fraction"}
+	// An AI cluster's links say their plane, rail and scale-up domain (empty where none);
+	// other fabrics' files keep their columns.
+	groups := false
+	for i := range d.Variants {
+		groups = groups || len(d.Variants[i].LinkGroups) > 0
+	}
+	if groups {
+		header = append(header, "plane", "rail", "scaleup_domain")
+	}
+	group := func(n int) string {
+		if n == 0 {
+			return ""
+		}
+		return strconv.Itoa(n)
+	}
 	return variantCSV(w, d, append([]string{"time_us"}, header...), func(v *Variant, emit func(...string) error) error {
 		s := v.Series
 		tiers := nodeTiers(v)
@@ -50,9 +65,13 @@ func writeLinksCSV(w io.Writer, d *Document) error {
 					util = exact(LinkUtilization(s, l, k-1, k))
 				}
 				ft, tt := tiers[l.From], tiers[l.To]
-				if err := emit(exact(t), l.From, strconv.Itoa(l.FromPort), l.To, strconv.Itoa(l.ToPort),
+				cells := []string{exact(t), l.From, strconv.Itoa(l.FromPort), l.To, strconv.Itoa(l.ToPort),
 					strconv.Itoa(ft), strconv.Itoa(tt), tierPair(names, ft, tt), exact(l.RateGbps),
-					bytes, integer(l.WireBytes[k]), util); err != nil {
+					bytes, integer(l.WireBytes[k]), util}
+				if groups {
+					cells = append(cells, group(l.Plane), group(l.Rail), group(l.ScaleUp))
+				}
+				if err := emit(cells...); err != nil {
 					return err
 				}
 			}

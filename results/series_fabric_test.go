@@ -72,6 +72,35 @@ func TestLinksCSV(t *testing.T) {
 	require.Equal(t, 3*len(want), seen)
 }
 
+// TestLinksCSVGroupColumns: a document with an AI cluster's link groups adds the plane, rail
+// and scaleup_domain columns, a link's groups or empty where it is in none; one without any
+// keeps the columns above (TestLinksCSV).
+func TestLinksCSVGroupColumns(t *testing.T) {
+	v := fabricVariant()
+	v.Series.Links[0].Rail, v.Series.Links[0].Plane = 3, 2 // h1->leaf1
+	v.Series.Links[2].ScaleUp = 1
+	v.LinkGroups = []LinkGroup{{Kind: "rail", Index: 3, Links: 1}}
+	var b bytes.Buffer
+	require.NoError(t, writeLinksCSV(&b, &Document{Variants: []Variant{*v}}))
+	rows, err := csv.NewReader(&b).ReadAll()
+	require.NoError(t, err)
+	require.Equal(t, []string{"plane", "rail", "scaleup_domain"}, rows[0][14:])
+	for _, r := range rows[1:] {
+		switch r[3] + "->" + r[5] {
+		case "h1->leaf1":
+			require.Equal(t, []string{"2", "3", ""}, r[14:])
+		case "leaf1->spine1":
+			require.Equal(t, []string{"", "", "1"}, r[14:])
+		default:
+			require.Equal(t, []string{"", "", ""}, r[14:], "%v", r)
+		}
+	}
+	var html bytes.Buffer
+	require.NoError(t, WriteReport(&html, &Document{Variants: []Variant{*v}}, nil, nil, nil))
+	require.Contains(t, html.String(), `<table id="table-link-groups">`)
+	require.Contains(t, html.String(), "<td>rail 3</td>")
+}
+
 // TestLinksHeatmap: the rows come in tier-pair groups, up the fabric then down, named on
 // the y axis with their link counts; the figure renders with ink and a legend of the colour
 // scale, nothing at the image's edges.
