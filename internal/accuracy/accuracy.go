@@ -124,8 +124,8 @@ func Render(rows []Row, command string) []byte {
 			b.WriteString("| check | expected | measured | error | tolerance | kind | source | test |\n")
 			b.WriteString("|---|---:|---:|---:|---:|---|---|---|\n")
 		}
-		fmt.Fprintf(&b, "| %s | %s %s | %s %s | %+.2f%% | %s | %s | %s | `%s` |\n",
-			cell(r.Check), num(r.Expected), r.Unit, num(r.Measured), r.Unit, 100*r.Error(), tolerance(r), r.Kind, cell(r.Source), r.Test)
+		fmt.Fprintf(&b, "| %s | %s | %s | %+.2f%% | %s | %s | %s | `%s` |\n",
+			cell(r.Check), withUnit(r.Expected, r.Unit), withUnit(r.Measured, r.Unit), 100*r.Error(), tolerance(r), r.Kind, cell(r.Source), r.Test)
 	}
 	return b.Bytes()
 }
@@ -197,16 +197,26 @@ func tolerance(r Row) string {
 	return fmt.Sprintf("±%.2f%%", 100*r.Tolerance)
 }
 
-// num writes a value without an exponent: a whole number as it is, others with two
-// decimals, or four significant figures below 1.
+// num writes a value without an exponent: a whole number as it is, others with five
+// significant figures and at least two decimals (1.0101, 88.698, 3305.49), or four
+// significant figures below 1.
 func num(x float64) string {
 	switch a := math.Abs(x); {
 	case x == math.Trunc(x) && a < 1e15:
 		return strconv.FormatFloat(x, 'f', 0, 64)
 	case a >= 1:
-		return strconv.FormatFloat(x, 'f', 2, 64)
+		digits := int(math.Floor(math.Log10(a))) + 1
+		return strconv.FormatFloat(x, 'f', max(2, 5-digits), 64)
 	}
 	return strconv.FormatFloat(x, 'g', 4, 64)
+}
+
+// withUnit writes a value and its unit, if it has one.
+func withUnit(x float64, unit string) string {
+	if unit == "" {
+		return num(x)
+	}
+	return num(x) + " " + unit
 }
 
 // cell keeps text from breaking a Markdown table.
