@@ -145,6 +145,13 @@ type Port struct {
 	// watchdog drop at the egress port whose queue it was bound for, a headroom, unroutable
 	// or TTL drop at the ingress port it arrived on. Summed over the ports it is Switch.Drops.
 	Drops [NumDropReasons]int64
+	// pad makes the port an odd number of cache lines (29), so that the same line of
+	// consecutive ports (the first line, a class's queue, a class's ingress accounting) falls
+	// in different cache sets. At 28 lines, as the fields alone round to, every port's lines
+	// 0, 4 and 12 (class 3's queue and accounting) had the same address bits 6-7 and met in
+	// a quarter of the L1 and L2 sets (docs/performance.md, round five). New keeps a switch's
+	// ports in one array, whose element size is this stride.
+	_ [88]byte
 }
 
 // New builds switch id of nw with its ports unconnected; attach a wire to each with SetWire.
@@ -159,8 +166,10 @@ func New(eng *sim.Engine, pool *topology.Pool, nw *topology.Network, routes *top
 	if cfg.PFC.Quanta == 0 {
 		sw.cfg.PFC.Quanta = pfc.MaxQuanta
 	}
+	ports := make([]Port, len(n.Ports)) // one array: the ports' stride is Port's size (see pad)
 	for i := range n.Ports {
-		pt := &Port{Index: i, sw: sw, wakeAt: sim.Never}
+		pt := &ports[i]
+		pt.Index, pt.sw, pt.wakeAt = i, sw, sim.Never
 		if cfg.UETHostsUnmarked {
 			l := &nw.Links[n.Ports[i].Link]
 			peer := l.A.Node
