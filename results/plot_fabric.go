@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 
@@ -100,7 +101,7 @@ func (d *fabricDrawing) Plot(c draw.Canvas, plt *plot.Plot) {
 			style = draw.GlyphStyle{Color: color.Gray{Y: 60}, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
 		}
 		c.DrawGlyph(style, p)
-		if d.labelled || n.tier > 0 {
+		if d.labelled || n.tier != 0 {
 			ts := plt.X.Tick.Label
 			ts.XAlign, ts.YAlign = draw.XCenter, draw.YTop
 			if n.tier > 0 {
@@ -116,11 +117,43 @@ func (d *fabricDrawing) Plot(c draw.Canvas, plt *plot.Plot) {
 
 // DataRange implements plot.DataRanger: the unit width, the tiers with room round them.
 func (d *fabricDrawing) DataRange() (xmin, xmax, ymin, ymax float64) {
-	top := 0
+	top, bottom := 0, 0
 	for _, n := range d.nodes {
-		top = max(top, n.tier)
+		top, bottom = max(top, n.tier), min(bottom, n.tier)
 	}
-	return 0, 1, -0.6, float64(top) + 0.6
+	return 0, 1, float64(bottom) - 0.6, float64(top) + 0.6
+}
+
+// scaleUpName is a scale-up switch's name in the rail preset (SPEC: nv<D>).
+var scaleUpName = regexp.MustCompile(`^nv[0-9]+$`)
+
+// hasGroup reports whether v has a link group of kind ("plane", "rail", "scaleup").
+func hasGroup(v *Variant, kind string) bool {
+	for _, g := range v.LinkGroups {
+		if g.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// underGPUs places each node of nodes (the scale-up switches, one row under the hosts) at
+// the mean position of the hosts it links, so that it sits under its own server's GPUs.
+func underGPUs(d *fabricDrawing, nodes []int) {
+	for _, i := range nodes {
+		sum, n := 0.0, 0
+		for _, e := range d.edges {
+			for _, ends := range [][2]int{{e.a, e.b}, {e.b, e.a}} {
+				if ends[0] == i && d.nodes[ends[1]].tier == 0 {
+					sum += d.nodes[ends[1]].x
+					n++
+				}
+			}
+		}
+		if n > 0 {
+			d.nodes[i].x = sum / float64(n)
+		}
+	}
 }
 
 // maxLabelledHosts is the most hosts a fabric drawing names; beyond, their names overlap.
@@ -202,6 +235,17 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 			tiers[n] = 1
 		}
 	}
+	// An AI cluster's scale-up switches (nv<D>, the rail preset's names) go one row under the
+	// GPUs, each below its own domain's GPUs, so that a server's GPUs are seen joined.
+	scaleUps := 0
+	if hasGroup(v, "scaleup") {
+		for _, n := range names {
+			if scaleUpName.MatchString(n) {
+				tiers[n] = -1
+				scaleUps++
+			}
+		}
+	}
 	d := &fabricDrawing{simUS: v.SimTimeUS}
 	byTier := map[int][]int{}
 	for i, n := range names {
@@ -219,20 +263,24 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 	for _, k := range order {
 		d.edges = append(d.edges, *edges[k])
 	}
+	underGPUs(d, byTier[-1])
 	f := newFigure("fabric-", v.Name, v.Name+": the fabric, its load and its pauses", "", "")
 	f.Caption = "The fabric as the run used it: hosts at the bottom, each switch tier above by its hops from the nearest host (leaves, then spines, or a fat-tree's edges, aggregation and cores), every link that carried a frame coloured and thickened by its busier direction's utilisation (links' utilization), and a red dot near each end whose sending PFC paused, larger the longer (pfc_ports' paused_us over the run)."
 	if !d.labelled {
 		f.Caption += fmt.Sprintf(" The %d hosts are not named.", hosts)
 	}
+	if scaleUps > 0 {
+		f.Caption += " The scale-up switches (nvD) are drawn under their domains' GPUs, which their links join (NVLink)."
+	}
 	f.plot.Add(d)
 	f.fabric = d
 	f.plot.HideAxes()
 	f.plot.X.Min, f.plot.X.Max = 0, 1
-	top := 0
+	top, bottom := 0, 0
 	for t := range byTier {
-		top = max(top, t)
+		top, bottom = max(top, t), min(bottom, t)
 	}
-	f.plot.Y.Min, f.plot.Y.Max = -0.6, float64(top)+0.6
+	f.plot.Y.Min, f.plot.Y.Max = float64(bottom)-0.6, float64(top)+0.6
 	for _, u := range utilClasses {
 		f.legend = append(f.legend, legendEntry{u.label, lineThumb{utilColour(u.u), vg.Points(0.8 + 2.5*u.u)}})
 	}

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -41,6 +42,47 @@ func TestFabricTiers(t *testing.T) {
 	require.True(t, naturalLess("h2", "h10"))
 	_, why, _ = fabricFigure(&Variant{})
 	require.Equal(t, "no link carried a frame", why)
+}
+
+// TestFabricScaleUpUnderItsGPUs (issue 38, point 5): an AI cluster's scale-up switches are
+// drawn one row under the GPUs, each at the mean place of its own domain's GPUs, so a server
+// is seen joined; the rail leaves keep their tier above.
+func TestFabricScaleUpUnderItsGPUs(t *testing.T) {
+	var links []Link
+	var flows []Flow
+	for s := 1; s <= 2; s++ {
+		for g := 1; g <= 2; g++ {
+			gpu := fmt.Sprintf("s%dg%d", s, g)
+			links = append(links, Link{From: gpu, To: fmt.Sprintf("nv%d", s), Utilization: 0.1},
+				Link{From: gpu, To: fmt.Sprintf("leaf1r%d", g), Utilization: 0.5})
+			flows = append(flows, Flow{ID: len(flows) + 1, Src: gpu, Dst: "s1g1"})
+		}
+	}
+	v := &Variant{Name: "v", SimTimeUS: 10, Links: links, PerFlow: flows,
+		LinkGroups: []LinkGroup{{Kind: "scaleup", Index: 1}, {Kind: "scaleup", Index: 2}}}
+	f, _, err := fabricFigure(v)
+	require.NoError(t, err)
+	at := map[string]fabricNode{}
+	for _, n := range f.fabric.nodes {
+		at[n.name] = n
+	}
+	require.Equal(t, -1, at["nv1"].tier)
+	require.Equal(t, -1, at["nv2"].tier)
+	require.Equal(t, 1, at["leaf1r1"].tier)
+	require.InDelta(t, (at["s1g1"].x+at["s1g2"].x)/2, at["nv1"].x, 1e-12, "nv1 under server 1's GPUs")
+	require.InDelta(t, (at["s2g1"].x+at["s2g2"].x)/2, at["nv2"].x, 1e-12, "nv2 under server 2's GPUs")
+	require.Contains(t, f.Caption, "scale-up switches (nvD) are drawn under")
+	_, _, ymin, _ := f.fabric.DataRange()
+	require.Equal(t, -1.6, ymin)
+
+	v.LinkGroups = nil // a fabric that only names a switch nv1 keeps it in its tier
+	f, _, err = fabricFigure(v)
+	require.NoError(t, err)
+	for _, n := range f.fabric.nodes {
+		if n.name == "nv1" {
+			require.Equal(t, 1, n.tier)
+		}
+	}
 }
 
 // TestFabricDropMarks: each link end carries the packets its drop places lost, every reason
