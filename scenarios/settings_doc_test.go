@@ -2,6 +2,10 @@ package scenarios
 
 import (
 	"flag"
+	"go/ast"
+	"go/doc"
+	"go/parser"
+	"go/token"
 	"os"
 	"strings"
 	"testing"
@@ -34,4 +38,24 @@ func TestSettingsDoc(t *testing.T) {
 		return
 	}
 	require.Equal(t, want, text[tableStart:tableEnd], "doc.go's settings table is not what the declarations say; run go generate ./scenarios")
+}
+
+// TestPackageDocIsAttached: the package comment (doc.go, continued in doc_rules.go) reaches
+// go doc: each file's comment touches its package clause, so go/doc takes both, in file
+// order, and the settings table and the rules are what `go doc ./scenarios` prints. A blank
+// line between the comment and the clause had left the package with no documentation.
+func TestPackageDocIsAttached(t *testing.T) {
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, name := range []string{"doc.go", "doc_rules.go"} {
+		f, err := parser.ParseFile(fset, name, nil, parser.ParseComments|parser.PackageClauseOnly)
+		require.NoError(t, err)
+		files = append(files, f)
+	}
+	p, err := doc.NewFromFiles(fset, files, "github.com/fabricsim/fabricsim/scenarios")
+	require.NoError(t, err)
+	for _, want := range []string{"Package scenarios reads", "# Settings", "transports.uet.qa_gate", "# Rules checked", "# Library"} {
+		require.Contains(t, p.Doc, want)
+	}
+	require.Less(t, strings.Index(p.Doc, "# Settings"), strings.Index(p.Doc, "# Other defaults"), "doc.go's part first")
 }
