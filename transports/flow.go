@@ -19,7 +19,8 @@
 // control behind one interface (congestion.go: NewReno in newreno.go, DCTCP in dctcp.go),
 // loss recovery behind another (recovery.go: SACK per RFC 6675 in sack_recovery.go, NewReno
 // per RFC 6582 in reno_recovery.go), the RTT estimator and the retransmission timeout (rtt.go,
-// rto.go), and the MPA/DDP/RDMAP framing (mpa.go).
+// rto.go), and the MPA/DDP/RDMAP framing: its arithmetic (segment sizes, markers, the
+// FPDU layout) in package transports/frames, filling a segment in mpa.go.
 package transports
 
 import (
