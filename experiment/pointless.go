@@ -14,50 +14,77 @@ import (
 // default timeout, or transports.uet.rto: 1ps). IRN's RTO_low and RTO_high, UET's timeout
 // derived from the path and TCP's adaptive RTO are not fixed in that way and are left alone.
 // The longest round trip found per transport is named with the number of flows below it.
+// A timeout above roundTripBound, as every default on any fabric of microsecond links, is
+// not checked flow by flow: that would cost a path each way for every pair of hosts.
 func (f *fabric) warnShortTimeouts() {
-	type pair struct {
-		src, dst  int32
-		transport string
+	type check struct {
+		field       string
+		timeout     sim.Time
+		data, ack   int64
+		flows       int
+		longest     sim.Time
+		rtts        map[[2]topology.NodeID]sim.Time // by source and destination
+		skip, found bool
 	}
-	rtts := map[pair]sim.Time{}
-	type finding struct {
-		field   string
-		timeout sim.Time
-		flows   int
-		longest sim.Time
-	}
-	found := map[string]*finding{}
-	var order []string
+	checks := map[string]*check{}
+	var order []*check
 	for i, fl := range f.reg.Flows {
-		field, timeout, data, ack := f.fixedTimeout(fl.Transport)
-		if timeout == 0 {
+		c := checks[fl.Transport]
+		if c == nil {
+			c = &check{}
+			c.field, c.timeout, c.data, c.ack = f.fixedTimeout(fl.Transport)
+			c.skip = c.timeout == 0 || c.timeout >= f.roundTripBound(c.data, c.ack)
+			c.rtts = map[[2]topology.NodeID]sim.Time{}
+			checks[fl.Transport] = c
+		}
+		if c.skip {
 			continue
 		}
-		key := pair{int32(fl.Src), int32(fl.Dst), fl.Transport}
-		rtt, seen := rtts[key]
+		key := [2]topology.NodeID{fl.Src, fl.Dst}
+		rtt, seen := c.rtts[key]
 		if !seen {
 			if hops, loop, err := f.routes.Path(fl.Src, fl.Dst, f.reg.Hash(int32(i)), f.pathLimit()); err == nil && !loop {
-				rtt = f.roundTrip(fl, int32(i), hops, data, ack)
+				rtt = f.roundTrip(fl, int32(i), hops, c.data, c.ack)
 			}
-			rtts[key] = rtt
+			c.rtts[key] = rtt
 		}
-		if rtt <= timeout {
+		if rtt <= c.timeout {
 			continue
 		}
-		g := found[field]
-		if g == nil {
-			g = &finding{field: field, timeout: timeout}
-			found[field] = g
-			order = append(order, field)
+		if !c.found {
+			c.found = true
+			order = append(order, c)
 		}
-		g.flows++
-		g.longest = max(g.longest, rtt)
+		c.flows++
+		c.longest = max(c.longest, rtt)
 	}
-	for _, field := range order {
-		g := found[field]
+	for _, c := range order {
 		f.warnf("%s %v is below the base round trip of %d flow(s)' paths (up to %v: a full packet out and its acknowledgement back on the empty fabric): every packet times out before its acknowledgement can return, so the run measures resends, not the fabric; raise it above %v",
-			g.field, g.timeout, g.flows, g.longest, g.longest)
+			c.field, c.timeout, c.flows, c.longest, c.longest)
 	}
+}
+
+// roundTripBound is more than any flow's base round trip with data and ack wire bytes: a
+// path that is no loop crosses each switch at most once, and a GPU's relay (PXN) adds at
+// most two links, so it has at most switches + 3 links each way, each at most the longest
+// delay, the slowest link's serialization of the frame and the longest switch latency.
+func (f *fabric) roundTripBound(data, ack int64) sim.Time {
+	var delay, latency sim.Time
+	rate := sim.Rate(0)
+	for _, l := range f.nw.Links {
+		delay = max(delay, l.Params.Delay)
+		if rate == 0 || l.Params.Rate < rate {
+			rate = l.Params.Rate
+		}
+	}
+	for _, sw := range f.switches {
+		latency = max(latency, sw.Latency())
+	}
+	if rate == 0 {
+		return 0
+	}
+	links := sim.Time(len(f.switches) + 3)
+	return links * (2*(delay+latency) + rate.TxTime(data) + rate.TxTime(ack))
 }
 
 // fixedTimeout is the retransmit timeout transport uses whatever the path, with the field
