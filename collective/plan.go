@@ -454,25 +454,10 @@ func (p *Plan) CriticalPath(weight func(m int) float64) float64 {
 }
 
 // CriticalPathSteps is CriticalPath step by step: for each step, when its last message
-// arrives.
+// arrives. It is SharedCriticalPathSteps with no message holding another.
 func (p *Plan) CriticalPathSteps(weight func(m int) float64) []float64 {
-	steps := make([]float64, p.Steps)
-	done := make([]float64, len(p.Messages))
-	order := make([]int, len(p.Messages))
-	for m := range order {
-		order[m] = m
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return p.Messages[a].Step - p.Messages[b].Step })
-	for _, m := range order {
-		var ready float64
-		for _, a := range p.Messages[m].After {
-			ready = max(ready, done[a])
-		}
-		done[m] = ready + weight(m)
-		s := p.Messages[m].Step
-		steps[s] = max(steps[s], done[m])
-	}
-	return steps
+	none := func(int) float64 { return 0 }
+	return p.SharedCriticalPathSteps(SharedLinks{Alone: weight, Serial: none, Packet: none})
 }
 
 // Ideal is the step-synchronous closed form of one iteration: the sum over steps of the

@@ -112,8 +112,7 @@ func (f *fabric) uetQueueDrain(rate sim.Rate) sim.Time {
 // uetIdealFCT is a UET flow's completion time alone on the empty fabric: its packets through
 // the store-and-forward pipeline of its path at line rate (or its pace).
 func (f *fabric) uetIdealFCT(fl *transports.Flow, hops []topology.Hop, uc transports.UETConfig) sim.Time {
-	t := uetTrain(uc, fl.Size)
-	return pipeline(f.pathHops(hops), 0, t.n, fl.Rate, t.uniformFrom, t.wire)
+	return uetTrain(uc, fl.Size).through(f.pathHops(hops), 0, fl.Rate)
 }
 
 // addFlows registers every flow, decides which can be routed, computes each one's ideal FCT
@@ -291,8 +290,7 @@ func (f *fabric) roceV1Unroutable(fl *transports.Flow) string {
 // the previous packet, then propagates; the source is paced at the flow's rate if it has one.
 // See pipeline.
 func (f *fabric) idealFCT(fl *transports.Flow, hops []topology.Hop, rc transports.RoCEConfig) sim.Time {
-	t := roceTrain(rc, fl.Size)
-	return pipeline(f.pathHops(hops), 0, t.n, fl.Rate, t.uniformFrom, t.wire)
+	return roceTrain(rc, fl.Size).through(f.pathHops(hops), 0, fl.Rate)
 }
 
 // bdpCap is IRN flow i's BDP cap in packets: transports.rocev2.irn.bdp_cap over a full
@@ -360,8 +358,7 @@ func (f *fabric) iwarpIdealFCT(fl *transports.Flow, i int32, hops []topology.Hop
 		t = pipeline(fwd, t, 2, 0, -1, func(k int64) int64 { return hs[2+k] }).Plus(ic.NICDelay)
 		t = pipeline(rev, t, 1, 0, -1, one(hs[4])).Plus(ic.NICDelay)
 	}
-	tr := iwarpTrain(ic, fl.Size)
-	return pipeline(fwd, t, tr.n, fl.Rate, tr.uniformFrom, tr.wire).Plus(ic.NICDelay)
+	return iwarpTrain(ic, fl.Size).through(fwd, t, fl.Rate)
 }
 
 // pathHop is one link of a path: its rate and delay, and the forwarding latency of the node

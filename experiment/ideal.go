@@ -1,17 +1,26 @@
 package experiment
 
 import (
+	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/transports"
 	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 // packetTrain is how a transport cuts a message of size bytes into packets, for pipeline:
 // their number, each one's wire bytes (headers, padding to the minimum frame, preamble and
-// gap included) and the first of the run of alike packets (pipeline's uniformFrom; -1: none).
+// gap included), the first of the run of alike packets (pipeline's uniformFrom; -1: none),
+// and the receiving NIC's time after the last bit (iWARP's nic_delay).
 type packetTrain struct {
 	n           int64
 	wire        func(k int64) int64
 	uniformFrom int64
+	after       sim.Time
+}
+
+// through is when the train's message is delivered at the end of path hs, its first packet
+// leaving at t0, the source paced at pace if above 0 (pipeline).
+func (t packetTrain) through(hs []pathHop, t0 sim.Time, pace sim.Rate) sim.Time {
+	return pipeline(hs, t0, t.n, pace, t.uniformFrom, t.wire).Plus(t.after)
 }
 
 // roceTrain is a RoCE message's packets: the first carries the RETH, the last the rest.
@@ -51,7 +60,7 @@ func iwarpTrain(ic transports.IWARPConfig, size int64) packetTrain {
 	if ic.Markers {
 		uniform = -1
 	}
-	return packetTrain{n: fr.Segments(), uniformFrom: uniform, wire: fr.SegmentWire}
+	return packetTrain{n: fr.Segments(), uniformFrom: uniform, wire: fr.SegmentWire, after: ic.NICDelay}
 }
 
 // train is the packet train of a message of size bytes on the named transport.

@@ -2,12 +2,12 @@ package experiment
 
 import (
 	"fmt"
-	"github.com/fabricsim/fabricsim/transports/frames"
 	"math"
 
 	"github.com/fabricsim/fabricsim/collective"
 	"github.com/fabricsim/fabricsim/results"
 	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 // spread counts the servers and the rails the named GPUs are on (0, 0 for plain hosts).
@@ -254,12 +254,7 @@ func (j *jobRun) ideal() jobIdeal {
 					key := [3]int64{int64(msg.Src), int64(msg.Dst), msg.Bytes}
 					t, ok := alone[key]
 					if !ok {
-						tr := f.starter.train(j.c.Transport, msg.Bytes)
-						end := pipeline(p.hops, 0, tr.n, 0, tr.uniformFrom, tr.wire)
-						if j.c.Transport == "iwarp" {
-							end = end.Plus(f.starter.ic.NICDelay)
-						}
-						t = end.Seconds()
+						t = f.starter.train(j.c.Transport, msg.Bytes).through(p.hops, 0, 0).Seconds()
 						alone[key] = t
 					}
 					return t
