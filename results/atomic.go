@@ -6,11 +6,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
-	"syscall"
 
 	"github.com/fabricsim/fabricsim/internal/infile"
 )
@@ -102,28 +99,16 @@ type AtomicFile struct {
 	path string
 }
 
-// tempFlags create a temporary file: new (O_EXCL), never through a symbolic link
-// (O_NOFOLLOW), readable by its owner only until Commit gives it its mode.
-const tempFlags = os.O_RDWR | os.O_CREATE | os.O_EXCL | syscall.O_NOFOLLOW | syscall.O_CLOEXEC
-
 // CreateAtomic starts writing path: a temporary file beside it, ".NAME.<digits>.tmp", created
-// by this process (tempFlags: a name that exists, a link among them, is never opened), to
-// Commit or Abort.
+// new by this process (os.CreateTemp: O_CREATE|O_EXCL, mode 0600, so a name that exists, a
+// symbolic link among them, is never opened or followed: open(2)), to Commit or Abort.
 func CreateAtomic(path string) (*AtomicFile, error) {
-	dir, base := filepath.Split(path)
-	for range 1000 {
-		name := filepath.Join(dir, "."+base+"."+strconv.FormatUint(uint64(rand.Uint32()), 10)+".tmp")
-		f, err := os.OpenFile(name, tempFlags, 0o600)
-		if errors.Is(err, os.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("results: %w", err)
-		}
-		addTemporary(f.Name())
-		return &AtomicFile{File: f, path: path}, nil
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
 	}
-	return nil, fmt.Errorf("results: no free temporary name for %s", path)
+	addTemporary(f.Name())
+	return &AtomicFile{File: f, path: path}, nil
 }
 
 // Commit gives the temporary file its mode (on the open file: fchmod, which follows no

@@ -487,7 +487,7 @@ func (pt *Port) dequeue(now sim.Time, qi int) *topology.Packet {
 	size := int64(p.Frame)
 	sw.BufferUsed -= size
 	if sw.cfg.ECN != nil && (p.ECN == topology.ECNECT0 || p.ECN == topology.ECNECT1) &&
-		!(sw.cfg.UETHostsUnmarked && p.DstPort == topology.UDPPortUET && pt.noUET) &&
+		!(pt.noUET && p.DstPort == topology.UDPPortUET) &&
 		sw.cfg.ECN.Mark(pt.Queues[qi].Bytes, sw.cfg.Rand.Float64) {
 		// Commodity switches mark on egress, at dequeue, on the queue the frame leaves behind
 		// (docs/model.md): the mark then carries no queueing delay of its own.
