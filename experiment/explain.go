@@ -193,7 +193,7 @@ func (f *fabric) describe(b *strings.Builder) {
 			rto = u.RTO.String()
 		}
 		nscc := fmt.Sprintf("NSCC window (ECN marks and queueing delay; quick adapt gate 2^%d)", u.QAGate)
-		const rccc = "RCCC credit (the receiving NIC grants each flow four packets' worth in turn at 0.99 of its line rate, after a speculative 1.5 BDP)"
+		const rccc = "RCCC credit (the receiving NIC grants each flow 4 MTUs of credit in turn at 0.99 of its line rate, after a speculative 1.5 BDP)"
 		cc := map[string]string{"nscc": nscc, "rccc": rccc, "nscc+rccc": nscc + " and " + rccc}[u.CC]
 		var off string
 		if !u.SLEEK {

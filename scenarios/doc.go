@@ -430,9 +430,9 @@
 //	transports.uet.cc             nscc (nscc | rccc | nscc+rccc): nscc: the sender's window from
 //	                              ECN marks and measured delay (NSCC); rccc: the receiver's
 //	                              credit (RCCC: each data packet carries the credit the sender
-//	                              wants, the receiving NIC grants credit to its flows in turn,
-//	                              four packets' worth at a time, at 0.99 of its line rate, after
-//	                              a first speculative window of 1.5 BDP; uet-htsim
+//	                              wants, the receiving NIC grants credit to its flows in turn, 4
+//	                              x the MTU of wire bytes at a time, at 0.99 of its line rate,
+//	                              after a first speculative window of 1.5 BDP; uet-htsim
 //	                              UecPullPacer); nscc+rccc: a packet goes when both allow
 //	                              (uet-htsim's -sender_cc and -receiver_cc). With rccc each data
 //	                              packet's PDS header is a RUD_CC_REQ, 4 bytes longer

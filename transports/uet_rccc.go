@@ -17,8 +17,9 @@ import (
 // credit target, the credit it wants in all, in 256-byte units (computePullTarget). The
 // receiver's NIC has one pull pacer for all the flows it receives (datacenter/main_uec.cpp:
 // a UecPullPacer per destination, at 0.99 of the line rate): it serves the flows that want
-// credit in turn, granting each at most four packets' worth (UecSink::_mtus_per_pull: 4 x
-// 4096 bytes, "as per default in UEC spec") up to its target, and waits the time the granted
+// credit in turn, granting each at most 4 x the MTU of credit (UecSink::_mtus_per_pull: 4 x
+// 4096 bytes, "as per default in UEC spec"; in wire bytes here, so 3.9 full packets) up to
+// its target, and waits the time the granted
 // bytes take at 0.99 of the line rate before the next grant (UecPullPacer::doNextEvent), so
 // the senders together cannot send faster than the receiver's link takes. A flow whose target
 // is met moves to the idle list, which gets grants only when no flow wants credit, up to
@@ -39,8 +40,8 @@ import (
 // rcccQuantum is the unit of credit on the wire, bytes (uecpacket.h UEC_PULL_QUANTUM).
 const rcccQuantum = 256
 
-// rcccPullPackets is how many full packets' worth of credit one grant carries at most
-// (UecSink::_mtus_per_pull).
+// rcccPullPackets is how many MTUs of credit one grant carries at most
+// (UecSink::_mtus_per_pull); credit counts wire bytes, so a little less than as many packets.
 const rcccPullPackets = 4
 
 // rcccPullRate is the pacer's rate as a fraction of the receiver's line rate
@@ -198,7 +199,7 @@ func (r *UETReceiver) wantCredit(now sim.Time) {
 	}
 }
 
-// grant makes the CREDIT packet of one grant: up to four packets' worth, not beyond the
+// grant makes the CREDIT packet of one grant: up to 4 x the MTU of credit, not beyond the
 // target, or extra quanta on a slow pull (UecSink::pull). It returns the packet and the
 // quanta granted.
 func (r *UETReceiver) grant(now sim.Time, extra int64) (*topology.Packet, int64) {
