@@ -82,12 +82,15 @@ func (r *resolver) rail(raw *rawParams, count func(string, *int, int) int, link 
 	return ok
 }
 
+// Params is the link as the topology package takes it.
+func (s LinkSpec) Params() topology.LinkParams {
+	return topology.LinkParams{Rate: s.Rate, Delay: s.Delay, Loss: s.Loss}
+}
+
 // RailParams is t's rail params as the topology package takes them.
 func RailParams(t Topology) topology.RailParams {
 	p := t.Params
-	lp := func(s LinkSpec) topology.LinkParams {
-		return topology.LinkParams{Rate: s.Rate, Delay: s.Delay, Loss: s.Loss}
-	}
+	lp := LinkSpec.Params
 	rp := topology.RailParams{Stripes: p.Stripes, ServersPerStripe: p.ServersPerStripe, GPUsPerServer: p.GPUsPerServer,
 		ServersPerScaleup: p.ServersPerScaleup, Spines: p.Spines, Planes: p.Planes, NIC: lp(p.NICLink),
 		Fabric: lp(p.FabricLink), Routing: p.Routing}
@@ -106,9 +109,7 @@ func RailParams(t Topology) topology.RailParams {
 // the presets' nodes, links and addresses, which NodeNames and TopologyLinks read for the
 // rail preset and for planes.
 func PresetNetwork(t Topology) (*topology.Network, error) {
-	lp := func(l LinkSpec) topology.LinkParams {
-		return topology.LinkParams{Rate: l.Rate, Delay: l.Delay, Loss: l.Loss}
-	}
+	lp := LinkSpec.Params
 	p := t.Params
 	var nw *topology.Network
 	var err error

@@ -77,8 +77,9 @@ func (fw *Forwarding) Candidates(t Table, p *Packet) []int32 {
 }
 
 // Pick chooses one of the equal-cost ports by the packet's 5-tuple hash, salted per node.
-// It returns -1 when there is none. A host picks its one port if the switch behind it can
-// take the packet on toward d.
+// It returns -1 when there is none. A host picks its port toward d (HostPort: its one port,
+// or with several, by plane and scale-up domain) if the node behind it can take the packet
+// on toward d.
 func (r *Routes) Pick(at NodeID, t Table, d NodeID, hash uint32) int {
 	if fw := r.fwd[at]; fw != nil {
 		return fw.Pick(t, d, hash)
@@ -181,7 +182,7 @@ func (r *Routes) noPath(src, dst, at NodeID) error {
 	if at != src {
 		return &PathError{Router: -1, Reason: fmt.Sprintf("%s has no route to %s (%v)", nw.Nodes[at].Name, d.Name, d.IP)}
 	}
-	if s.Subnet != d.Subnet && r.hostPort(src, Bridged, dst) == 0 {
+	if s.Subnet != d.Subnet && r.hostPort(src, Bridged, dst) >= 0 {
 		return &PathError{Router: -1, Reason: fmt.Sprintf("no layer-3 switch connects subnet %v of %s to subnet %v of %s", s.Subnet, s.Name, d.Subnet, d.Name)}
 	}
 	return &PathError{Router: -1, Reason: fmt.Sprintf("no path from %s to %s", s.Name, d.Name)}

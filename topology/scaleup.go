@@ -63,8 +63,9 @@ func (r *Routes) HostPortKeyed(h, d NodeID, key uint32) int {
 }
 
 // RelayPort is the port a GPU relays a frame from src to dst on, after the scale-up switch
-// brought it there (PXN): a fabric-side port, chosen as HostPort would for the GPU's own
-// frames to dst, or -1 when the GPU has none or the frame did not come through the domain.
+// brought it there (PXN): a fabric-side port, chosen among them as HostPort chooses, but by
+// the pair (src, dst) rather than (h, dst), so that one source's frames keep one port; or
+// -1 when the GPU has none or the frame did not come through the domain.
 func (r *Routes) RelayPort(h, src, dst NodeID) int {
 	nodes := r.nw.Nodes
 	su := r.ScaleUpPort(h)

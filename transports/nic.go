@@ -349,24 +349,25 @@ func (n *NIC) nextFrame(now sim.Time) *topology.Packet {
 				i = 0
 			}
 			s := list[i]
+			sl := s.slot()
 			if !s.hasData() {
 				// Nothing left to send: leave the schedule until a NAK or a timeout.
-				s.slot().on &^= 1 << n.Port
+				sl.on &^= 1 << n.Port
 				list = append(list[:i], list[i+1:]...)
 				continue
 			}
-			if n.Spray != nil && !n.Reach.Up(s.slot().dst, n.Port) {
+			if n.Spray != nil && !n.Reach.Up(sl.dst, n.Port) {
 				i++ // the destination's link on this plane is down: the other planes send
 				continue
 			}
-			if at := s.slot().readyAt; at > now {
+			if at := sl.readyAt; at > now {
 				earliest = min(earliest, at)
 				i++
 				continue
 			}
 			n.active[prio], n.rr[prio] = list, i+1
 			if n.Spray != nil {
-				s.slot().next = n.sprayAt + 1
+				sl.next = n.sprayAt + 1
 			}
 			return s.emit(now)
 		}
