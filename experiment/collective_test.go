@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"fmt"
-	"github.com/fabricsim/fabricsim/transports/frames"
 	"math"
 	"math/bits"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/fabricsim/fabricsim/results"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/transports"
+	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 // starCollective is a one-switch star of n hosts at 100 Gb/s, 1 us links, running one

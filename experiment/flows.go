@@ -2,12 +2,12 @@ package experiment
 
 import (
 	"fmt"
-	"github.com/fabricsim/fabricsim/transports/frames"
 
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/switchmodel"
 	"github.com/fabricsim/fabricsim/topology"
 	"github.com/fabricsim/fabricsim/transports"
+	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 // roceConfig is the queue-pair configuration of a RoCE transport ("rocev1" or "rocev2").

@@ -2,13 +2,13 @@ package experiment
 
 import (
 	"fmt"
-	"github.com/fabricsim/fabricsim/transports/frames"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/transports"
+	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 // bruteIdealFCT is the store-and-forward recurrence without the steady-state shortcut.

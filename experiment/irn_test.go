@@ -3,7 +3,6 @@ package experiment
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/fabricsim/fabricsim/transports/frames"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
+	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 // irnLossy is one RoCE v2 flow across two 100 Gb/s hops whose first loses data frames at

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"encoding/json"
-	"github.com/fabricsim/fabricsim/transports/frames"
 	"math"
 	"os"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
 	"github.com/fabricsim/fabricsim/transports"
+	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 // fresh is a bundled scenario's results document as this build computes it (freshJSON: the

@@ -1,13 +1,13 @@
 package experiment
 
 import (
-	"github.com/fabricsim/fabricsim/transports/frames"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 // TestShortTimeoutsWarn (issue 34, point 7): a fixed retransmit timeout below a flow's base

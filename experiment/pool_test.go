@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"github.com/fabricsim/fabricsim/transports/frames"
 	"os"
 	"os/exec"
 	"runtime"
@@ -13,6 +12,7 @@ import (
 	"github.com/fabricsim/fabricsim/scenarios"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
+	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 // oneWay is traffic one way across the cut of a fabric in two partitions: a leaf-spine of 4

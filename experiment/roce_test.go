@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"fmt"
-	"github.com/fabricsim/fabricsim/transports/frames"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -10,6 +9,7 @@ import (
 	"github.com/fabricsim/fabricsim/internal/accuracy"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
+	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 // RoCE v1 per-packet overhead from the standards: Ethernet 14 + 802.1Q 4 (its PCP carries the

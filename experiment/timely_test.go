@@ -4,7 +4,6 @@ package experiment
 
 import (
 	"fmt"
-	"github.com/fabricsim/fabricsim/transports/frames"
 	"math"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/fabricsim/fabricsim/internal/accuracy"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/transports"
+	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 // timelyStar is N senders h1..hN and one receiver hN+1 on one switch, every link 100 Gb/s

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"fmt"
-	"github.com/fabricsim/fabricsim/transports/frames"
 	"math/bits"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/fabricsim/fabricsim/internal/accuracy"
 	"github.com/fabricsim/fabricsim/results"
+	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 // TestTreeAllreduceClosedForm: NCCL's double binary tree allreduce of S = 16 MiB per rank

@@ -2,11 +2,12 @@ package scenarios
 
 import (
 	"fmt"
-	"github.com/fabricsim/fabricsim/transports/frames"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 const twoHosts = `version: 1

@@ -17,7 +17,9 @@ type Pool struct {
 	Taken     [NumKinds]int64
 	Delivered [NumKinds]int64
 	Dropped   [NumKinds]int64
-	// INTs is the number of INT records taken and not given back (int.go).
+	// INTs is the number of INT records taken and not given back (int.go). A record given
+	// back in another partition lowers that partition's pool's count, so one pool's may be
+	// negative: only the sum over a fabric's pools means anything.
 	INTs    int64
 	freeINT *INT
 	// Slabs is the number of slabs of packets and of INT records the pool has allocated: it

@@ -2,11 +2,11 @@ package transports
 
 import (
 	"fmt"
-	"github.com/fabricsim/fabricsim/transports/frames"
 	"math"
 
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
+	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 // HPCC congestion control (Li et al., "HPCC: High Precision Congestion Control", SIGCOMM

@@ -2,10 +2,10 @@ package transports
 
 import (
 	"fmt"
-	"github.com/fabricsim/fabricsim/transports/frames"
 
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
+	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 // TCPECN is how an iWARP connection uses ECN.

@@ -1,11 +1,11 @@
 package transports
 
 import (
-	"github.com/fabricsim/fabricsim/transports/frames"
 	"strconv"
 
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
+	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 // SourcePort is how a flow's source port, the entropy ECMP hashes besides the addresses, is

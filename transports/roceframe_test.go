@@ -1,7 +1,6 @@
 package transports_test
 
 import (
-	"github.com/fabricsim/fabricsim/transports/frames"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -9,6 +8,7 @@ import (
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
 	"github.com/fabricsim/fabricsim/transports"
+	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 // TestRoCEWireBytesIsWhatTheRequesterSends: every data packet of a RoCE v1 and a RoCE v2

@@ -183,12 +183,13 @@ func (t *TIMELY) Sample(now, rtt sim.Time) {
 	}
 	t.rttDiff = (1-t.P.Alpha)*t.rttDiff + t.P.Alpha*diff.Seconds()
 	g := t.Gradient()
-	f := min(float64(now-t.lastUpdate)/float64(t.P.MinRTT), 1)
+	since := now - t.lastUpdate
 	t.prevRTT, t.lastUpdate = rtt, now
 	if t.P.Rule == TIMELYHPCCNS3 {
 		t.hpccNS3(rtt, g)
 		return
 	}
+	f := min(float64(since)/float64(t.P.MinRTT), 1)
 	delta := float64(t.P.Delta)
 	switch {
 	case rtt < t.P.TLow:

@@ -3,11 +3,11 @@ package transports
 import (
 	"errors"
 	"fmt"
-	"github.com/fabricsim/fabricsim/transports/frames"
 	"math"
 
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
+	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 // The Ultra Ethernet transport's reliable unordered delivery (RUD; UE Specification 1.0,

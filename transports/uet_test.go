@@ -2,7 +2,6 @@ package transports
 
 import (
 	"fmt"
-	"github.com/fabricsim/fabricsim/transports/frames"
 	"strings"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/fabricsim/fabricsim/internal/transcript"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
+	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 // TestNSCCTranscript runs testdata/uet_nscc.txt: NSCC's window stepped by ACKs, NACKs and
