@@ -11,6 +11,7 @@ import (
 
 	"github.com/fabricsim/fabricsim/collective"
 	"github.com/fabricsim/fabricsim/internal/accuracy"
+	"github.com/fabricsim/fabricsim/jobs"
 	"github.com/fabricsim/fabricsim/results"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/transports"
@@ -139,7 +140,8 @@ func TestBusbwPerNCCLTests(t *testing.T) {
 // leaf-spine, so that messages finish out of step, and checks every message instance: it was
 // released at the latest arrival of the messages of its After in its iteration (not before,
 // and not later: nothing else holds it), an iteration's first messages compute after the
-// iteration before ended, and every flow of a message started when it was released. The
+// iteration before ended, and every queue pair (one per channel and pair of ranks) carried every message posted on it
+and completed with the job. The
 // tree (5 ranks: NCCL's shifted second tree) pipelines 4 chunks a tree over 2 channels.
 func TestNoStepBeforeItsInputs(t *testing.T) {
 	const text = `
@@ -164,6 +166,7 @@ variants:
 	require.Len(t, f.jobs.Jobs(), 5)
 	for _, j := range f.jobs.Jobs() {
 		c := j.Collective()
+		posted := map[int]int64{}
 		for it := 0; it < j.Phases(); it++ {
 			require.NotEqual(t, sim.Never, j.Ended(it), "%s iteration %d did not end", c.Label, it)
 			if it > 0 {
@@ -176,17 +179,32 @@ variants:
 				}
 				require.Equal(t, want, j.Released(it, m), "%s iteration %d message %d (step %d)", c.Label, it, m, msg.Step)
 				require.Greater(t, j.Arrived(it, m), j.Released(it, m))
-				var last sim.Time
 				for ch := 0; ch < j.Channels(); ch++ {
-					fl := f.reg.Flows[j.Flow(it, m, ch)]
-					require.Equal(t, j.Released(it, m), fl.Start)
-					require.Equal(t, transports.Completed, fl.Status)
-					last = max(last, fl.Finish)
+					posted[j.QP(it, m, ch)]++
 				}
-				require.Equal(t, last, j.Arrived(it, m), "a message arrives with its last channel")
 			}
 		}
+		// Every queue pair carried its messages to the end and was closed with the job.
+		lo, hi := j.QueuePairs()
+		require.Equal(t, c.Channels*pairsOf(j), hi-lo, "%s: a queue pair per channel and pair of ranks", c.Label)
+		for q := lo; q < hi; q++ {
+			fl := f.reg.Flows[q]
+			require.True(t, fl.Persistent)
+			require.Equal(t, transports.Completed, fl.Status, "%s queue pair %d: %s", c.Label, q, fl.Reason)
+			require.Equal(t, posted[q], fl.Messages, "%s queue pair %d", c.Label, q)
+		}
 	}
+}
+
+// pairsOf counts the pairs of ranks that exchange a message in any of job j's phases.
+func pairsOf(j *jobs.Job) int {
+	seen := map[[2]int]bool{}
+	for k := 0; k < j.Phases(); k++ {
+		for _, m := range j.Plan(k).Messages {
+			seen[[2]int{m.Src, m.Dst}] = true
+		}
+	}
+	return len(seen)
 }
 
 // jobsOnLeafSpine runs jobs (collective items) on a 2-leaf fabric of 4 hosts a rack at 100

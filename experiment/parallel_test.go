@@ -29,12 +29,12 @@ func documentOn(t *testing.T, f *scenarios.File, threads int) ([]byte, *results.
 	return b.Bytes(), doc
 }
 
-// cuttable reports whether sc's fabric can be cut: no collectives, and a link with a delay
+// cuttable reports whether sc's fabric can be cut: a link with a delay
 // between two switches.
 func cuttable(t *testing.T, sc *scenarios.Scenario) bool {
 	nw, err := buildNetwork(&sc.Topology)
 	require.NoError(t, err)
-	return !hasJobs(sc) && fabricWindow(nw) != defaultWindow
+	return fabricWindow(nw) != defaultWindow
 }
 
 // TestResultsDoNotDependOnThreads runs every bundled scenario on one and on two threads per

@@ -29,6 +29,9 @@ type Job struct {
 	Rails     int   `json:"rails,omitempty"`
 	SizeBytes int64 `json:"size_bytes"`
 	Channels  int   `json:"channels"`
+	// QueuePairs is the number of queue pairs the job kept open (one per channel and pair
+	// of ranks that exchange data): its flows in per_flow.
+	QueuePairs int `json:"queue_pairs"`
 	// ChunkBytes is the piece a pipelined algorithm (tree, broadcast) sends at a time;
 	// absent for the others.
 	ChunkBytes int64 `json:"chunk_bytes,omitempty"`
@@ -79,6 +82,16 @@ type JobIteration struct {
 	// Arrived counts the messages that arrived, of Messages.
 	Arrived  int `json:"arrived_messages"`
 	Messages int `json:"messages"`
+	// StepSlowestUS and StepSlowestRank are, per step (as far as StepEndUS goes, and one
+	// step further when some of its messages arrived), its slowest message's time from its
+	// release to its arrival and that message's receiving rank; MessageTimes is the
+	// histogram of every arrived message's time (docs/results.md).
+	StepSlowestUS   []float64  `json:"step_slowest_us"`
+	StepSlowestRank []int      `json:"step_slowest_rank"`
+	MessageTimes    *Histogram `json:"message_time_histogram"`
+	// Reason says why an iteration that had not ended by the end of the run stopped: its
+	// first message never released and what that message waited for.
+	Reason string `json:"reason,omitempty"`
 	// Op, Algorithm, SizeBytes, IdealUS, Node and WaitUS describe a chakra job's iteration,
 	// one of its collectives: what it is, its ideal alone on the empty fabric, its trace node
 	// (rank 0's id and name), and the time from the end of the one before (the job's start
