@@ -77,6 +77,19 @@ type Flow struct {
 	// or the NACKs a UET receiver sent (one per trimmed packet it does not hold).
 	NAKs int64
 
+	// Persistent, set before the flow starts, makes it a queue pair for a whole job that
+	// starts with no bytes and carries the messages Registry.Post gives it (persistent.go);
+	// Size then counts the bytes posted so far, and Finish is when the last message
+	// completed after Registry.Close.
+	Persistent bool
+	// Posted counts the messages posted on a persistent flow; Messages those its receiver
+	// has completed (every byte of it and of every earlier one arrived).
+	Posted, Messages int64
+
+	closed  bool     // persistent: Close was called
+	final   int64    // persistent: Posted when Close was called (atomic)
+	lastMsg sim.Time // persistent: when the receiver completed its latest message
+
 	// What each end knows, when the registry is Deferred: the receiver sets done (and
 	// Finish), the sender failed, failedAt and failReason; Settle makes the Status of them.
 	done       bool
@@ -105,6 +118,12 @@ type Registry struct {
 	// OnComplete, when set, is called as flow i completes (its receiver holds the whole
 	// message), at that time: collectives release the messages that waited for it.
 	OnComplete func(i int32, now sim.Time)
+	// OnMessage, when set, is called as the receiver of persistent flow i completes its
+	// message msg (numbered from 0 in posting order; they complete in order), at that time.
+	OnMessage func(i int32, msg int64, now sim.Time)
+	// OnAcked, when set, is called as the sender of persistent flow i learns that its
+	// message msg is acknowledged whole (the requester's completion), at that time.
+	OnAcked func(i int32, msg int64, now sim.Time)
 	// Seed is the run's seed: a flow's random choices (its source port, SourcePortRandom)
 	// are drawn from it and the flow's index.
 	Seed uint64
@@ -216,6 +235,7 @@ func (r *Registry) ended(f *Flow) {
 // failed. Call it where no partition runs (between windows, or after the run).
 func (r *Registry) Settle() {
 	for _, f := range r.Flows {
+		r.settleClosed(f)
 		switch {
 		case f.Status != Pending:
 		case f.done && (!f.failed || f.Finish <= f.failedAt):

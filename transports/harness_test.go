@@ -150,6 +150,8 @@ type tap struct {
 	reg  *transports.Registry
 	next topology.Receiver
 	drop func(a arrival, seen int) bool
+	// mark, when set, marks the ECN-capable frames it chooses CE (congestion experienced).
+	mark func(a arrival, seen int) bool
 	seen map[tapKey]int
 	got  []arrival
 }
@@ -163,6 +165,9 @@ func (t *tap) Receive(now sim.Time, p *topology.Packet, port int) {
 	k := tapKey{p.Flow, p.Kind, p.PSN}
 	seen := t.seen[k]
 	t.seen[k]++
+	if t.mark != nil && p.ECN != topology.ECNNotECT && t.mark(a, seen) {
+		p.ECN = topology.ECNCE
+	}
 	if t.drop != nil && t.drop(a, seen) {
 		a.dropped = true
 		t.pool.Drop(p)
