@@ -87,8 +87,10 @@ type Plan struct {
 	Next          [][]int32
 }
 
-// MaxMessages bounds one iteration's messages: more would not fit a run's flows.
-const MaxMessages = 1_000_000
+// MaxMessages bounds one iteration's messages: a plan's message takes about 160 bytes (its
+// fields and its After and Next lists), so 10 million, 1.6 GB, is most of what a run may
+// take (scenarios.MaxMemory, 4 GiB); a 2,048-rank ring allreduce is 8.4 million.
+const MaxMessages = 10_000_000
 
 // Count is the number of messages one iteration of op by alg over n ranks of size bytes,
 // pipelined in chunks of chunk bytes, has, without building them; 0 when the combination is
@@ -159,10 +161,11 @@ func Build(op, alg string, n int, size, chunk int64) (*Plan, error) {
 	if err := Check(op, alg, n, size, chunk); err != nil {
 		return nil, err
 	}
-	if c := Count(op, alg, n, size, chunk); c > MaxMessages {
+	c := Count(op, alg, n, size, chunk)
+	if c > MaxMessages {
 		return nil, fmt.Errorf("%s by %s over %d ranks is %d messages an iteration; at most %d", op, alg, n, c, MaxMessages)
 	}
-	p := &Plan{Op: op, Algorithm: alg, Ranks: n, Size: size, Chunk: chunk}
+	p := &Plan{Op: op, Algorithm: alg, Ranks: n, Size: size, Chunk: chunk, Messages: make([]Message, 0, c)}
 	switch {
 	case alg == Tree:
 		p.trees()
@@ -186,14 +189,45 @@ func Build(op, alg string, n int, size, chunk int64) (*Plan, error) {
 		p.chain()
 	}
 	p.inputs()
-	p.Next = make([][]int32, len(p.Messages))
+	p.compact()
+	return p, nil
+}
+
+// compact packs every message's After into one array and builds Next the same way (its
+// reverse, each list in message order): two allocations for the plan's lists, not one per
+// message, which for millions of messages is most of a plan's memory. It also sets Steps.
+func (p *Plan) compact() {
+	var edges int
+	next := make([]int32, len(p.Messages)+1) // per message, then its list's start
 	for m := range p.Messages {
+		edges += len(p.Messages[m].After)
 		for _, a := range p.Messages[m].After {
-			p.Next[a] = append(p.Next[a], int32(m))
+			next[a+1]++
 		}
 		p.Steps = max(p.Steps, p.Messages[m].Step+1)
 	}
-	return p, nil
+	after := make([]int32, 0, edges)
+	for m := range p.Messages {
+		msg := &p.Messages[m]
+		lo := len(after)
+		after = append(after, msg.After...)
+		msg.After = after[lo:len(after):len(after)]
+	}
+	for m := range p.Messages {
+		next[m+1] += next[m]
+	}
+	flat := make([]int32, edges)
+	fill := slices.Clone(next[:len(p.Messages)])
+	for m := range p.Messages {
+		for _, a := range p.Messages[m].After {
+			flat[fill[a]] = int32(m)
+			fill[a]++
+		}
+	}
+	p.Next = make([][]int32, len(p.Messages))
+	for m := range p.Next {
+		p.Next[m] = flat[next[m]:next[m+1]:next[m+1]]
+	}
 }
 
 // inputs adds to every message's After the messages that brought its sender the data it
@@ -471,4 +505,35 @@ func (p *Plan) Ideal(perByte, alpha float64) float64 {
 		t += float64(l)*perByte + alpha
 	}
 	return t
+}
+
+// Pairs is the number of ordered pairs of ranks (sender, receiver) that op by alg over n
+// ranks sends messages between: the queue pairs a job keeps per channel. Ring: each rank to
+// the next (n; the broadcast's chain, n-1); halving-doubling: each rank to its log2 n
+// partners; direct: every rank to every other; tree: each edge of the two trees both ways,
+// an edge both trees have counted once.
+func Pairs(op, alg string, n int) int64 {
+	if n < 2 {
+		return 0
+	}
+	N := int64(n)
+	switch {
+	case op == AllToAll:
+		return N * (N - 1)
+	case op == Broadcast:
+		return N - 1
+	case alg == HalvingDoubling:
+		return N * int64(bits.TrailingZeros(uint(n)))
+	case alg == Tree:
+		seen := map[[2]int]bool{}
+		for _, s := range DoubleTree(n) {
+			for r, par := range s.Parent {
+				if par >= 0 {
+					seen[[2]int{r, par}], seen[[2]int{par, r}] = true, true
+				}
+			}
+		}
+		return int64(len(seen))
+	}
+	return N
 }

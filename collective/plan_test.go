@@ -292,3 +292,27 @@ func TestCheckRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestPairsAreThePlansPairs: Pairs counts exactly the ordered (sender, receiver) pairs of
+// the messages Build makes, for every op and algorithm over 2 to 17 ranks; the closed forms
+// hold where the algorithm has one (ring n, chain n-1, direct n(n-1), halving-doubling
+// n log2 n).
+func TestPairsAreThePlansPairs(t *testing.T) {
+	for _, op := range Ops {
+		for _, alg := range Algorithms[op] {
+			for n := 2; n <= 17; n++ {
+				p, err := Build(op, alg, n, 1<<20, 128<<10)
+				if err != nil {
+					continue // halving-doubling wants a power of two
+				}
+				seen := map[[2]int]bool{}
+				for _, m := range p.Messages {
+					seen[[2]int{m.Src, m.Dst}] = true
+				}
+				if got := Pairs(op, alg, n); got != int64(len(seen)) {
+					t.Errorf("%s %s over %d ranks: Pairs %d, the plan has %d", op, alg, n, got, len(seen))
+				}
+			}
+		}
+	}
+}

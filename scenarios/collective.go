@@ -88,7 +88,7 @@ func (r *resolver) collective(path string, index int, c *rawCollective) *Collect
 		r.errf(path+".size", "size %d bytes over %d ranks makes messages of %d bytes, fewer than channels (%d): a channel carries at least a byte", out.Size, n, least, out.Channels)
 	}
 	if f := collectiveFlows(out, int64(n)); f > maxGenerated {
-		r.errf(path, "%s by %s over %d hosts, %d iterations and %d channels is %d flows; at most %d", out.Op, out.Algorithm, n, out.Iterations, out.Channels, f, maxGenerated)
+		r.errf(path, "%s by %s over %d hosts and %d channels is %d queue pairs (flows); at most %d", out.Op, out.Algorithm, n, out.Channels, f, maxGenerated)
 	}
 	return out
 }
@@ -150,17 +150,36 @@ func smallestMessage(c *Collective, n int) int64 {
 	return smallest(c.Size)
 }
 
-// collectiveFlows is the number of flows collective c over n hosts makes: messages per
-// iteration x iterations x channels, saturating.
+// collectiveFlows is the number of flows collective c over n hosts makes: its queue pairs,
+// one per channel and ordered pair of ranks that exchange a message (collective.Pairs; a
+// chakra item's collectives of one op and algorithm share theirs), saturating.
 func collectiveFlows(c *Collective, n int64) int64 {
-	if c.Steps != nil {
-		var sum int64
-		for _, s := range c.Steps {
-			sum = addSat(sum, collective.Count(s.Op, s.Algorithm, int(n), s.Size, s.Chunk))
-		}
-		return mulSat(sum, int64(c.Channels))
+	if c.Steps == nil {
+		return mulSat(collective.Pairs(c.Op, c.Algorithm, int(n)), int64(c.Channels))
 	}
-	return mulSat(mulSat(collective.Count(c.Op, c.Algorithm, int(n), c.Size, c.Chunk), int64(c.Iterations)), int64(c.Channels))
+	var sum int64
+	seen := map[[2]string]bool{}
+	for _, s := range c.Steps {
+		if k := [2]string{s.Op, s.Algorithm}; !seen[k] {
+			seen[k] = true
+			sum = addSat(sum, collective.Pairs(s.Op, s.Algorithm, int(n)))
+		}
+	}
+	return mulSat(sum, int64(c.Channels))
+}
+
+// collectiveMessages is the number of messages collective c over n hosts sends in all
+// (messages per iteration x iterations, a chakra item's collectives summed), and of those
+// in its distinct plans (one iteration's; each chakra collective its own), saturating.
+func collectiveMessages(c *Collective, n int64) (all, planned int64) {
+	if c.Steps == nil {
+		m := collective.Count(c.Op, c.Algorithm, int(n), c.Size, c.Chunk)
+		return mulSat(m, int64(c.Iterations)), m
+	}
+	for _, s := range c.Steps {
+		all = addSat(all, collective.Count(s.Op, s.Algorithm, int(n), s.Size, s.Chunk))
+	}
+	return all, all
 }
 
 // labelProblem says what is wrong with a job label, or "" when nothing is: it is 1 to 64
