@@ -49,8 +49,8 @@ type Job struct {
 	last    [][]sim.Time
 	current int
 	begun   []sim.Time // per phase: its first release; sim.Never until then
-	ended    []sim.Time // per phase: its last arrival; sim.Never until then
-	open     []sim.Time // per phase and rank (k*R + r): since when the rank may send; sim.Never until then
+	ended   []sim.Time // per phase: its last arrival; sim.Never until then
+	open    []sim.Time // per phase and rank (k*R + r): since when the rank may send; sim.Never until then
 }
 
 // jobPhase is one phase of a job: its plan, its first instance, per rank what the rank waits

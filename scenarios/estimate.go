@@ -46,14 +46,14 @@ const (
 // link, route-table entry (two rows of slice headers and the ports, for two tables), flow,
 // time-series row and pending event, and the bytes in flight per frame on a wire.
 const (
-	baseBytes        = 32 << 20
-	nodeBytes        = 4 << 10
-	linkBytes        = 2 << 10
-	routeEntryBytes  = 200
-	flowBytes        = 2 << 10
-	seriesRowBytes   = 48
-	eventBytes       = 128
-	wireFrameBytes   = 1000
+	baseBytes       = 32 << 20
+	nodeBytes       = 4 << 10
+	linkBytes       = 2 << 10
+	routeEntryBytes = 200
+	flowBytes       = 2 << 10
+	seriesRowBytes  = 48
+	eventBytes      = 128
+	wireFrameBytes  = 1000
 	// A collective's message: the runtime's state of one (jobs.Job: its phase, inputs and
 	// channels outstanding, release and arrival times, a work-request slot per channel) and
 	// one of a plan (collective.Message with its After and Next lists).
@@ -85,7 +85,7 @@ type Estimate struct {
 	// Messages counts the collectives' messages over the run, PlanMessages those of their
 	// dependency graphs (one iteration's: iterations share it).
 	Messages, PlanMessages int64
-	EventsInFlight                int64 // pending events: flow starts, frames on the wires, timers
+	EventsInFlight         int64 // pending events: flow starts, frames on the wires, timers
 	// FramesInFlight bounds the frames on all wires at once, one direction: what the wires
 	// hold (rate x delay), or, when less, every data frame of the traffic in its most copies.
 	FramesInFlight int64
