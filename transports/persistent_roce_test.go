@@ -1,6 +1,7 @@
 package transports_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/fabricsim/fabricsim/ecn"
@@ -443,5 +444,60 @@ func TestPersistentCloseDeferred(t *testing.T) {
 		require.Equal(t, transports.Completed, f.Status, "closed at %v", closeAt)
 		require.Equal(t, (*done)[0].at, f.Finish)
 		require.Len(t, h.doneAt, 1, "Done once")
+	}
+}
+
+// TestPersistentRoCEEveryCC: a persistent queue pair runs under each congestion control:
+// its messages complete in order, each byte delivered once, and what the congestion control
+// holds when the second message is posted after an idle time is what it held when the first
+// had been acknowledged (HPCC, TIMELY and Swift change only on ACKs; DCQCN's timers are
+// TestPersistentRoCEDCQCNCarries').
+func TestPersistentRoCEEveryCC(t *testing.T) {
+	timely, swift := transports.DefaultTIMELYParams(), transports.DefaultSwiftParams()
+	for _, tc := range []struct {
+		name  string
+		cc    transports.RoCECC
+		state func(r *transports.Registry, i int32) string
+	}{
+		{"none", transports.RoCECC{}, func(*transports.Registry, int32) string { return "" }},
+		{"HPCC", transports.RoCECC{HPCC: &transports.HPCCParams{Eta: 0.95, MaxStage: 5, BaseRTT: 4 * sim.Microsecond}},
+			func(r *transports.Registry, i int32) string {
+				h := r.HPCCOf(i)
+				return fmt.Sprint(h.Window(), h.U(), h.Rate())
+			}},
+		{"TIMELY", transports.RoCECC{TIMELY: &timely}, func(r *transports.Registry, i int32) string {
+			x := r.TIMELYOf(i)
+			return fmt.Sprint(x.Rate(), x.LastRTT(), x.Gradient())
+		}},
+		{"Swift", transports.RoCECC{Swift: &swift}, func(r *transports.Registry, i int32) string {
+			x := r.SwiftOf(i)
+			return fmt.Sprint(x.FabricCwnd(), x.EndpointCwnd(), x.RTT())
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, defaultLink())
+			cfg := defaultConfig()
+			cfg.RoCECC = tc.cc
+			i, done, acked := persistentQP(h, cfg, 0)
+			sizes := []int64{20 * mtu, 7*mtu + 5}
+			_, err := h.reg.Post(i, sizes[0])
+			require.NoError(t, err)
+			var after, atPost string
+			h.eng.At(100*sim.Microsecond, callAt(func(sim.Time) { after = tc.state(h.reg, i) }), 0, nil)
+			h.eng.At(200*sim.Microsecond, callAt(func(sim.Time) {
+				atPost = tc.state(h.reg, i)
+				_, err := h.reg.Post(i, sizes[1])
+				require.NoError(t, err)
+			}), 0, nil)
+			h.run()
+			require.Len(t, *done, 2)
+			require.Less(t, (*done)[0].at, 100*sim.Microsecond)
+			require.Less(t, (*acked)[0].at, 100*sim.Microsecond, "the first message acknowledged before the snapshot")
+			require.Greater(t, (*done)[1].at, 200*sim.Microsecond)
+			require.Equal(t, after, atPost, "kept through the idle time")
+			f := h.reg.Flows[i]
+			require.Equal(t, sizes[0]+sizes[1], f.Delivered)
+			require.Zero(t, f.Retransmitted)
+		})
 	}
 }
