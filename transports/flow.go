@@ -54,7 +54,8 @@ func (s Status) String() string {
 	return "incomplete"
 }
 
-// Flow is one message from Src to Dst and what became of it.
+// Flow is one message from Src to Dst and what became of it; or, Persistent, a connection
+// for a job's messages (persistent.go).
 type Flow struct {
 	ID        int // from 1, in traffic order
 	Src, Dst  topology.NodeID
@@ -170,6 +171,8 @@ func (r *Registry) checkStart(f *Flow, src, dst *NIC, cfgErr error) error {
 		return fmt.Errorf("flow %d has no NIC at one end", f.ID)
 	case f.Size < 0:
 		return fmt.Errorf("flow %d has a negative size, %d bytes", f.ID, f.Size)
+	case f.Persistent && f.Size != 0:
+		return fmt.Errorf("flow %d is persistent with a size of %d bytes: a persistent flow starts with none, its messages are posted (Registry.Post)", f.ID, f.Size)
 	case int(f.Priority) >= topology.NumPriorities:
 		return fmt.Errorf("flow %d has priority %d: there are %d", f.ID, f.Priority, topology.NumPriorities)
 	case f.Rate < 0:

@@ -19,7 +19,7 @@ import (
 // Registry.Close says no message follows: the flow then completes once every posted message
 // has.
 //
-// Memory: a message costs its sender one qpMsg (16 bytes) in a ring from posting until it is
+// Memory: a message costs its sender one qpMsg (24 bytes) in a ring from posting until it is
 // acknowledged, and nothing after; the per-QP records are allocated once, when the flow
 // starts.
 
@@ -29,6 +29,7 @@ import (
 type qpMsg struct {
 	start int64
 	size  int64
+	at    int64 // iWARP: the marker-free stream offset of its first FPDU (frames.NewLayoutAt)
 }
 
 // msgRing is a FIFO of the messages a persistent flow's sender holds, oldest first. It grows
@@ -75,6 +76,13 @@ func (r *msgRing) find(seq int64) *qpMsg {
 	return r.at(lo)
 }
 
+// place is where packet psn falls among the messages: its message's first PSN, bytes and
+// packets of mtu payload bytes. Precondition as find's, with starts counted in packets.
+func (r *msgRing) place(psn uint32, mtu int32) (first uint32, size int64, n uint32) {
+	m := r.find(int64(psn))
+	return uint32(m.start), m.size, packets(m.size, int(mtu))
+}
+
 // poster is a sender that takes messages on a persistent flow.
 type poster interface {
 	// post queues a message of bytes, after those posted before it, at its engine's now.
@@ -112,12 +120,16 @@ func (r *Registry) Post(i int32, bytes int64) (int64, error) {
 		return 0, fmt.Errorf("post on flow %d: its transport %q takes no messages on a persistent flow, or it was not started",
 			f.ID, f.Transport)
 	}
-	if err := s.post(bytes); err != nil {
-		return 0, fmt.Errorf("post on flow %d: %w", f.ID, err)
-	}
+	// The flow counts the message first: the sender may send at once, and read the bytes
+	// posted.
 	n := f.Posted
 	f.Posted++
 	f.Size += bytes
+	if err := s.post(bytes); err != nil {
+		f.Posted--
+		f.Size -= bytes
+		return 0, fmt.Errorf("post on flow %d: %w", f.ID, err)
+	}
 	return n, nil
 }
 

@@ -1,6 +1,7 @@
 package transports_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/fabricsim/fabricsim/ecn"
@@ -298,41 +299,212 @@ func TestPersistentPostErrors(t *testing.T) {
 	require.Equal(t, transports.Completed, h.reg.Flows[i].Status, "closed with nothing posted: complete")
 }
 
-// TestPersistentPostAllocs: in steady state, posting a message on a queue pair and running it
-// to completion allocates nothing (the packets come from the pool, the message's record sits
-// in a ring that no longer grows).
+// TestPersistentPostAllocs: in steady state, posting messages on a persistent flow and
+// running them to completion allocates nothing, on every transport (the packets come from
+// the pool, a message's record sits in a ring that no longer grows).
 func TestPersistentPostAllocs(t *testing.T) {
+	roce := func(set func(*transports.RoCEConfig)) func(h *harness, f *transports.Flow) {
+		return func(h *harness, f *transports.Flow) {
+			cfg := defaultConfig()
+			set(&cfg)
+			h.add(f, cfg)
+		}
+	}
+	uet := func(cc transports.UETCC) func(h *harness, f *transports.Flow) {
+		return func(h *harness, f *transports.Flow) {
+			cfg := uetConfig()
+			cfg.CC = cc
+			i := h.reg.Add(f)
+			require.NoError(t, h.reg.StartUET(i, h.nic1, h.nic2, false, cfg))
+			h.reg.SetUETRTT(i, 3*sim.Microsecond, 3*sim.Microsecond, 20*sim.Microsecond)
+		}
+	}
 	for _, tc := range []struct {
 		name string
-		cfg  func(*transports.RoCEConfig)
+		open func(h *harness, f *transports.Flow)
 	}{
-		{"go-back-N, DCQCN", func(c *transports.RoCEConfig) { p := ecn.PaperParams(); c.DCQCN = &p }},
-		{"IRN", func(c *transports.RoCEConfig) {
+		{"RoCE v2, go-back-N, DCQCN", roce(func(c *transports.RoCEConfig) { p := ecn.PaperParams(); c.DCQCN = &p })},
+		{"RoCE v2, IRN", roce(func(c *transports.RoCEConfig) {
 			c.IRN = &transports.IRNParams{RTOLow: 100 * sim.Microsecond, RTOHigh: 320 * sim.Microsecond, RTOLowPackets: 3}
+		})},
+		{"RoCE v1, go-back-0", roce(func(c *transports.RoCEConfig) { c.Version, c.GoBack0 = 1, true })},
+		{"UET, NSCC", uet(transports.CCNSCC)},
+		{"UET, RCCC", uet(transports.CCRCCC)},
+		{"UET, NSCC and RCCC", uet(transports.CCBoth)},
+		{"iWARP", func(h *harness, f *transports.Flow) {
+			i := h.reg.Add(f)
+			require.NoError(t, h.reg.StartIWARP(i, h.nic1, h.nic2, false, iwarpConfig()))
 		}},
-		{"go-back-0", func(c *transports.RoCEConfig) { c.GoBack0 = true }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, defaultLink())
 			h.w12.Attach(h.nic2) // no taps: they record every frame
 			h.w21.Attach(h.nic1)
-			cfg := defaultConfig()
-			tc.cfg(&cfg)
-			f := &transports.Flow{Src: h.h1, Dst: h.h2, Persistent: true}
-			i := h.add(f, cfg)
+			f := &transports.Flow{ID: 1, Src: h.h1, Dst: h.h2, Persistent: true}
+			tc.open(h, f)
 			step := func() {
-				_, err := h.reg.Post(i, 6*mtu+17)
+				_, err := h.reg.Post(0, 6*mtu+17)
 				require.NoError(t, err)
-				_, err = h.reg.Post(i, 2*mtu)
+				_, err = h.reg.Post(0, 2*mtu)
 				require.NoError(t, err)
-				h.eng.Run(h.eng.Now() + 50*sim.Microsecond)
+				h.eng.Run(h.eng.Now() + 100*sim.Microsecond)
 			}
 			for k := 0; k < 20; k++ {
-				step() // warm: the engine's heap, the ring, the pool's slabs
+				step() // warm: the engine's heap, the rings, the pool's slabs
 			}
 			require.Zero(t, testing.AllocsPerRun(50, step))
 			require.Equal(t, f.Posted, f.Messages)
 			require.Equal(t, f.Size, f.Delivered)
+		})
+	}
+}
+
+// TestPersistentRoCERecoveries: a loss in the second of three messages posted at once, under
+// each loss recovery. Go-back-N resends from the lost packet on; go-back-0 restarts the
+// second message (the responder discards it and NAKs its first PSN), not the queue pair's
+// first; IRN resends the lost packet alone. The first message completes unharmed, the others
+// in order after the loss is repaired, each byte delivered once.
+func TestPersistentRoCERecoveries(t *testing.T) {
+	sizes := []int64{4 * mtu, 8 * mtu, 3 * mtu}
+	n1, n2, n3 := 4, 8, 3
+	total := n1 + n2 + n3
+	lost := n1 + 2
+	for _, tc := range []struct {
+		name      string
+		set       func(*transports.RoCEConfig)
+		firstBack int // the first PSN sent again
+		resent    int64
+	}{
+		{"go-back-N", func(*transports.RoCEConfig) {}, lost, int64(total - lost)},
+		{"go-back-0", func(c *transports.RoCEConfig) { c.GoBack0 = true }, n1, int64(total - n1)},
+		{"IRN", func(c *transports.RoCEConfig) {
+			c.IRN = &transports.IRNParams{RTOLow: 100 * sim.Microsecond, RTOHigh: 320 * sim.Microsecond, RTOLowPackets: 3}
+		}, lost, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, defaultLink())
+			h.at2.drop = func(a arrival, seen int) bool {
+				return a.kind == topology.KindData && a.psn == uint32(lost) && seen == 0
+			}
+			cfg := defaultConfig()
+			tc.set(&cfg)
+			i, done, acked := persistentQP(h, cfg, 0)
+			for _, s := range sizes {
+				_, err := h.reg.Post(i, s)
+				require.NoError(t, err)
+			}
+			h.run()
+
+			data := h.at2.of(topology.KindData, i)
+			require.Len(t, data, total+int(tc.resent))
+			require.Equal(t, uint32(tc.firstBack), data[total].psn, "the first PSN sent again")
+			tr := trainOf(mtu, sizes...)
+			var txs []sim.Time
+			for _, w := range tr.wire {
+				txs = append(txs, tx(w, lineRate))
+			}
+			dep := backToBack(0, txs)
+			require.Equal(t, completion{i, 0, dep[n1-1] + txs[n1-1] + linkDly}, (*done)[0])
+			require.Len(t, *done, 3)
+			last := data[len(data)-1].at
+			require.Less(t, (*done)[1].at, last+1, "the second message after the repair")
+			require.Equal(t, last, (*done)[2].at, "the third at its last packet sent again, after the second")
+			require.Equal(t, int64(1), (*done)[1].msg)
+			require.Len(t, *acked, 3)
+			f := h.reg.Flows[i]
+			require.Equal(t, tc.resent, f.Retransmitted)
+			require.Equal(t, f.Size, f.Delivered, "each byte counted once")
+		})
+	}
+}
+
+// TestPersistentRefusesASize: a persistent flow opened with bytes of its own is refused,
+// naming the field, on every transport.
+func TestPersistentRefusesASize(t *testing.T) {
+	h := newHarness(t, defaultLink())
+	f := &transports.Flow{ID: 1, Src: h.h1, Dst: h.h2, Size: 10, Persistent: true}
+	i := h.reg.Add(f)
+	require.ErrorContains(t, h.reg.StartRoCE(i, h.nic1, h.nic2, false, defaultConfig()), "persistent with a size of 10 bytes")
+	require.Equal(t, transports.Failed, f.Status)
+	g := &transports.Flow{ID: 2, Src: h.h1, Dst: h.h2, Size: 10, Persistent: true}
+	require.ErrorContains(t, h.reg.StartUET(h.reg.Add(g), h.nic1, h.nic2, false, uetConfig()), "Registry.Post")
+	k := &transports.Flow{ID: 3, Src: h.h1, Dst: h.h2, Size: 10, Persistent: true}
+	require.ErrorContains(t, h.reg.StartIWARP(h.reg.Add(k), h.nic1, h.nic2, false, iwarpConfig()), "Registry.Post")
+}
+
+// TestPersistentCloseDeferred: in a Deferred registry (the ends in different partitions) a
+// persistent flow closed before its last message completes is ended by its receiver, and one
+// closed after by Settle; either way it is completed at its last message's completion.
+func TestPersistentCloseDeferred(t *testing.T) {
+	for _, closeAt := range []sim.Time{sim.Microsecond, 50 * sim.Microsecond} {
+		h := newHarness(t, defaultLink())
+		h.reg.Deferred = true
+		i, done, _ := persistentQP(h, defaultConfig(), 0)
+		_, err := h.reg.Post(i, 5*mtu)
+		require.NoError(t, err)
+		h.eng.At(closeAt, callAt(func(sim.Time) { require.NoError(t, h.reg.Close(i)) }), 0, nil)
+		h.run()
+		f := h.reg.Flows[i]
+		require.Len(t, *done, 1)
+		require.Equal(t, transports.Pending, f.Status, "a Deferred registry settles between windows")
+		h.reg.Settle()
+		require.Equal(t, transports.Completed, f.Status, "closed at %v", closeAt)
+		require.Equal(t, (*done)[0].at, f.Finish)
+		require.Len(t, h.doneAt, 1, "Done once")
+	}
+}
+
+// TestPersistentRoCEEveryCC: a persistent queue pair runs under each congestion control:
+// its messages complete in order, each byte delivered once, and what the congestion control
+// holds when the second message is posted after an idle time is what it held when the first
+// had been acknowledged (HPCC, TIMELY and Swift change only on ACKs; DCQCN's timers are
+// TestPersistentRoCEDCQCNCarries').
+func TestPersistentRoCEEveryCC(t *testing.T) {
+	timely, swift := transports.DefaultTIMELYParams(), transports.DefaultSwiftParams()
+	for _, tc := range []struct {
+		name  string
+		cc    transports.RoCECC
+		state func(r *transports.Registry, i int32) string
+	}{
+		{"none", transports.RoCECC{}, func(*transports.Registry, int32) string { return "" }},
+		{"HPCC", transports.RoCECC{HPCC: &transports.HPCCParams{Eta: 0.95, MaxStage: 5, BaseRTT: 4 * sim.Microsecond}},
+			func(r *transports.Registry, i int32) string {
+				h := r.HPCCOf(i)
+				return fmt.Sprint(h.Window(), h.U(), h.Rate())
+			}},
+		{"TIMELY", transports.RoCECC{TIMELY: &timely}, func(r *transports.Registry, i int32) string {
+			x := r.TIMELYOf(i)
+			return fmt.Sprint(x.Rate(), x.LastRTT(), x.Gradient())
+		}},
+		{"Swift", transports.RoCECC{Swift: &swift}, func(r *transports.Registry, i int32) string {
+			x := r.SwiftOf(i)
+			return fmt.Sprint(x.FabricCwnd(), x.EndpointCwnd(), x.RTT())
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, defaultLink())
+			cfg := defaultConfig()
+			cfg.RoCECC = tc.cc
+			i, done, acked := persistentQP(h, cfg, 0)
+			sizes := []int64{20 * mtu, 7*mtu + 5}
+			_, err := h.reg.Post(i, sizes[0])
+			require.NoError(t, err)
+			var after, atPost string
+			h.eng.At(100*sim.Microsecond, callAt(func(sim.Time) { after = tc.state(h.reg, i) }), 0, nil)
+			h.eng.At(200*sim.Microsecond, callAt(func(sim.Time) {
+				atPost = tc.state(h.reg, i)
+				_, err := h.reg.Post(i, sizes[1])
+				require.NoError(t, err)
+			}), 0, nil)
+			h.run()
+			require.Len(t, *done, 2)
+			require.Less(t, (*done)[0].at, 100*sim.Microsecond)
+			require.Less(t, (*acked)[0].at, 100*sim.Microsecond, "the first message acknowledged before the snapshot")
+			require.Greater(t, (*done)[1].at, 200*sim.Microsecond)
+			require.Equal(t, after, atPost, "kept through the idle time")
+			f := h.reg.Flows[i]
+			require.Equal(t, sizes[0]+sizes[1], f.Delivered)
+			require.Zero(t, f.Retransmitted)
 		})
 	}
 }

@@ -258,8 +258,7 @@ func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 	}
 	first, size, n := uint32(0), s.flow.Size, s.npkts
 	if s.persistent {
-		m := s.posted.find(int64(psn))
-		first, size, n = uint32(m.start), m.size, packets(m.size, int(s.mtu))
+		first, size, n = s.posted.place(psn, s.mtu)
 	}
 	k := psn - first // the packet's place in its message
 	p.Payload = s.mtu
@@ -502,7 +501,7 @@ func (r *RoCEReceiver) control(now sim.Time, syndrome uint8, psn uint32) *topolo
 		p.MSN = 1
 	}
 	if r.persistent {
-		p.MSN = uint32(r.msgs) & 0xFFFFFF // AETH's MSN: 24 bits, the messages completed (IBA 9.7.5.1.2)
+		p.MSN = uint32(r.msgs) & 0xFFFFFF // AETH MSN, 24 bits: the messages completed (docs/model.md section 16)
 	}
 	if r.echo != nil {
 		p.INT, r.echo = r.echo, nil // HPCC: the responder echoes the telemetry
