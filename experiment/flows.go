@@ -141,7 +141,7 @@ func (f *fabric) addFlows() error {
 		f.starter.loops = 0
 	}
 	if len(f.jobs.Jobs()) > 0 {
-		f.reg.OnMessage, f.reg.OnAcked = f.jobs.Delivered, f.jobs.Acked
+		f.reg.OnMessage = f.jobs.Delivered
 		f.jobs.Start()
 	}
 	return nil

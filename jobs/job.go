@@ -38,13 +38,14 @@ type Job struct {
 	phaseOf  []int32    // its phase
 	waitDeps []int32    // messages of its After not yet arrived
 	waitChan []int32    // channels not yet completed at the receiver
-	waitAck  []int32    // channels not yet acknowledged at the sender
 	released []sim.Time // when its work requests were posted; sim.Never until then
 	arrived  []sim.Time // when its last channel completed; sim.Never until then
 	// part is each rank's partition; got and last are, per partition and phase, the
 	// messages that arrived at its ranks and the latest arrival (each partition writes its
 	// own); current is the first phase not known to have ended (AfterWindow).
 	part    []int
+	freed   [][]int32 // per partition: instances whose slot's chunk arrived in the window
+	ready   []int32   // instances to release at the window's end (Handle, readyOp)
 	got     [][]int32
 	last    [][]sim.Time
 	current int
@@ -79,7 +80,7 @@ func newJob(rt *Runtime, c *scenarios.Collective, ranks []string, first int32, o
 		j.part[r] = rt.fab.Partition(h)
 	}
 	parts := rt.fab.Partitions()
-	j.got, j.last = make([][]int32, parts), make([][]sim.Time, parts)
+	j.got, j.last, j.freed = make([][]int32, parts), make([][]sim.Time, parts), make([][]int32, parts)
 	for p := range j.got {
 		j.got[p], j.last[p] = make([]int32, len(j.phases)), make([]sim.Time, len(j.phases))
 	}
@@ -116,7 +117,7 @@ func newJob(rt *Runtime, c *scenarios.Collective, ranks []string, first int32, o
 			perPair[ph.pair[m]]++
 			inst := ph.off + m
 			msg := &ph.plan.Messages[m]
-			j.waitDeps[inst], j.waitChan[inst], j.waitAck[inst] = int32(len(msg.After)), int32(j.C), int32(j.C)
+			j.waitDeps[inst], j.waitChan[inst] = int32(len(msg.After)), int32(j.C)
 			j.released[inst], j.arrived[inst] = sim.Never, sim.Never
 		}
 	}
@@ -133,8 +134,8 @@ func newJob(rt *Runtime, c *scenarios.Collective, ranks []string, first int32, o
 }
 
 // local checks that every input of each message of plan is a message to its sender (its
-// data) or from its sender (a link's slot, freed when the sender has its acknowledgement):
-// what the runtime decides in the sender's partition.
+// data) or from its sender (a link's slot: the message follows it on the queue pair): what
+// the runtime decides in the sender's partition.
 func local(plan *collective.Plan) error {
 	for d, msg := range plan.Messages {
 		for _, a := range msg.After {
@@ -181,7 +182,7 @@ func (j *Job) buildPhases() error {
 			add(plan, s.Waits)
 		}
 	}
-	j.waitDeps, j.waitChan, j.waitAck = make([]int32, n), make([]int32, n), make([]int32, n)
+	j.waitDeps, j.waitChan = make([]int32, n), make([]int32, n)
 	j.released, j.arrived = make([]sim.Time, n), make([]sim.Time, n)
 	K := len(j.phases)
 	j.begun, j.ended = make([]sim.Time, K), make([]sim.Time, K)

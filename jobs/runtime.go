@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/fabricsim/fabricsim/scenarios"
 	"github.com/fabricsim/fabricsim/sim"
@@ -10,12 +11,13 @@ import (
 // Runtime runs a fabric's jobs: it opens their queue pairs, and posts each message on them
 // as its inputs arrive and its sender's gate passes.
 //
-// It runs on every partition of the fabric at once. A message's data dependencies arrive at
-// its own sender (every After of a message is a message to its sender, or one from its
-// sender whose completion the sender learns from the acknowledgement: a link's slot), so a
-// release is decided in the sender's partition, by the receiver's arrival hook (Delivered)
-// or the sender's acknowledgement hook (Acked), and each partition writes only its own ranks'
-// state. What needs the whole job, a phase's end and the gates after it, is settled between
+// It runs on every partition of the fabric at once. A message's data arrive at its own sender
+// (every After of a message is a message to its sender, or one from its sender on the same
+// link: a pipelined algorithm's slot), so a release on data is decided in the sender's
+// partition, by the receiver's arrival hook (Delivered), and each partition writes only its
+// own ranks' state. A slot freed at the receiver reaches the sender between windows: the
+// message that waited for it is released at the end of the window in which the slot's
+// chunk arrived (at most the window later than NCCL's receiver would free it). What needs the whole job, a phase's end and the gates after it, is settled between
 // windows (AfterWindow), and the phases open by events of the engine that runs between
 // windows (Fabric.Engine), at their gates or, when a gate passed inside the window in which
 // the phase ended, at that window's end: the same on any number of partitions.
@@ -41,8 +43,8 @@ func (rt *Runtime) Add(c *scenarios.Collective, ranks []string, first int32, ope
 	return nil
 }
 
-// Start schedules every job's phase 0 at its gates. The fabric calls Delivered and Acked as
-// messages complete, and AfterWindow after every window.
+// Start schedules every job's phase 0 at its gates. The fabric calls Delivered as messages
+// complete, and AfterWindow after every window.
 func (rt *Runtime) Start() {
 	for _, j := range rt.jobs {
 		j.schedule(0, 0)
@@ -54,14 +56,6 @@ func (rt *Runtime) Start() {
 func (rt *Runtime) Delivered(qp int32, msg int64, now sim.Time) {
 	if j, q := rt.jobOf(qp); j != nil {
 		j.channelArrived(int(j.slots[j.slotOff[q]+int32(msg)]), now)
-	}
-}
-
-// Acked is the fabric's hook for a message acknowledged whole at its sender: work request
-// msg of queue pair qp at now, in the sender's partition.
-func (rt *Runtime) Acked(qp int32, msg int64, now sim.Time) {
-	if j, q := rt.jobOf(qp); j != nil {
-		j.channelAcked(int(j.slots[j.slotOff[q]+int32(msg)]), now)
 	}
 }
 
@@ -81,6 +75,7 @@ func (rt *Runtime) jobOf(qp int32) (*Job, int32) {
 func (rt *Runtime) AfterWindow(end sim.Time) {
 	closed := false
 	for _, j := range rt.jobs {
+		j.freeSlots(end)
 		for k := j.current; k < len(j.phases) && j.begun[k] != sim.Never; k++ {
 			var got int32
 			last := sim.Time(0)
@@ -116,31 +111,51 @@ func (j *Job) channelArrived(inst int, now sim.Time) {
 	k := int(j.phaseOf[inst])
 	ph := &j.phases[k]
 	msg := &ph.plan.Messages[inst-ph.off]
+	p := j.part[msg.Dst]
 	for _, d := range ph.plan.Next[inst-ph.off] {
-		if ph.plan.Messages[d].Src == msg.Dst {
+		switch ph.plan.Messages[d].Src {
+		case msg.Dst:
 			j.satisfied(k, ph.off+int(d), now)
+		case msg.Src:
+			// The next chunk on this link waits for this one's slot: its sender hears of
+			// the arrival between windows (AfterWindow).
+			j.freed[p] = append(j.freed[p], int32(ph.off+int(d)))
 		}
 	}
-	p := j.part[msg.Dst]
 	j.got[p][k]++
 	j.last[p][k] = max(j.last[p][k], now)
 }
 
-// channelAcked counts one channel of instance inst as acknowledged at its sender; the last
-// releases what waited for the message to leave its sender's link (the next chunk on it).
-func (j *Job) channelAcked(inst int, now sim.Time) {
-	if j.waitAck[inst]--; j.waitAck[inst] > 0 {
+// freeSlots counts, between windows (the last ended at end), the slots freed in it as
+// inputs of the messages that waited for them, in instance order (the same on any number of
+// partitions), and releases those now ready at end, by an event of the engine that runs
+// between windows.
+func (j *Job) freeSlots(end sim.Time) {
+	var freed []int32
+	for p := range j.freed {
+		freed = append(freed, j.freed[p]...)
+		j.freed[p] = j.freed[p][:0]
+	}
+	if len(freed) == 0 {
 		return
 	}
-	k := int(j.phaseOf[inst])
-	ph := &j.phases[k]
-	msg := &ph.plan.Messages[inst-ph.off]
-	for _, d := range ph.plan.Next[inst-ph.off] {
-		if next := &ph.plan.Messages[d]; next.Src == msg.Src && next.Src != msg.Dst {
-			j.satisfied(k, ph.off+int(d), now)
+	slices.Sort(freed)
+	start := len(j.ready)
+	for _, i := range freed {
+		k := int(j.phaseOf[i])
+		src := j.phases[k].plan.Messages[int(i)-j.phases[k].off].Src
+		if j.waitDeps[i]--; j.waitDeps[i] == 0 && j.open[k*len(j.ranks)+src] != sim.Never {
+			j.ready = append(j.ready, i)
 		}
 	}
+	if len(j.ready) > start && start == 0 {
+		j.rt.fab.Engine().At(end, j, readyOp, nil)
+	}
 }
+
+// readyOp is the operation of Job.Handle that releases the messages whose slots were freed
+// in the window before.
+const readyOp = -1
 
 // satisfied counts one input of instance i of phase k as there, and releases it when it was
 // the last and its sender may send in the phase.
@@ -168,6 +183,13 @@ func (j *Job) schedule(k int, notBefore sim.Time) {
 // == 0) or rank op%(R+1)-1 may send from now; its messages whose inputs are there are
 // released, in message order.
 func (j *Job) Handle(now sim.Time, op int, _ any) {
+	if op == readyOp {
+		for _, i := range j.ready {
+			j.post(int(i), now)
+		}
+		j.ready = j.ready[:0]
+		return
+	}
 	R := len(j.ranks)
 	k, who := op/(R+1), op%(R+1)-1
 	if j.begun[k] == sim.Never {
