@@ -158,8 +158,9 @@ func values(m map[int]int) []int {
 	return v
 }
 
-// TestBenchSaysWhyItRanOnFewerPartitions: a variant with collectives runs on one partition
-// whatever the threads, and says why.
+// TestBenchSaysWhyItRanOnFewerPartitions: a variant with collectives runs on as many
+// partitions as threads and gives no reason; cut at an exact event (--max-events) it runs on
+// one partition, and says why.
 func TestBenchSaysWhyItRanOnFewerPartitions(t *testing.T) {
 	data, ok := scenarios.BundledYAML("allreduce-leafspine")
 	require.True(t, ok)
@@ -168,8 +169,14 @@ func TestBenchSaysWhyItRanOnFewerPartitions(t *testing.T) {
 	doc, err := RunFileWith(f, nil, Options{Workers: 1, Threads: 2})
 	require.NoError(t, err)
 	for _, v := range doc.Variants {
+		require.Equal(t, 2, v.Parallel.Partitions, v.Name)
+		require.Empty(t, v.Parallel.Reason, v.Name)
+	}
+	doc, err = RunFileWith(f, nil, Options{Workers: 1, Threads: 2, Limits: Limits{MaxEvents: 1000}})
+	require.NoError(t, err)
+	for _, v := range doc.Variants {
 		require.Equal(t, 1, v.Parallel.Partitions, v.Name)
-		require.Contains(t, v.Parallel.Reason, "collectives run on one thread", fmt.Sprint(v.Parallel))
+		require.Contains(t, v.Parallel.Reason, "--max-events runs on one thread", fmt.Sprint(v.Parallel))
 	}
 }
 
