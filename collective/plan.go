@@ -501,3 +501,18 @@ func (p *Plan) Ideal(perByte, alpha float64) float64 {
 	}
 	return t
 }
+
+// IdealBySteps is the step-synchronous closed form with each message's own cost: the sum
+// over steps of the most any of its messages takes, cost(m) (its load, MessageLoads, at its
+// link's time per byte plus its latency). Ideal is IdealBySteps with one link for all.
+func (p *Plan) IdealBySteps(cost func(m int) float64) float64 {
+	steps := make([]float64, p.Steps)
+	for m := range p.Messages {
+		steps[p.Messages[m].Step] = max(steps[p.Messages[m].Step], cost(m))
+	}
+	var t float64
+	for _, s := range steps {
+		t += s
+	}
+	return t
+}
