@@ -107,6 +107,8 @@ func BuildOn(op, alg string, l Layout, size int64, o Options) (*Plan, error) {
 		return nil, fmt.Errorf("skew dist %q (allowed: %s, %s)", o.Skew.Dist, Uniform, Zipf)
 	case alg == Ring && l.railed() && (op == AllReduce || op == AllGather || op == ReduceScatter):
 		return railRing(op, l, size, o.Channels)
+	case alg == Tree && op == AllReduce && l.railed():
+		return railTree(l, size, o.Chunk, o.Channels)
 	}
 	return Build(op, alg, n, size, o.Chunk)
 }

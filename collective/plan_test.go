@@ -25,6 +25,9 @@ func play(t *testing.T, p *Plan) [][]uint64 {
 		h0, h1 := halves(p.Size)
 		pieces = int(chunks(h0, p.Chunk) + chunks(h1, p.Chunk))
 	}
+	for _, m := range p.Messages { // a plan per channel (BuildOn on rails) numbers more pieces
+		pieces = max(pieces, m.Hi)
+	}
 	hold := make([][]uint64, n)
 	from := make([][]int32, n) // the message that last wrote each piece, -1 for none
 	for r := range hold {
