@@ -1,6 +1,7 @@
 package collective
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -33,24 +34,7 @@ func TestHierarchicalDeliversItsResult(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s D=%d L=%d: %v", op, D, L, err)
 				}
-				hold := play(t, p)
-				full := uint64(1)<<n - 1
-				owned := map[int]bool{}
-				for r := range hold {
-					complete := 0
-					for j, h := range hold[r] {
-						if h == full {
-							complete++
-							owned[j] = true
-						}
-					}
-					if want := map[bool]int{true: 1, false: n}[op == ReduceScatter]; complete < want {
-						t.Fatalf("%s D=%d L=%d: rank %d holds %d complete pieces, want %d", op, D, L, r, complete, want)
-					}
-				}
-				if len(owned) != n {
-					t.Fatalf("%s D=%d L=%d: %d distinct complete pieces, want %d", op, D, L, len(owned), n)
-				}
+				checkResult(t, p, play(t, p), fmt.Sprintf("%s D=%d L=%d", op, D, L))
 			}
 		}
 	}

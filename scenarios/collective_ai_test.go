@@ -36,14 +36,20 @@ func TestMoEFieldsChecked(t *testing.T) {
 		{railBase, "op: all_to_all, size: 1MB, moe: {combine_bits: 0}", "traffic.0.collective.moe.combine_bits: combine_bits is an element's size in bits, 1 to 64 (8: FP8, 16: BF16); got 0"},
 		{railBase, "op: all_to_all, size: 4B, algorithm: hierarchical", "traffic.0.collective.size: all_to_all over 8 hosts: a size of 4 bytes cannot be cut into 8 pieces"},
 	} {
-		_, problems, _ := Load("f.yaml", []byte(strings.Replace(c.base, "ITEM", c.item, 1)), nil)
-		var all []string
-		for _, p := range problems {
-			all = append(all, p.Error())
-		}
-		require.NotEmpty(t, all, c.item)
-		require.Contains(t, strings.Join(all, "\n"), c.want, c.item)
+		requireItemProblem(t, strings.Replace(c.base, "ITEM", c.item, 1), c.want, c.item)
 	}
+}
+
+// requireItemProblem loads text as f.yaml and requires a problem that contains want.
+func requireItemProblem(t *testing.T, text, want, item string) {
+	t.Helper()
+	_, problems, _ := Load("f.yaml", []byte(text), nil)
+	var all []string
+	for _, p := range problems {
+		all = append(all, p.Error())
+	}
+	require.NotEmpty(t, all, item)
+	require.Contains(t, strings.Join(all, "\n"), want, item)
 }
 
 // TestMoEFieldsResolve: the skew and moe blocks and algorithm hierarchical reach the

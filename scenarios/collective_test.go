@@ -45,13 +45,7 @@ func TestCollectiveFieldsChecked(t *testing.T) {
 		{"op: allreduce, size: 1MB, iterations: 100000, channels: 64", "f.yaml:6:17: traffic.0.collective: allreduce by ring over 6 hosts, 100000 iterations and 64 channels is 384000000 flows; at most 1000000"},
 		{"op: allreduce, size: 1MB, sise: 2", `f.yaml:6:44: traffic.0.collective.sise: unknown field "sise" in traffic.0.collective (did you mean "size"?)`},
 	} {
-		_, problems, _ := Load("f.yaml", []byte(strings.Replace(collectiveBase, "ITEM", c.item, 1)), nil)
-		var all []string
-		for _, p := range problems {
-			all = append(all, p.Error())
-		}
-		require.NotEmpty(t, all, c.item)
-		require.Contains(t, strings.Join(all, "\n"), c.want, c.item)
+		requireItemProblem(t, strings.Replace(collectiveBase, "ITEM", c.item, 1), c.want, c.item)
 	}
 }
 
