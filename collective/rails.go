@@ -81,3 +81,25 @@ func railRing(op string, l Layout, size int64, channels int) (*Plan, error) {
 	p.finish(false)
 	return p, nil
 }
+
+// RailRingIdeal is the step-synchronous closed form of op by NCCL's rail ring over n servers
+// of g GPUs (N = n g ranks, each server's g GPUs in the job), C = k g channels (k a whole
+// number), Size bytes a rank (docs/model.md section 16): 2(N-1) steps for allreduce, N-1 for
+// allgather and reduce_scatter, each taking the busier link class's bytes at its cost plus the
+// step's path latency. Per step a GPU sends S/N bytes over its scale-up link with PXN (S
+// (C-k)/(C N) without: the last GPU's unit leaves by its own NIC) and S/(g N) over its NIC;
+// the path latency is a relayed message's, su.Alpha + nic.Alpha, with PXN and the longer of
+// the two without.
+func RailRingIdeal(op string, size int64, n, g, C int, pxn bool, su, nic Link) float64 {
+	N, S := float64(n*g), float64(size)
+	k := float64(C / g)
+	steps := N - 1
+	if op == AllReduce {
+		steps *= 2
+	}
+	suBytes, alpha := S/N, su.Alpha+nic.Alpha
+	if !pxn {
+		suBytes, alpha = S*(float64(C)-k)/(float64(C)*N), max(su.Alpha, nic.Alpha)
+	}
+	return steps * (max(suBytes*su.PerByte, S/(float64(g)*N)*nic.PerByte) + alpha)
+}

@@ -1,6 +1,7 @@
 package collective
 
 import (
+	"math"
 	"reflect"
 	"testing"
 )
@@ -170,6 +171,67 @@ func TestBuildOnFlatIsBuild(t *testing.T) {
 		for _, m := range a.Messages {
 			if m.Channel != -1 || m.Relay != 0 {
 				t.Fatalf("%s: a flat message on channel %d, relay %d", op, m.Channel, m.Relay)
+			}
+		}
+	}
+}
+
+// TestRailRingIdeal checks RailRingIdeal against the plan: on 4 servers of 8 GPUs and 8 or
+// 16 channels, each step's time is its busiest scale-up link's and busiest NIC's bytes (from
+// the messages, a relayed one on both) at their cost, the longer, plus the step's longest
+// path latency (a relayed message crosses both link classes); summed over the steps it is
+// the closed form, with and without PXN.
+func TestRailRingIdeal(t *testing.T) {
+	const n, g = 4, 8
+	N := n * g
+	w := 1.08
+	su := Link{PerByte: w / 450e9, Alpha: 0.94e-6}
+	nic := Link{PerByte: w * 8 / 400e9, Alpha: 2.5e-6}
+	for _, C := range []int{8, 16} {
+		for _, pxn := range []bool{true, false} {
+			for _, op := range []string{AllReduce, AllGather} {
+				l := railLayout(n, g, 1, pxn)
+				S := int64(C * N * 4096)
+				p, err := BuildOn(op, Ring, l, S, Options{Channels: C})
+				if err != nil {
+					t.Fatal(err)
+				}
+				suLoad := make([]map[int]int64, p.Steps)
+				nicLoad := make([]map[int]int64, p.Steps)
+				alpha := make([]float64, p.Steps)
+				for s := range suLoad {
+					suLoad[s], nicLoad[s] = map[int]int64{}, map[int]int64{}
+				}
+				for _, m := range p.Messages {
+					fabric, rail, _ := leaves(l, m)
+					src := l.GPUs[m.Src]
+					switch {
+					case !fabric:
+						suLoad[m.Step][m.Src] += m.Bytes
+						alpha[m.Step] = max(alpha[m.Step], su.Alpha)
+					case m.Relay > 0:
+						suLoad[m.Step][m.Src] += m.Bytes
+						nicLoad[m.Step][(src.Server-1)*g+rail-1] += m.Bytes
+						alpha[m.Step] = max(alpha[m.Step], su.Alpha+nic.Alpha)
+					default:
+						nicLoad[m.Step][m.Src] += m.Bytes
+						alpha[m.Step] = max(alpha[m.Step], nic.Alpha)
+					}
+				}
+				var got float64
+				for s := range p.Steps {
+					var a, b int64
+					for _, x := range suLoad[s] {
+						a = max(a, x)
+					}
+					for _, x := range nicLoad[s] {
+						b = max(b, x)
+					}
+					got += max(float64(a)*su.PerByte, float64(b)*nic.PerByte) + alpha[s]
+				}
+				if want := RailRingIdeal(op, S, n, g, C, pxn, su, nic); math.Abs(got-want) > 1e-12*want {
+					t.Errorf("%s C=%d pxn=%v: the plan's steps give %g s, the closed form %g s", op, C, pxn, got, want)
+				}
 			}
 		}
 	}
