@@ -72,6 +72,14 @@ type Message struct {
 	// they replace what it held.
 	Reduce bool
 	After  []int32
+	// Channel is the one channel (queue pair per peer) that carries the message, from 0, or
+	// -1 when the message is split over all of the job's channels; the rail-aware plans
+	// (BuildOn: NCCL's rail rings) give each channel its own messages.
+	Channel int
+	// Relay is the rail (the GPU position, from 1) of the sender's server whose NIC the
+	// message leaves through after crossing the scale-up domain (PXN), or 0 when it takes the
+	// sender's own path.
+	Relay int
 }
 
 // Plan is one iteration of a collective over Ranks ranks of Size bytes each, pipelined in
@@ -188,9 +196,18 @@ func Build(op, alg string, n int, size, chunk int64) (*Plan, error) {
 	case op == Broadcast:
 		p.chain()
 	}
-	p.inputs()
-	p.compact()
+	p.finish(true)
 	return p, nil
+}
+
+// finish adds the data dependencies (inputs) when derive is set (a plan whose builder wrote
+// every After itself leaves it unset), then packs the lists and fills Next and Steps
+// (compact).
+func (p *Plan) finish(derive bool) {
+	if derive {
+		p.inputs()
+	}
+	p.compact()
 }
 
 // compact packs every message's After into one array and builds Next the same way (its
@@ -293,7 +310,7 @@ func (p *Plan) chunk(j int) int64 {
 
 // add appends a message and returns its index.
 func (p *Plan) add(src, dst, step, lo, hi int, bytes int64, reduce bool, after ...int32) int32 {
-	p.Messages = append(p.Messages, Message{Src: src, Dst: dst, Step: step, Lo: lo, Hi: hi, Bytes: bytes, Reduce: reduce, After: after})
+	p.Messages = append(p.Messages, Message{Src: src, Dst: dst, Step: step, Lo: lo, Hi: hi, Bytes: bytes, Reduce: reduce, After: after, Channel: -1})
 	return int32(len(p.Messages) - 1)
 }
 
@@ -305,17 +322,30 @@ func (p *Plan) add(src, dst, step, lo, hi int, bytes int64, reduce bool, after .
 // waits for the one its sender received in the step before.
 func (p *Plan) ring(first, count int, reduce bool) {
 	n := p.Ranks
+	order := make([]int, n)
+	for r := range order {
+		order[r] = r
+	}
+	shift := 1 // allgather after a reduce-scatter: rank r holds piece r+1
+	if reduce || first == 0 {
+		shift = 0 // reduce-scatter, or allgather alone: rank r starts with its own piece r
+	}
+	p.ringOn(order, func(u int) (int, int, int64) { return u, u + 1, p.chunk(u) }, -1, first, count, shift, reduce)
+}
+
+// ringOn appends steps first..first+count-1 of a ring over the ranks order (order[i] sends
+// to order[i+1]) that passes units around: unit u is pieces lo..hi-1 of bytes bytes
+// (unit(u)). In step k the i-th rank of the ring sends unit i+shift-k (mod the ring's
+// length): shift 0 for a reduce-scatter or an allgather from its own unit, 1 for an
+// allgather that follows a reduce-scatter on the same ring. Its messages are on channel
+// (-1: all channels).
+func (p *Plan) ringOn(order []int, unit func(u int) (lo, hi int, bytes int64), channel, first, count, shift int, reduce bool) {
+	n := len(order)
 	for k := 0; k < count; k++ {
-		step := first + k
-		for r := 0; r < n; r++ {
-			piece := ((r-k)%n + n) % n
-			if !reduce {
-				piece = ((r+1-k)%n + n) % n
-			}
-			if first == 0 && !reduce { // allgather alone: rank r starts with its own piece r
-				piece = ((r-k)%n + n) % n
-			}
-			p.add(r, (r+1)%n, step, piece, piece+1, p.chunk(piece), reduce)
+		for i, r := range order {
+			lo, hi, b := unit(((i+shift-k)%n + n) % n)
+			m := p.add(r, order[(i+1)%n], first+k, lo, hi, b, reduce)
+			p.Messages[m].Channel = channel
 		}
 	}
 }
@@ -534,6 +564,23 @@ func Pairs(op, alg string, n int) int64 {
 			}
 		}
 		return int64(len(seen))
+	case alg == Hierarchical:
+		return 2 * N // the domain's ring and the rail's ring, at most N pairs each
 	}
 	return N
+}
+
+// IdealBySteps is the step-synchronous closed form with each message's own cost: the sum
+// over steps of the most any of its messages takes, cost(m) (its load, MessageLoads, at its
+// link's time per byte plus its latency). Ideal is IdealBySteps with one link for all.
+func (p *Plan) IdealBySteps(cost func(m int) float64) float64 {
+	steps := make([]float64, p.Steps)
+	for m := range p.Messages {
+		steps[p.Messages[m].Step] = max(steps[p.Messages[m].Step], cost(m))
+	}
+	var t float64
+	for _, s := range steps {
+		t += s
+	}
+	return t
 }

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -29,11 +30,14 @@ func (r *resolver) collective(path string, index int, c *rawCollective) *Collect
 	if okOp {
 		algs := collective.Algorithms[c.Op]
 		out.Algorithm = algs[0]
-		if c.Algorithm == collective.Tree && c.Op != collective.AllReduce {
+		if c.Algorithm == collective.Hierarchical && c.Op != collective.Broadcast {
+			out.Algorithm = c.Algorithm
+			okOp = r.hierarchicalTopology(path + ".algorithm")
+		} else if c.Algorithm == collective.Tree && c.Op != collective.AllReduce {
 			r.errf(path+".algorithm", "%s has no algorithm %q: NCCL builds its double binary tree for allreduce only (allowed for %s: %s)", c.Op, c.Algorithm, c.Op, listOf(algs))
 			okOp = false
 		} else if c.Algorithm != "" {
-			if r.oneOf(path+".algorithm", c.Op+" algorithm", c.Algorithm, algs) {
+			if r.oneOf(path+".algorithm", c.Op+" algorithm", c.Algorithm, withHierarchical(c.Op, algs)) {
 				out.Algorithm = c.Algorithm
 			} else {
 				okOp = false
@@ -73,10 +77,13 @@ func (r *resolver) collective(path string, index int, c *rawCollective) *Collect
 	if !r.jobTail(path, fmt.Sprintf("%s-%d", out.Op, index), out, c.Channels, c.Label) {
 		okOp = false
 	}
+	if !r.moeFields(path, c, out) {
+		okOp = false
+	}
 	if !okOp || out.Size <= 0 || n < 2 || (r.topo == nil && out.Hosts == nil) {
 		return out
 	}
-	if err := collective.Check(out.Op, out.Algorithm, n, out.Size, out.Chunk); err != nil {
+	if err := checkOn(out, n); err != nil {
 		field := ".size"
 		if strings.Contains(err.Error(), "ranks") {
 			field = ".hosts"
@@ -135,6 +142,9 @@ func (r *resolver) jobTail(path, def string, out *Collective, channels *int, lab
 // a piece, Size/N rounded down, or a pipelined buffer's last chunk (the tree's: of the
 // smaller half).
 func smallestMessage(c *Collective, n int) int64 {
+	if c.Skew.Dist == collective.Zipf { // the coldest rank's share, less a byte of rounding
+		return slices.Min(c.Skew.Shares(n, c.Size, 0)) - 1
+	}
 	if !collective.Pipelined(c.Op, c.Algorithm) {
 		return c.Size / int64(n)
 	}
@@ -173,7 +183,7 @@ func collectiveFlows(c *Collective, n int64) int64 {
 // in its distinct plans (one iteration's; each chakra collective its own), saturating.
 func collectiveMessages(c *Collective, n int64) (all, planned int64) {
 	if c.Steps == nil {
-		m := collective.Count(c.Op, c.Algorithm, int(n), c.Size, c.Chunk)
+		m := countOn(c, int(n))
 		return mulSat(m, int64(c.Iterations)), m
 	}
 	for _, s := range c.Steps {
