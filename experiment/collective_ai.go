@@ -23,17 +23,24 @@ func (f *fabric) layoutOf(ranks []string) collective.Layout {
 	return l
 }
 
-// planOf is collective item c's plan over ranks as the fabric places them
+// Plan is one phase's plan of collective item c over ranks as the fabric places them
 // (collective.BuildOn): NCCL's rail rings and trees on a rail cluster, algorithm
 // hierarchical, all_to_all's skew (drawn from the scenario's seed) and MoE combine; on any
 // other fabric, collective.Build's plan. A plan's message on channel k >= 0 goes on that
 // channel's queue pair alone; one on channel -1 is split over all of c.Channels (docs/model.md
 // section 17). An error is placed at the item.
-func (f *fabric) planOf(c *scenarios.Collective, ranks []string) (*collective.Plan, error) {
-	p, err := collective.BuildOn(c.Op, c.Algorithm, f.layoutOf(ranks), c.Size, collective.Options{
-		Chunk: c.Chunk, Channels: c.Channels, Skew: c.Skew, MoE: c.MoE, Seed: f.sc.Seed})
+func (a jobsFabric) Plan(c *scenarios.Collective, op, alg string, ranks []string, size, chunk int64) (*collective.Plan, error) {
+	f := a.f
+	p, err := collective.BuildOn(op, alg, f.layoutOf(ranks), size, collective.Options{
+		Chunk: chunk, Channels: c.Channels, Skew: c.Skew, MoE: c.MoE, Seed: f.sc.Seed})
 	if err != nil {
 		return nil, placed(f.sc, "traffic", c.Pos, err)
 	}
 	return p, nil
+}
+
+// planOf is collective item c's plan over ranks (its first phase's: Plan with c's own op,
+// algorithm, size and chunk).
+func (f *fabric) planOf(c *scenarios.Collective, ranks []string) (*collective.Plan, error) {
+	return jobsFabric{f}.Plan(c, c.Op, c.Algorithm, ranks, c.Size, c.Chunk)
 }

@@ -1,6 +1,10 @@
 package jobs
 
-import "github.com/fabricsim/fabricsim/sim"
+import (
+	"github.com/fabricsim/fabricsim/collective"
+	"github.com/fabricsim/fabricsim/scenarios"
+	"github.com/fabricsim/fabricsim/sim"
+)
 
 // Fabric is what the runtime asks of the fabric its jobs run on.
 type Fabric interface {
@@ -20,6 +24,10 @@ type Fabric interface {
 	Post(qp int32, bytes int64) (msg int64, err error)
 	// Close says that no message follows on queue pair qp.
 	Close(qp int32) error
+	// Plan is the plan of one phase of collective c: op by alg over ranks as the fabric
+	// places them (NCCL's rail rings and trees on an AI cluster, c's all_to_all skew and MoE
+	// combine), size bytes a rank in chunks of chunk.
+	Plan(c *scenarios.Collective, op, alg string, ranks []string, size, chunk int64) (*collective.Plan, error)
 	// Path is the path from host src to host dst as a message of the transport sees it alone
 	// on the empty fabric; ok is false when there is none.
 	Path(transport, src, dst string) (p Path, ok bool)

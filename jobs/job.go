@@ -27,11 +27,11 @@ type Job struct {
 	ranks  []string
 	C      int
 	phases []jobPhase
-	// firstQP is the flow of the first pair's channel 0; pair p's channel ch is flow
-	// firstQP + p*C + ch. slotOff is, per queue pair (p*C + ch), where its messages' slots
-	// start in slots, which holds, per work request in posting order, its instance.
+	// firstQP is the flow of the job's first queue pair, qps their number; slotOff is, per
+	// queue pair (from 0), where its messages' slots start in slots, which holds, per work
+	// request in posting order, its instance.
 	firstQP int32
-	pairs   int
+	qps     int
 	slotOff []int32
 	slots   []int32
 	// Per instance (a few tens of bytes a message, whatever the job's size):
@@ -56,20 +56,31 @@ type Job struct {
 
 // jobPhase is one phase of a job: its plan, its first instance, per rank what the rank waits
 // for before it sends in it (one entry when every rank waits the same), and per message of
-// the plan its pair of ranks (the queue pairs' index over C).
+// the plan its first queue pair (from 0 in the job; a message split over the C channels
+// takes C in a row).
 type jobPhase struct {
 	plan  *collective.Plan
 	off   int
 	waits [][]scenarios.Wait
-	pair  []int32
+	qp    []int32
+}
+
+// channels is how many queue pairs message m of phase k goes on: one when the plan gives it
+// a channel of its own, else the job's C, its bytes split over them.
+func (j *Job) channels(k, m int) int {
+	if j.phases[k].plan.Messages[m].Channel >= 0 {
+		return 1
+	}
+	return j.C
 }
 
 // M is the number of messages of phase k.
 func (j *Job) M(k int) int { return len(j.phases[k].plan.Messages) }
 
 // newJob makes job c and opens its queue pairs with open, the first getting index first:
-// one per channel for every pair of ranks (sender, receiver) of a message in any phase, in
-// the order of the pairs' first messages, from the job's start (c.Start).
+// for every pair of ranks (sender, receiver) of a message in any phase, one per channel (or
+// the one of its channel, for a plan that gives each channel its own messages: NCCL's rail
+// rings), in the order of their first messages, from the job's start (c.Start).
 func newJob(rt *Runtime, c *scenarios.Collective, ranks []string, first int32, open OpenFunc) (*Job, error) {
 	j := &Job{rt: rt, c: c, ranks: ranks, firstQP: first, C: c.Channels}
 	if err := j.buildPhases(); err != nil {
@@ -84,50 +95,54 @@ func newJob(rt *Runtime, c *scenarios.Collective, ranks []string, first int32, o
 	for p := range j.got {
 		j.got[p], j.last[p] = make([]int32, len(j.phases)), make([]sim.Time, len(j.phases))
 	}
-	pairOf := map[[2]int]int32{}
-	var perPair []int32 // messages on each pair over the job's life
-	pairs := map[*collective.Plan][]int32{}
+	// A queue pair per (sender, receiver, channel): a message on channel -1 takes the C of
+	// its pair of ranks in a row, one on channel k the pair's own k-th.
+	qpOf := map[[3]int]int32{}
+	var perQP []int32 // work requests on each queue pair over the job's life
+	plans := map[*collective.Plan][]int32{}
 	for k := range j.phases {
 		ph := &j.phases[k]
-		if ps, ok := pairs[ph.plan]; ok {
-			ph.pair = ps
+		if qs, ok := plans[ph.plan]; ok {
+			ph.qp = qs
 		} else {
-			ph.pair = make([]int32, len(ph.plan.Messages))
 			if err := local(ph.plan); err != nil {
 				return nil, err
 			}
+			ph.qp = make([]int32, len(ph.plan.Messages))
 			for m, msg := range ph.plan.Messages {
-				key := [2]int{msg.Src, msg.Dst}
-				p, ok := pairOf[key]
+				if msg.Channel >= j.C {
+					return nil, fmt.Errorf("%s %s: message %d is on channel %d of %d", ph.plan.Op, ph.plan.Algorithm, m, msg.Channel, j.C)
+				}
+				key := [3]int{msg.Src, msg.Dst, msg.Channel}
+				q, ok := qpOf[key]
 				if !ok {
-					p = int32(len(perPair))
-					pairOf[key] = p
-					perPair = append(perPair, 0)
-					for ch := 0; ch < j.C; ch++ {
+					q = int32(len(perQP))
+					qpOf[key] = q
+					for range j.channels(k, m) {
 						if err := open(ranks[msg.Src], ranks[msg.Dst], c.Start, c.Transport, c.Priority); err != nil {
 							return nil, err
 						}
+						perQP = append(perQP, 0)
 					}
 				}
-				ph.pair[m] = p
+				ph.qp[m] = q
 			}
-			pairs[ph.plan] = ph.pair
+			plans[ph.plan] = ph.qp
 		}
 		for m := range ph.plan.Messages {
-			perPair[ph.pair[m]]++
+			n := j.channels(k, m)
+			for ch := range n {
+				perQP[int(ph.qp[m])+ch]++
+			}
 			inst := ph.off + m
-			msg := &ph.plan.Messages[m]
-			j.waitDeps[inst], j.waitChan[inst] = int32(len(msg.After)), int32(j.C)
+			j.waitDeps[inst], j.waitChan[inst] = int32(len(ph.plan.Messages[m].After)), int32(n)
 			j.released[inst], j.arrived[inst] = sim.Never, sim.Never
 		}
 	}
-	j.pairs = len(perPair)
-	j.slotOff = make([]int32, j.pairs*j.C+1)
-	for p, n := range perPair {
-		for ch := 0; ch < j.C; ch++ {
-			q := p*j.C + ch
-			j.slotOff[q+1] = j.slotOff[q] + n
-		}
+	j.qps = len(perQP)
+	j.slotOff = make([]int32, j.qps+1)
+	for q, n := range perQP {
+		j.slotOff[q+1] = j.slotOff[q] + n
 	}
 	j.slots = make([]int32, j.slotOff[len(j.slotOff)-1])
 	return j, nil
@@ -162,7 +177,7 @@ func (j *Job) buildPhases() error {
 		n += len(p.Messages)
 	}
 	if c.Steps == nil {
-		plan, err := collective.Build(c.Op, c.Algorithm, R, c.Size, c.Chunk)
+		plan, err := j.rt.fab.Plan(c, c.Op, c.Algorithm, j.ranks, c.Size, c.Chunk)
 		if err != nil {
 			return err
 		}
@@ -175,7 +190,7 @@ func (j *Job) buildPhases() error {
 		}
 	} else {
 		for _, s := range c.Steps {
-			plan, err := collective.Build(s.Op, s.Algorithm, R, s.Size, s.Chunk)
+			plan, err := j.rt.fab.Plan(c, s.Op, s.Algorithm, j.ranks, s.Size, s.Chunk)
 			if err != nil {
 				return err
 			}

@@ -62,7 +62,7 @@ func (rt *Runtime) Delivered(qp int32, msg int64, now sim.Time) {
 // jobOf is the job of queue pair qp and its index among the job's.
 func (rt *Runtime) jobOf(qp int32) (*Job, int32) {
 	for _, j := range rt.jobs {
-		if q := qp - j.firstQP; q >= 0 && int(q) < j.pairs*j.C {
+		if q := qp - j.firstQP; q >= 0 && int(q) < j.qps {
 			return j, q
 		}
 	}
@@ -209,18 +209,19 @@ func (j *Job) Handle(now sim.Time, op int, _ any) {
 	}
 }
 
-// post releases instance inst at now: its work request on each channel of its pair, b/C
-// bytes each (the first b mod C one byte more).
+// post releases instance inst at now: its work request on each of its queue pairs, b/n
+// bytes each over n of them (the first b mod n one byte more).
 func (j *Job) post(inst int, now sim.Time) {
 	j.released[inst] = now
 	k := int(j.phaseOf[inst])
 	ph := &j.phases[k]
 	m := inst - ph.off
 	b := ph.plan.Messages[m].Bytes
-	for ch := 0; ch < j.C; ch++ {
-		q := int(ph.pair[m])*j.C + ch
-		n := b / int64(j.C)
-		if int64(ch) < b%int64(j.C) {
+	C := j.channels(k, m)
+	for ch := 0; ch < C; ch++ {
+		q := int(ph.qp[m]) + ch
+		n := b / int64(C)
+		if int64(ch) < b%int64(C) {
 			n++
 		}
 		msg, err := j.rt.fab.Post(j.firstQP+int32(q), n)
@@ -234,7 +235,7 @@ func (j *Job) post(inst int, now sim.Time) {
 
 // close says to every queue pair of the job that no message follows: its last phase ended.
 func (j *Job) close() {
-	for q := 0; q < j.pairs*j.C; q++ {
+	for q := 0; q < j.qps; q++ {
 		if err := j.rt.fab.Close(j.firstQP + int32(q)); err != nil {
 			panic(fmt.Sprintf("collective %s: %v", j.c.Label, err))
 		}

@@ -26,8 +26,12 @@ func (j *Job) Gate(k, r int) sim.Time { return j.gate(k, r) }
 // Channels is the number of queue pairs each message is split over.
 func (j *Job) Channels() int { return j.C }
 
-// QP is the flow index of the queue pair that carries channel ch of message m of phase k.
-func (j *Job) QP(k, m, ch int) int { return int(j.firstQP) + int(j.phases[k].pair[m])*j.C + ch }
+// QP is the flow index of the queue pair that carries channel ch of message m of phase k
+// (ch below its Channels(k, m)).
+func (j *Job) QP(k, m, ch int) int { return int(j.firstQP) + int(j.phases[k].qp[m]) + ch }
+
+// MessageChannels is how many queue pairs message m of phase k goes on.
+func (j *Job) MessageChannels(k, m int) int { return j.channels(k, m) }
 
 // QueuePairs is the flow index range of the job's queue pairs.
-func (j *Job) QueuePairs() (lo, hi int) { return int(j.firstQP), int(j.firstQP) + j.pairs*j.C }
+func (j *Job) QueuePairs() (lo, hi int) { return int(j.firstQP), int(j.firstQP) + j.qps }
