@@ -83,7 +83,7 @@
     dot.setAttribute("cx", hit.p[0]);
     dot.setAttribute("cy", hit.p[1]);
     dot.style.display = "";
-    fig.setAttribute("data-hover", hit.s.l + "|" + hit.p[2] + "|" + hit.p[3]);
+    fig.setAttribute("data-hover", JSON.stringify({l: hit.s.l, p: hit.p}));
   }
   function hide(svg) {
     tip.hidden = true;

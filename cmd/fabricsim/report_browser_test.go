@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -145,17 +145,25 @@ func checkReportInBrowser(t *testing.T, ctx context.Context, dir string) (sorted
 	}](t, ctx, `({hidden: document.getElementById("hover-tip").hidden, text: document.getElementById("hover-tip").innerText,
 		hover: document.getElementById("`+hover.ID+`").getAttribute("data-hover") || ""})`)
 	require.False(t, tip.Hidden, "%s: the pointer on a point shows a tooltip", hover.ID)
-	// The tooltip's numbers are those of a point of the figure at the pointer; it is this
-	// one unless another lies on it, then that one's values.
-	parts := strings.Split(tip.Hover, "|")
-	require.Len(t, parts, 3, tip.Hover)
-	x, _ := strconv.ParseFloat(parts[1], 64)
-	y, _ := strconv.ParseFloat(parts[2], 64)
-	if parts[0] == hover.Label {
-		require.Equal(t, []float64{hover.X, hover.Y}, []float64{x, y}, "%s: the hovered point's values", hover.ID)
+	// The tooltip shows a point of the figure's data that is under the pointer: the one
+	// aimed at, or one drawn within a pixel of it (a CDF's steps), with its values.
+	var shown struct {
+		L string     `json:"l"`
+		P [4]float64 `json:"p"`
 	}
-	require.Contains(t, tip.Text, ": "+strconv.FormatFloat(roundTo6(x), 'g', -1, 64), "%s: the tooltip shows x", hover.ID)
-	require.Contains(t, tip.Text, ": "+strconv.FormatFloat(roundTo6(y), 'g', -1, 64), "%s: the tooltip shows y", hover.ID)
+	require.NoError(t, json.Unmarshal([]byte(tip.Hover), &shown), tip.Hover)
+	off := js[float64](t, ctx, `(() => { const svg = document.querySelector("#`+hover.ID+` svg");
+		const p = new DOMPoint(`+strconv.FormatFloat(shown.P[0], 'f', -1, 64)+`, `+strconv.FormatFloat(shown.P[1], 'f', -1, 64)+`).matrixTransform(svg.getScreenCTM());
+		return Math.hypot(p.x - `+strconv.FormatFloat(at.X, 'f', -1, 64)+`, p.y - `+strconv.FormatFloat(at.Y, 'f', -1, 64)+`); })()`)
+	require.LessOrEqual(t, off, 1.5, "%s: the point shown is the one under the pointer", hover.ID)
+	if shown.P[0] == hover.SX && shown.P[1] == hover.SY {
+		require.Equal(t, []float64{hover.X, hover.Y}, []float64{shown.P[2], shown.P[3]})
+	}
+	require.Contains(t, tip.Text, ": "+strconv.FormatFloat(roundTo6(shown.P[2]), 'g', -1, 64), "%s: the tooltip shows x", hover.ID)
+	require.Contains(t, tip.Text, ": "+strconv.FormatFloat(roundTo6(shown.P[3]), 'g', -1, 64), "%s: the tooltip shows y", hover.ID)
+	if shown.L != "" {
+		require.Contains(t, tip.Text, shown.L, "%s: the tooltip names the line", hover.ID)
+	}
 
 	// Zoom: the figure alone, as wide as the window.
 	do(t, ctx, chromedp.Click(chromedp.CSS("#"+hover.ID+" button.zoom")))
