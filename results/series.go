@@ -30,7 +30,8 @@ type Series struct {
 // its DCQCN reaction point (only when DCQCN runs, else nil), its TCP congestion window in
 // segments (only for iWARP, else nil), and the window of a window-based congestion control
 // other than TCP's in full packets (Swift's min(fcwnd, ecwnd); UET NSCC's cwnd bytes over a
-// full packet's bytes, headers included), else nil.
+// full packet's bytes, headers included), else nil; 0 at a sample before the sender held
+// one.
 type FlowSeries struct {
 	Flow           int
 	DeliveredBytes []int64
