@@ -53,13 +53,14 @@ func (r *IWARPReceiver) onData(now sim.Time, p *topology.Packet) {
 // process takes a segment once the NIC has handed it to TCP: the SYN, the MPA Request, an
 // FPDU.
 func (r *IWARPReceiver) process(now sim.Time, p *topology.Packet) {
+	th := p.TCP()
 	switch {
-	case p.TCPFlags&topology.TCPFlagSYN != 0:
+	case th.Flags&topology.TCPFlagSYN != 0:
 		r.synAck(now, p)
-	case p.MPA == topology.MPARequest:
-		r.tsRecent = p.TSVal
+	case th.MPA == topology.MPARequest:
+		r.tsRecent = th.TSVal
 		r.mpaReply(now)
-	case p.MPA == topology.MPAFPDU:
+	case th.MPA == topology.MPAFPDU:
 		r.fpdu(now, p)
 	}
 	// A pure ACK (the handshake's third segment) needs nothing.
@@ -70,12 +71,13 @@ func (r *IWARPReceiver) process(now sim.Time, p *topology.Packet) {
 // completes the message, one out of order (a duplicate ACK with SACK blocks), one that fills
 // a gap and a duplicate (RFC 5681 section 4.2, RFC 1122 4.2.3.2).
 func (r *IWARPReceiver) fpdu(now sim.Time, p *topology.Packet) {
+	th := p.TCP()
 	ref := r.base + r.lay.Start(r.ra.nxt)
-	k := r.lay.Covered(unwrap(ref, p.Seq-r.isn) - r.base)
+	k := r.lay.Covered(unwrap(ref, th.Seq-r.isn) - r.base)
 	ce := p.ECN == topology.ECNCE
 	switch r.cfg.ECN {
 	case ECNClassic:
-		if p.TCPFlags&topology.TCPFlagCWR != 0 {
+		if th.Flags&topology.TCPFlagCWR != 0 {
 			r.eceState = false
 		}
 		if ce {
@@ -89,8 +91,8 @@ func (r *IWARPReceiver) fpdu(now sim.Time, p *topology.Packet) {
 			r.eceState = ce
 		}
 	}
-	if r.cfg.Timestamps && k <= r.lastAck && int32(p.TSVal-r.tsRecent) >= 0 {
-		r.tsRecent = p.TSVal // RFC 7323 section 4.3
+	if r.cfg.Timestamps && k <= r.lastAck && int32(th.TSVal-r.tsRecent) >= 0 {
+		r.tsRecent = th.TSVal // RFC 7323 section 4.3
 	}
 	before := r.ra.nxt
 	advanced, _, filled := r.ra.add(k, r.maxBlocks)
@@ -117,23 +119,24 @@ func (r *IWARPReceiver) fpdu(now sim.Time, p *topology.Packet) {
 // ack sends an ACK for everything in order, with the SACK blocks and the ECN echo.
 func (r *IWARPReceiver) ack(now sim.Time) {
 	p := r.dst.pool.Get(topology.KindAck)
+	th := p.TCP()
 	r.frame(p, r.dst, r.src, r.ackHash, topology.TCPPortIWARP, r.sport)
-	p.Seq = r.irs + uint32(r.rlen)
-	p.AckNum = r.isn + uint32(r.base+r.lay.Start(r.ra.nxt))
-	p.TCPFlags = topology.TCPFlagACK
+	th.Seq = r.irs + uint32(r.rlen)
+	th.AckNum = r.isn + uint32(r.base+r.lay.Start(r.ra.nxt))
+	th.Flags = topology.TCPFlagACK
 	if r.eceState {
-		p.TCPFlags |= topology.TCPFlagECE
+		th.Flags |= topology.TCPFlagECE
 	}
 	if r.cfg.SACK {
 		for _, b := range r.ra.recent[:r.ra.nrecent] {
-			if int(p.SACKBlocks) == r.maxBlocks {
+			if int(th.SACKBlocks) == r.maxBlocks {
 				break
 			}
-			p.SACK[p.SACKBlocks] = [2]uint32{r.isn + uint32(r.base+r.lay.Start(b.lo)), r.isn + uint32(r.base+r.lay.End(b.hi-1))}
-			p.SACKBlocks++
+			th.SACK[th.SACKBlocks] = [2]uint32{r.isn + uint32(r.base+r.lay.Start(b.lo)), r.isn + uint32(r.base+r.lay.End(b.hi-1))}
+			th.SACKBlocks++
 		}
 	}
-	p.TSVal, p.TSEcr = tsClock(now), r.tsRecent
+	th.TSVal, th.TSEcr = tsClock(now), r.tsRecent
 	p.SentAt = now
 	p.Seal()
 	r.pending, r.lastAck = 0, r.ra.nxt
