@@ -136,10 +136,10 @@ func TestIRNIncastWithoutPFCCompletes(t *testing.T) {
 func TestIRNNAKCarriesTheRevealingPSN(t *testing.T) {
 	var p topology.Packet
 	p.EtherType, p.Protocol, p.DstPort = topology.EtherTypeIPv4, topology.IPProtoUDP, topology.UDPPortRoCEv2
-	p.HasAETH = true
+	p.IB().HasAETH = true
 	p.Seal()
 	plain := p.WireBytes()
-	p.SACKBlocks = 1
+	p.IB().HasSACK = true
 	p.Seal()
 	require.Equal(t, plain+topology.IRNSACK, p.WireBytes())
 }

@@ -73,12 +73,14 @@ func TestWireSizesAreByteExact(t *testing.T) {
 	// A RoCE v2 WRITE middle packet of 1024 bytes is a 1086-byte Ethernet frame (physics
 	// references 1.2), 1106 on the wire; an ACK is a 66-byte frame.
 	p := topology.Packet{EtherType: topology.EtherTypeIPv4, Protocol: topology.IPProtoUDP,
-		DstPort: topology.UDPPortRoCEv2, Opcode: topology.OpWriteMiddle, Payload: 1024}
+		DstPort: topology.UDPPortRoCEv2, Payload: 1024}
+	p.IB().Opcode = topology.OpWriteMiddle
 	p.Seal()
 	require.EqualValues(t, 1086, p.Frame)
 	require.EqualValues(t, 1106, p.WireBytes())
 	a := topology.Packet{EtherType: topology.EtherTypeIPv4, Protocol: topology.IPProtoUDP,
-		DstPort: topology.UDPPortRoCEv2, Opcode: topology.OpAcknowledge, HasAETH: true}
+		DstPort: topology.UDPPortRoCEv2}
+	*a.IB() = topology.IBFields{Opcode: topology.OpAcknowledge, HasAETH: true}
 	a.Seal()
 	require.EqualValues(t, 66, a.Frame)
 	pause := topology.Packet{EtherType: topology.EtherTypeMACControl}

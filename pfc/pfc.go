@@ -194,8 +194,8 @@ func bytesIn(r sim.Rate, t sim.Time) int64 {
 // opcode 0x0101, the class-enable vector with bit c set and timer c, padded to 64 bytes.
 func FillFrame(p *topology.Packet, c int, quanta uint16) {
 	p.EtherType = topology.EtherTypeMACControl
-	p.PauseEnable = 1 << c
-	p.PauseQuanta[c] = quanta
+	p.Pause().Enable = 1 << c
+	p.Pause().Quanta[c] = quanta
 	p.Priority = uint8(c)
 	p.Seal()
 }

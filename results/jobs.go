@@ -5,7 +5,6 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/olekukonko/tablewriter/tw"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 )
@@ -122,14 +121,11 @@ func hasJobs(d *Document) bool {
 	return false
 }
 
-// jobsHeader is the jobs table's header.
-var jobsHeader = []string{"variant", "job", "op", "algorithm", "ranks", "iterations", "time_us", "ideal_us", "algbw_gbps", "busbw_gbps", "slowest"}
+// jobsHeader is the collectives table's header (jobsTable) for a run of one seed.
+var jobsHeader = []string{"variant", "job", "op", "algorithm", "ranks", "size_bytes", "iterations", "time_us", "ideal_us", "algbw_gbps", "busbw_gbps", "slowest"}
 
-var jobsAlign = []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight,
-	tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft}
-
-// jobRows are the jobs table's rows: per variant and job, the mean iteration time, its ideal,
-// the bandwidths and the slowest step of the slowest iteration.
+// jobRows are the collectives table's rows: per variant and job, its message size, the mean
+// iteration time, its ideal, the bandwidths and the slowest step of the slowest iteration.
 func jobRows(d *Document) [][]string {
 	var rows [][]string
 	for i := range d.Variants {
@@ -146,24 +142,12 @@ func jobRows(d *Document) [][]string {
 			if worst != nil {
 				slowest = fmt.Sprintf("iter %d step %d at %s", worst.Iteration, worst.SlowestStep, worst.SlowestHost)
 			}
-			rows = append(rows, []string{v.Name, j.Label, j.Op, j.Algorithm, strconv.Itoa(j.Ranks),
-				fmt.Sprintf("%d/%d", j.Completed, j.Iterations), optFixed(j.CompletionUS), fixed(j.IdealUS),
-				optFixed(j.AlgbwGbps), optFixed(j.BusbwGbps), slowest})
+			rows = append(rows, []string{variantCell(d, v), j.Label, j.Op, j.Algorithm, strconv.Itoa(j.Ranks),
+				integer(j.SizeBytes), fmt.Sprintf("%d/%d", j.Completed, j.Iterations), optFixed(j.CompletionUS),
+				fixed(j.IdealUS), optFixed(j.AlgbwGbps), optFixed(j.BusbwGbps), slowest})
 		}
 	}
 	return rows
-}
-
-// writeJobsTable writes the jobs table under the main one, when there are jobs.
-func writeJobsTable(w io.Writer, d *Document, format string) error {
-	rows := jobRows(d)
-	if len(rows) == 0 {
-		return nil
-	}
-	if _, err := io.WriteString(w, "\ncollectives (time_us: mean iteration; slowest: the longest message of the slowest iteration):\n"); err != nil {
-		return err
-	}
-	return renderTable(w, format, jobsHeader, jobsAlign, rows)
 }
 
 // jobsCSVHeader is jobs.csv's header: one row per variant, job and iteration.

@@ -126,8 +126,8 @@ const pfcOpcode = 0x0101
 
 func pfcFrame(b []byte, p *topology.Packet) {
 	binary.BigEndian.PutUint16(b[0:], pfcOpcode)
-	binary.BigEndian.PutUint16(b[2:], uint16(p.PauseEnable))
-	for i, q := range p.PauseQuanta {
+	binary.BigEndian.PutUint16(b[2:], uint16(p.Pause().Enable))
+	for i, q := range p.Pause().Quanta {
 		binary.BigEndian.PutUint16(b[4+2*i:], q)
 	}
 }
@@ -157,26 +157,26 @@ func ipv4(dg []byte, p *topology.Packet) {
 // uet writes the Ultra Ethernet transport's PDS (and a request's SES) headers; the PDC
 // identifier is the flow's index. A trimmed request keeps its headers.
 func uet(b []byte, p *topology.Packet) {
-	pdc := uint16(p.Flow)
+	u, pdc := p.UET(), uint16(p.Flow)
 	switch p.Kind {
 	case topology.KindAck:
-		header.EncodeAckCC(b, &header.PDSAckFields{AckPSN: p.PSN, CumPSN: p.CumPSN, SACKBase: p.SACKBase, PDC: pdc,
-			Marked: p.ECNEcho, Retx: p.Retx, SACKBitmap: p.SACKBitmap, RecvdBytes: p.RecvdBytes, OOO: p.OOO})
+		header.EncodeAckCC(b, &header.PDSAckFields{AckPSN: p.PSN, CumPSN: u.CumPSN, SACKBase: u.SACKBase, PDC: pdc,
+			Marked: u.ECNEcho, Retx: u.Retx, SACKBitmap: u.SACKBitmap, RecvdBytes: u.RecvdBytes, OOO: u.OOO})
 	case topology.KindNak:
-		header.EncodeNack(b, p.PSN, pdc, header.PDSNackTrimmed, p.ECNEcho)
+		header.EncodeNack(b, p.PSN, pdc, header.PDSNackTrimmed, u.ECNEcho)
 	case topology.KindCredit:
 		ctl := uint8(header.PDSControlCredit)
 		switch {
-		case p.CreditRequest:
+		case u.CreditRequest:
 			ctl = header.PDSControlCreditRequest
-		case p.AckRequest:
+		case u.AckRequest:
 			ctl = header.PDSControlAckRequest
 		}
-		header.EncodeControl(b, ctl, p.PSN, pdc, p.Credit)
+		header.EncodeControl(b, ctl, p.PSN, pdc, u.Credit)
 	default:
-		header.EncodeRUD(b, &header.PDSRUDFields{PSN: p.PSN, PDC: pdc, Retx: p.Retx, AR: p.AckReq, CC: p.CCReq, CreditTarget: p.Credit,
-			SOM: p.Opcode == topology.OpWriteFirst || p.Opcode == topology.OpWriteOnly, EOM: p.Opcode == topology.OpWriteLast || p.Opcode == topology.OpWriteOnly,
-			Length: p.DMALen, Offset: uint64(p.DDPOffset), PayloadLen: uint32(p.Payload)})
+		header.EncodeRUD(b, &header.PDSRUDFields{PSN: p.PSN, PDC: pdc, Retx: u.Retx, AR: u.AckReq, CC: u.CCReq, CreditTarget: u.Credit,
+			SOM: u.Opcode == topology.OpWriteFirst || u.Opcode == topology.OpWriteOnly, EOM: u.Opcode == topology.OpWriteLast || u.Opcode == topology.OpWriteOnly,
+			Length: u.DMALen, Offset: uint64(u.Offset), PayloadLen: uint32(p.Payload)})
 	}
 }
 
@@ -205,16 +205,17 @@ const irnTrimmedFlag = 1 << 24
 // ibTransport writes the BTH and the RETH or AETH behind it, an IRN NAK's selectively
 // acknowledged PSN behind the AETH, and an HPCC packet's INT header behind those.
 func ibTransport(b []byte, p *topology.Packet) {
-	header.BTH(b).Encode(&header.BTHFields{Opcode: p.Opcode, DestQP: p.DestQP, AckReq: p.AckReq, PSN: p.PSN})
+	ib := p.IB()
+	header.BTH(b).Encode(&header.BTHFields{Opcode: ib.Opcode, DestQP: ib.DestQP, AckReq: ib.AckReq, PSN: p.PSN})
 	b = b[header.BTHSize:]
 	switch {
-	case p.HasRETH:
-		header.RETH(b).Encode(0, 0, p.DMALen)
+	case ib.HasRETH:
+		header.RETH(b).Encode(0, 0, ib.DMALen)
 		b = b[header.RETHSize:]
-	case p.HasAETH:
-		header.AETH(b).Encode(p.Syndrome, p.MSN)
-		if p.SACKBlocks > 0 {
-			v := p.SACK[0][0] & 0xFFFFFF
+	case ib.HasAETH:
+		header.AETH(b).Encode(ib.Syndrome, ib.MSN)
+		if ib.HasSACK {
+			v := ib.SACKPSN & 0xFFFFFF
 			if p.Trimmed {
 				v |= irnTrimmedFlag
 			}
@@ -237,44 +238,45 @@ func ibTransport(b []byte, p *topology.Packet) {
 const tcpWindow = 0xFFFF
 
 func tcp(b []byte, p *topology.Packet) {
+	t := p.TCP()
 	hdr := int(p.TCPHeaderBytes())
-	header.TCP(b).Encode(&header.TCPFields{SrcPort: p.SrcPort, DstPort: p.DstPort, Seq: p.Seq,
-		Ack: p.AckNum, HeaderLength: hdr, Flags: p.TCPFlags, Window: tcpWindow})
+	header.TCP(b).Encode(&header.TCPFields{SrcPort: p.SrcPort, DstPort: p.DstPort, Seq: t.Seq,
+		Ack: t.AckNum, HeaderLength: hdr, Flags: t.Flags, Window: tcpWindow})
 	o := b[header.TCPMinimumSize:hdr]
 	for i := range o {
 		o[i] = header.TCPOptionNOP // padding between and after options
 	}
-	if p.TCPFlags&topology.TCPFlagSYN != 0 {
+	if t.Flags&topology.TCPFlagSYN != 0 {
 		o[0], o[1] = header.TCPOptionMSS, 4
 		binary.BigEndian.PutUint16(o[2:], 1460)
 		o[5], o[6], o[7] = header.TCPOptionWS, 3, 7 // behind a NOP: window scale 7
 		o = o[8:]
-		if p.SACKPermitted && !p.Timestamps {
+		if t.SACKPermitted && !t.Timestamps {
 			o[2], o[3] = header.TCPOptionSACKPermitted, 2
 			o = o[4:]
 		}
 	}
-	if p.Timestamps {
+	if t.Timestamps {
 		o[2], o[3] = header.TCPOptionTS, 10
-		binary.BigEndian.PutUint32(o[4:], p.TSVal)
-		binary.BigEndian.PutUint32(o[8:], p.TSEcr)
+		binary.BigEndian.PutUint32(o[4:], t.TSVal)
+		binary.BigEndian.PutUint32(o[8:], t.TSEcr)
 		o = o[12:]
 	}
-	if n := int(p.SACKBlocks); n > 0 {
+	if n := int(t.SACKBlocks); n > 0 {
 		o[2], o[3] = header.TCPOptionSACK, byte(2+8*n)
 		for i := 0; i < n; i++ {
-			binary.BigEndian.PutUint32(o[4+8*i:], p.SACK[i][0])
-			binary.BigEndian.PutUint32(o[8+8*i:], p.SACK[i][1])
+			binary.BigEndian.PutUint32(o[4+8*i:], t.SACK[i][0])
+			binary.BigEndian.PutUint32(o[8+8*i:], t.SACK[i][1])
 		}
 	}
 	data := b[hdr:]
-	switch p.MPA {
+	switch t.MPA {
 	case topology.MPARequest, topology.MPAReply:
 		flags := uint8(header.MPAFlagCRC)
-		if p.MPAWantMarkers {
+		if t.MPAWantMarkers {
 			flags |= header.MPAFlagMarkers
 		}
-		header.MPAReqRep(data).Encode(p.MPA == topology.MPAReply, flags, p.MPAPrivate)
+		header.MPAReqRep(data).Encode(t.MPA == topology.MPAReply, flags, t.MPAPrivate)
 	case topology.MPAFPDU:
 		fpdu(data, p)
 	}
@@ -288,21 +290,22 @@ const fpduSTag = 0x00000100
 // the payload (zeros) and the pad, with a marker in front of every byte whose place in the
 // FPDU stream is a multiple of 512, then the CRC32c of all of it.
 func fpdu(b []byte, p *topology.Packet) {
+	t := p.TCP()
 	var hdr [header.MPAULPDULengthSize + header.DDPUntaggedSize]byte
 	ddp := header.DDP(hdr[header.MPAULPDULengthSize:])
 	n := header.MPAULPDULengthSize
-	if p.DDPTagged {
-		ddp.EncodeTagged(p.DDPLast, header.RDMAPWrite, fpduSTag, uint64(p.DDPOffset))
+	if t.DDPTagged {
+		ddp.EncodeTagged(t.DDPLast, header.RDMAPWrite, fpduSTag, uint64(t.DDPOffset))
 		n += header.DDPTaggedSize
 	} else {
-		ddp.EncodeUntagged(p.DDPLast, header.RDMAPSend, header.DDPQueueSend, 1, p.DDPOffset)
+		ddp.EncodeUntagged(t.DDPLast, header.RDMAPSend, header.DDPQueueSend, 1, t.DDPOffset)
 		n += header.DDPUntaggedSize
 	}
 	ulpdu := n - header.MPAULPDULengthSize + int(p.Payload)
 	binary.BigEndian.PutUint16(hdr[:], uint16(ulpdu))
 	framed := (header.MPAULPDULengthSize + ulpdu + header.MPAAlignment - 1) &^ (header.MPAAlignment - 1)
 	// Lay the marker-free FPDU (its CRC aside) into the stream, markers in front.
-	pos := p.MPAStream // stream position of the next byte written
+	pos := t.MPAStream // stream position of the next byte written
 	start := pos       // where the FPDU's length field lies in the stream
 	w := 0
 	marker := func() {
@@ -314,7 +317,7 @@ func fpdu(b []byte, p *topology.Packet) {
 		w += header.MPAMarkerSize
 		pos += header.MPAMarkerSize
 	}
-	markers := p.MPAMarkers > 0
+	markers := t.MPAMarkers > 0
 	if markers && pos%header.MPAMarkerInterval == 0 {
 		marker()
 		start = pos

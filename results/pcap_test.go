@@ -17,8 +17,8 @@ import (
 func TestEncodeRoCEv2WriteFirst(t *testing.T) {
 	p := topology.Packet{EtherType: topology.EtherTypeIPv4, Protocol: topology.IPProtoUDP,
 		SrcIP: 10<<24 | 1, DstIP: 10<<24 | 2, TTL: 64, DSCP: 24, ECN: topology.ECNECT0,
-		SrcPort: 0xC123, DstPort: topology.UDPPortRoCEv2, Opcode: topology.OpWriteFirst,
-		HasRETH: true, DMALen: 4096, DestQP: 0x101, PSN: 7, Payload: 1024, Src: 1, Dst: 2}
+		SrcPort: 0xC123, DstPort: topology.UDPPortRoCEv2, PSN: 7, Payload: 1024, Src: 1, Dst: 2}
+	*p.IB() = topology.IBFields{Opcode: topology.OpWriteFirst, HasRETH: true, DMALen: 4096, DestQP: 0x101}
 	p.Seal()
 	b := encode(&p)
 	// The frame without its FCS: 1102 - 4 bytes.
@@ -47,8 +47,8 @@ func TestEncodeRoCEv2WriteFirst(t *testing.T) {
 }
 
 func TestEncodeRoCEv1AndPFC(t *testing.T) {
-	p := topology.Packet{EtherType: topology.EtherTypeRoCEv1, Tagged: true, PCP: 3,
-		Opcode: topology.OpWriteMiddle, Payload: 1024}
+	p := topology.Packet{EtherType: topology.EtherTypeRoCEv1, Tagged: true, PCP: 3, Payload: 1024}
+	p.IB().Opcode = topology.OpWriteMiddle
 	p.Seal()
 	b := encode(&p)
 	require.Len(t, b, int(p.Frame)-topology.FCS)
@@ -73,7 +73,8 @@ func TestPcapFileLayout(t *testing.T) {
 	var buf bytes.Buffer
 	w := NewPcapWriter(&buf, nil)
 	p := topology.Packet{EtherType: topology.EtherTypeIPv4, Protocol: topology.IPProtoUDP,
-		DstPort: topology.UDPPortRoCEv2, Opcode: topology.OpAcknowledge, HasAETH: true}
+		DstPort: topology.UDPPortRoCEv2}
+	*p.IB() = topology.IBFields{Opcode: topology.OpAcknowledge, HasAETH: true}
 	p.Seal()
 	w.Frame(1500*sim.Nanosecond+1*sim.Second, nil, &p)
 	require.NoError(t, w.Close())
@@ -96,8 +97,8 @@ func encode(p *topology.Packet) []byte {
 
 func TestPureACKIsPaddedAfterTheDatagram(t *testing.T) {
 	p := topology.Packet{EtherType: topology.EtherTypeIPv4, Protocol: topology.IPProtoTCP,
-		SrcIP: 10<<24 | 1, DstIP: 10<<24 | 2, TTL: 64, IPID: 7, SrcPort: 18515, DstPort: 50000,
-		Seq: 1, AckNum: 1000, TCPFlags: topology.TCPFlagACK}
+		SrcIP: 10<<24 | 1, DstIP: 10<<24 | 2, TTL: 64, IPID: 7, SrcPort: 18515, DstPort: 50000}
+	*p.TCP() = topology.TCPFields{Seq: 1, AckNum: 1000, Flags: topology.TCPFlagACK}
 	p.Seal()
 	require.EqualValues(t, topology.MinFrame, p.Frame)
 	b := encode(&p)
@@ -114,7 +115,8 @@ func TestPureACKIsPaddedAfterTheDatagram(t *testing.T) {
 func TestICRCSurvivesCEAndTTL(t *testing.T) {
 	p := topology.Packet{EtherType: topology.EtherTypeIPv4, Protocol: topology.IPProtoUDP,
 		SrcIP: 10<<24 | 1, DstIP: 10<<24 | 2, TTL: 64, DSCP: 24, ECN: topology.ECNECT0,
-		DstPort: topology.UDPPortRoCEv2, Opcode: topology.OpWriteMiddle, PSN: 3, Payload: 1024}
+		DstPort: topology.UDPPortRoCEv2, PSN: 3, Payload: 1024}
+	p.IB().Opcode = topology.OpWriteMiddle
 	p.Seal()
 	a := encode(&p)
 	p.ECN, p.TTL = topology.ECNCE, 61
@@ -128,11 +130,12 @@ func TestICRCSurvivesCEAndTTL(t *testing.T) {
 func TestPcapWriterDoesNotAllocatePerFrame(t *testing.T) {
 	w := NewPcapWriter(io.Discard, nil)
 	roce := topology.Packet{EtherType: topology.EtherTypeIPv4, Protocol: topology.IPProtoUDP,
-		DstPort: topology.UDPPortRoCEv2, Opcode: topology.OpWriteMiddle, Payload: 1024}
+		DstPort: topology.UDPPortRoCEv2, Payload: 1024}
+	roce.IB().Opcode = topology.OpWriteMiddle
 	roce.Seal()
-	fpdu := topology.Packet{EtherType: topology.EtherTypeIPv4, Protocol: topology.IPProtoTCP,
-		TCPFlags: topology.TCPFlagACK, Timestamps: true, MPA: topology.MPAFPDU, DDPTagged: true,
-		Payload: 1404, MPAMarkers: 3, MPAStream: 1000}
+	fpdu := topology.Packet{EtherType: topology.EtherTypeIPv4, Protocol: topology.IPProtoTCP, Payload: 1404}
+	*fpdu.TCP() = topology.TCPFields{Flags: topology.TCPFlagACK, Timestamps: true, MPA: topology.MPAFPDU, DDPTagged: true,
+		MPAMarkers: 3, MPAStream: 1000}
 	fpdu.Seal()
 	allocs := testing.AllocsPerRun(100, func() {
 		w.Frame(0, nil, &roce)

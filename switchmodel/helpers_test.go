@@ -103,7 +103,7 @@ func (f *fabric) wire(t *testing.T, a, b string) *topology.Wire {
 func (f *fabric) data(src, dst topology.NodeID, priority uint8, psn uint32, payload int32) *topology.Packet {
 	s, d := &f.nw.Nodes[src], &f.nw.Nodes[dst]
 	p := f.pool.Get(topology.KindData)
-	p.EtherType, p.Protocol, p.DstPort, p.Opcode = topology.EtherTypeIPv4, topology.IPProtoUDP, topology.UDPPortRoCEv2, topology.OpWriteMiddle
+	p.EtherType, p.Protocol, p.DstPort, p.IB().Opcode = topology.EtherTypeIPv4, topology.IPProtoUDP, topology.UDPPortRoCEv2, topology.OpWriteMiddle
 	p.SrcIP, p.DstIP, p.TTL = s.IP, d.IP, 64
 	p.SrcPort = uint16(49152 + psn%1024)
 	p.Priority, p.DSCP, p.PSN, p.Payload = priority, priority, psn, payload

@@ -237,12 +237,13 @@ func (pt *Port) ControlCount(k topology.Kind) int64 { return pt.control.Count(k)
 // receivePause applies a PFC frame that arrived on this port to its sending side. Classes
 // without PFC ignore it: IEEE 802.1Qbb enables PFC per priority.
 func (pt *Port) receivePause(now sim.Time, p *topology.Packet) {
+	pf := p.Pause()
 	for c := 0; c < NumPriorities; c++ {
-		if p.PauseEnable&(1<<c) == 0 || !pt.sw.lossless[c] {
+		if pf.Enable&(1<<c) == 0 || !pt.sw.lossless[c] {
 			continue
 		}
-		pt.Pause.Receive(now, c, p.PauseQuanta[c], pt.Wire.Params.Rate, pt.response)
-		if p.PauseQuanta[c] > 0 && pt.sw.cfg.PFC.Watchdog > 0 && !pt.watchOn[c] {
+		pt.Pause.Receive(now, c, pf.Quanta[c], pt.Wire.Params.Rate, pt.response)
+		if pf.Quanta[c] > 0 && pt.sw.cfg.PFC.Watchdog > 0 && !pt.watchOn[c] {
 			pt.watchOn[c] = true
 			pt.sw.eng.AtLane(pt.sw.lane, now+pt.response+pt.sw.cfg.PFC.Watchdog, pt, portOp(evWatch, c), nil)
 		}

@@ -21,8 +21,11 @@ var kindNames = [NumKinds]string{"data", "ack", "nak", "cnp", "pause", "credit"}
 func (k Kind) String() string { return kindNames[k] }
 
 // Packet is one frame with its header stack. Header fields hold what the standards put on
-// the wire; the fields after Payload are simulation metadata. Packets come from a Pool and
-// go back to it when delivered or dropped, so the steady state allocates nothing.
+// the wire; Kind, the hash, the links and the times are simulation metadata. The headers
+// every frame has (Ethernet, IPv4, UDP) are fields; the transport's own (IB, UET, TCP with
+// MPA/DDP, a PFC frame's MAC Control payload) are one block of the packet's extension, which
+// the blocks share (ext.go). Packets come from a Pool and go back to it when delivered or
+// dropped, so the steady state allocates nothing.
 type Packet struct {
 	// The datapath's working set comes first, to fit one 64-byte cache line: a packet that
 	// waited in a deep queue costs one cache miss when it moves on, not two.
@@ -51,12 +54,12 @@ type Packet struct {
 
 	// The endpoints' fields, which switches do not read (but for Trimmable and Trimmed, which a
 	// trimming switch reads on the rare packet it would otherwise drop).
-	PSN     uint32 // BTH packet sequence number
+	PSN     uint32 // packet sequence number: the BTH's (RoCE) or the PDS's (UET)
 	Payload int32  // application bytes carried
 	// Trimmable says the sender's transport takes a trimmed packet as a loss notice, so a
 	// trimming switch may cut the packet to its headers instead of dropping it (NDP, UEC's
 	// packet trimming). Trimmed says a switch did: the payload is gone (Payload 0) and the
-	// headers travel in the switch's trim class. On an IRN NAK, Trimmed says SACK[0][0] is
+	// headers travel in the switch's trim class. On an IRN NAK, Trimmed says IB().SACKPSN is
 	// the PSN a switch trimmed, not one the responder holds.
 	Trimmable, Trimmed bool
 
@@ -76,92 +79,12 @@ type Packet struct {
 	// UDP (RFC 768).
 	SrcPort, DstPort uint16
 
-	// IB transport: BTH (PSN is above), then RETH or AETH when present.
-	Opcode   uint8
-	AckReq   bool
-	HasRETH  bool
-	HasAETH  bool
-	DestQP   uint32
-	DMALen   uint32 // RETH DMA length: the whole message
-	Syndrome uint8
-	MSN      uint32
-
-	// TCP (RFC 9293), when Protocol is IPProtoTCP; the ports are SrcPort and DstPort above.
-	Seq, AckNum uint32
-	TCPFlags    uint8 // TCPFlag* bits
-	// Timestamps says the segment carries the RFC 7323 timestamps option; TSVal and TSEcr are
-	// its values (fabricsim's timestamp clock ticks every nanosecond).
-	Timestamps   bool
-	TSVal, TSEcr uint32
-	// SACKPermitted, on a SYN, is the RFC 2018 option. A SYN also carries MSS and window
-	// scale options.
-	SACKPermitted bool
-	// SACKBlocks is the number of RFC 2018 SACK blocks in SACK (left edge, right edge). On
-	// an IRN NAK (an IB packet with an AETH) it is 1 and SACK[0][0] is the PSN that revealed
-	// the gap, carried in the IRNSACK bytes after the AETH.
-	SACKBlocks uint8
-	SACK       [TCPMaxSACKs][2]uint32
-
-	// MPA (RFC 5044) and DDP/RDMAP (RFC 5041, 5040) carried by the TCP segment. MPA is one of
-	// MPANone, MPARequest, MPAReply, MPAFPDU. An FPDU carries Payload bytes of DDP payload
-	// behind a tagged (RDMA WRITE) or untagged DDP header, MPAMarkers markers inside its TCP
-	// payload, and DDPLast on the last segment of a message. Request and reply frames carry
-	// MPAPrivate bytes of private data.
-	MPA        uint8
-	MPAMarkers uint8
-	MPAPrivate uint16
-	DDPTagged  bool
-	DDPLast    bool
-	// MPAWantMarkers, on an MPA Request or Reply, is its M flag: the sender asks for markers.
-	MPAWantMarkers bool
-	// DDPOffset is the tagged offset of a tagged DDP segment (its payload's offset in the
-	// message, the sink buffer starting at 0) or the message offset of an untagged one.
-	DDPOffset uint32
-	// MPAStream is where the segment starts in the FPDU stream: the sequence number less the
-	// first FPDU's. Markers sit at its multiples of MPAMarkerInterval.
-	MPAStream uint32
-
-	// MAC Control PFC frame (IEEE 802.1Qbb), when EtherType is EtherTypeMACControl.
-	PauseEnable uint8                 // class-enable vector: bit c set = timer c is valid
-	PauseQuanta [NumPriorities]uint16 // pause time per class, in 512-bit-time quanta
-
 	SentAt sim.Time // when the source started to send it
 
-	// The Ultra Ethernet transport's PDS fields (UDP destination port UDPPortUET; PSN above is
-	// the PDS PSN). On a RUD request, Retx is the PDS RETX flag, AckReq the AR flag, Opcode
-	// (OpWrite*) the SES start and end of message, DMALen the message length and DDPOffset the
-	// payload's offset in it. On a
-	// PDS ACK (ACK_CC), CumPSN is the cumulative PSN (the next one expected), SACKBase the PSN
-	// of SACKBitmap's bit 0 (the SACK PSN offset's base), PSN the PSN whose arrival triggered
-	// the ACK, RecvdBytes NSCC's received byte count (the CC state's rcvd_bytes), OOO the
-	// out-of-order count, Retx the RETX echo and ECNEcho the M flag; on a NACK, PSN is the
-	// NACKed PSN and ECNEcho the M flag. Entropy is the entropy value the data packet was sent
-	// with, echoed by its ACK or NACK.
-	SACKBitmap uint64
-	SACKBase   uint32
-	CumPSN     uint32
-	RecvdBytes uint32
-	OOO        uint16
-	Entropy    uint16
-	Retx       bool
-	ECNEcho    bool
-	// RCCC, the receiver-credit congestion control: a data packet with CCReq is a RUD_CC_REQ,
-	// whose PDS header carries the sender's credit target, Credit, in 256-byte units; a
-	// KindCredit packet is a PDS control packet, CREDIT (Credit: the cumulative credit the
-	// receiver grants, in 256-byte units) or, with CreditRequest, CREDIT_REQ (the sender's
-	// credit target, when it has none left and the receiver may not know).
-	Credit        uint32
-	CCReq         bool
-	CreditRequest bool
-	// AckRequest on a KindCredit packet makes it the PDS control packet ACK_REQ (the UET
-	// sender asks its receiver for an ACK at once); on a KindAck, simulation metadata: the
-	// ACK answers an ACK_REQ, so it gives no RTT sample and no entropy feedback.
-	AckRequest bool
-
-	// A Packet is 256 bytes: the pool allocates packets in slabs, and a size that is a
-	// multiple of 64 keeps every packet's first 64 bytes, the datapath's, in one cache line
-	// (at 208 bytes three packets in four had them across two).
-	_ [1]byte
+	// ext holds the transport's own header fields, one block per transport sharing the same
+	// bytes (ext.go): IB(), UET(), TCP() or Pause(), whichever the packet is. A transport's new
+	// fields go into its block, not here: TestPacketFieldsOutsideTheExtension pins what is.
+	ext [extWords]uint64
 }
 
 // NumPriorities is the number of 802.1Q priorities, traffic classes and PFC timers.
@@ -212,18 +135,19 @@ func (p *Packet) Datagram() int32 {
 // padding when both are present), plus on an ACK with SACK blocks 2 + 8 per block padded to a
 // multiple of 4 (see the TCP constants for the layout).
 func (p *Packet) TCPHeaderBytes() int32 {
+	t := p.TCP()
 	n := int32(TCPHeader)
-	if p.Timestamps {
+	if t.Timestamps {
 		n += TCPTimestamps
 	}
-	if p.TCPFlags&TCPFlagSYN != 0 {
+	if t.Flags&TCPFlagSYN != 0 {
 		n += TCPOptMSS + TCPOptWScale
-		if p.SACKPermitted && !p.Timestamps {
+		if t.SACKPermitted && !t.Timestamps {
 			n += TCPOptSACKPerm
 		}
 	}
-	if p.SACKBlocks > 0 {
-		n += pad4(TCPSACKBase + TCPSACKBlock*int32(p.SACKBlocks))
+	if t.SACKBlocks > 0 {
+		n += pad4(TCPSACKBase + TCPSACKBlock*int32(t.SACKBlocks))
 	}
 	return n
 }
@@ -232,16 +156,17 @@ func (p *Packet) TCPHeaderBytes() int32 {
 // ULPDU length, the DDP header, the pad that aligns length field + ULPDU to 4 bytes, the
 // CRC32c and the markers; for an MPA Request or Reply the frame and its private data.
 func (p *Packet) mpaBytes() int32 {
-	switch p.MPA {
+	t := p.TCP()
+	switch t.MPA {
 	case MPAFPDU:
 		hdr := int32(DDPUntaggedHeader)
-		if p.DDPTagged {
+		if t.DDPTagged {
 			hdr = DDPTaggedHeader
 		}
 		framed := pad4(MPAULPDULength + hdr + p.Payload)
-		return framed - p.Payload + MPACRC + MPAMarker*int32(p.MPAMarkers)
+		return framed - p.Payload + MPACRC + MPAMarker*int32(t.MPAMarkers)
 	case MPARequest, MPAReply:
-		return MPAReqRepHeader + int32(p.MPAPrivate)
+		return MPAReqRepHeader + int32(t.MPAPrivate)
 	}
 	return 0
 }
@@ -250,17 +175,18 @@ func (p *Packet) mpaBytes() int32 {
 func pad4(n int32) int32 { return (n + 3) &^ 3 }
 
 func (p *Packet) ibTransportBytes() int32 {
+	ib := p.IB()
 	n := int32(BTHHeader + ICRC)
-	if p.HasRETH {
+	if ib.HasRETH {
 		n += RETHHeader
 	}
-	if p.HasAETH {
+	if ib.HasAETH {
 		n += AETHHeader
-		if p.SACKBlocks > 0 {
+		if ib.HasSACK {
 			n += IRNSACK
 		}
 	}
-	if p.Opcode == OpCNP {
+	if ib.Opcode == OpCNP {
 		n += CNPPad
 	}
 	if p.INT != nil {
@@ -282,7 +208,7 @@ func (p *Packet) uetBytes() int32 {
 	case KindCredit:
 		return PDSControlHeader
 	}
-	if p.CCReq {
+	if p.UET().CCReq {
 		return PDSRUDCCHeader + SESStandardHeader
 	}
 	return PDSRUDHeader + SESStandardHeader

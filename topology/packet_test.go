@@ -9,8 +9,9 @@ import (
 // rocev2 is an untagged RoCE v2 (UDP/IPv4, destination port 4791) packet with the given BTH
 // opcode and extension headers.
 func rocev2(op uint8, reth, aeth bool, payload int32) Packet {
-	return Packet{EtherType: EtherTypeIPv4, Protocol: IPProtoUDP, DstPort: UDPPortRoCEv2,
-		Opcode: op, HasRETH: reth, HasAETH: aeth, Payload: payload}
+	p := Packet{EtherType: EtherTypeIPv4, Protocol: IPProtoUDP, DstPort: UDPPortRoCEv2, Payload: payload}
+	*p.IB() = IBFields{Opcode: op, HasRETH: reth, HasAETH: aeth}
+	return p
 }
 
 func TestSealFrameSizes(t *testing.T) {

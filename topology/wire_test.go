@@ -53,7 +53,7 @@ func newTestWire(p LinkParams) (*sim.Engine, *Pool, *Wire, *sink) {
 
 func dataPacket(pool *Pool, psn uint32, payload int32) *Packet {
 	p := pool.Get(KindData)
-	p.EtherType, p.Protocol, p.DstPort, p.Opcode = EtherTypeIPv4, IPProtoUDP, UDPPortRoCEv2, OpWriteMiddle
+	p.EtherType, p.Protocol, p.DstPort, p.IB().Opcode = EtherTypeIPv4, IPProtoUDP, UDPPortRoCEv2, OpWriteMiddle
 	p.Payload, p.PSN = payload, psn
 	p.Seal()
 	return p
@@ -61,7 +61,7 @@ func dataPacket(pool *Pool, psn uint32, payload int32) *Packet {
 
 func ackPacket(pool *Pool, psn uint32) *Packet {
 	p := pool.Get(KindAck)
-	p.EtherType, p.Protocol, p.DstPort, p.Opcode, p.HasAETH = EtherTypeIPv4, IPProtoUDP, UDPPortRoCEv2, OpAcknowledge, true
+	p.EtherType, p.Protocol, p.DstPort, p.IB().Opcode, p.IB().HasAETH = EtherTypeIPv4, IPProtoUDP, UDPPortRoCEv2, OpAcknowledge, true
 	p.PSN = psn
 	p.Seal()
 	return p

@@ -12,7 +12,7 @@ type goBack0 struct {
 
 // onAck starts the message over on a sequence NAK; an ACK is go-back-N's.
 func (g *goBack0) onAck(q *roceSeq, p *topology.Packet) ackActions {
-	if p.Syndrome == topology.SyndromeNAKSequence {
+	if p.IB().Syndrome == topology.SyndromeNAKSequence {
 		// The responder threw the message away and NAKs its first PSN; send it all again.
 		// (On a persistent queue pair the messages before it are complete: a NAK below the
 		// oldest message not acknowledged is stale.)

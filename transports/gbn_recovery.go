@@ -40,7 +40,7 @@ func (g *goBackN) onAck(q *roceSeq, p *topology.Packet) ackActions {
 	if q.una == q.sndNxt {
 		a |= ackStop // nothing outstanding: the next packet sent arms the timer
 	}
-	if p.Syndrome == topology.SyndromeNAKSequence && p.PSN < q.sndNxt && p.PSN >= q.una {
+	if p.IB().Syndrome == topology.SyndromeNAKSequence && p.PSN < q.sndNxt && p.PSN >= q.una {
 		q.sndNxt = p.PSN // go back N
 		a |= ackSend
 	}

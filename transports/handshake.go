@@ -20,14 +20,15 @@ const (
 // ECE and CWR (RFC 3168 section 6.1.1).
 func (s *IWARPSender) sendSYN(now sim.Time) {
 	p := s.src.pool.Get(topology.KindData)
+	th := p.TCP()
 	s.frame(p, s.src, s.dst, s.dataHash, s.sport, topology.TCPPortIWARP)
-	p.Seq = s.isn
-	p.TCPFlags = topology.TCPFlagSYN
+	th.Seq = s.isn
+	th.Flags = topology.TCPFlagSYN
 	if s.cfg.ECN != ECNOff {
-		p.TCPFlags |= topology.TCPFlagECE | topology.TCPFlagCWR
+		th.Flags |= topology.TCPFlagECE | topology.TCPFlagCWR
 	}
-	p.SACKPermitted = s.cfg.SACK
-	p.TSVal = tsClock(now)
+	th.SACKPermitted = s.cfg.SACK
+	th.TSVal = tsClock(now)
 	p.SentAt = now
 	p.Seal()
 	s.synAt = now
@@ -44,9 +45,10 @@ func (s *IWARPSender) onSynAck(now sim.Time, p *topology.Packet) {
 	s.timeouts = 0
 	s.state = tcpMPAWait
 	a := s.src.pool.Get(topology.KindData)
+	th := a.TCP()
 	s.frame(a, s.src, s.dst, s.dataHash, s.sport, topology.TCPPortIWARP)
-	a.Seq, a.AckNum, a.TCPFlags = s.isn+1, s.irs+1, topology.TCPFlagACK
-	a.TSVal, a.TSEcr = tsClock(now), s.tsRecent
+	th.Seq, th.AckNum, th.Flags = s.isn+1, s.irs+1, topology.TCPFlagACK
+	th.TSVal, th.TSEcr = tsClock(now), s.tsRecent
 	a.SentAt = now
 	a.Seal()
 	s.src.sendControl(now, a)
@@ -57,12 +59,13 @@ func (s *IWARPSender) onSynAck(now sim.Time, p *topology.Packet) {
 // markers when the connection uses them, and arms the retransmission timer for it.
 func (s *IWARPSender) sendMPARequest(now sim.Time) {
 	p := s.src.pool.Get(topology.KindData)
+	th := p.TCP()
 	s.frame(p, s.src, s.dst, s.dataHash, s.sport, topology.TCPPortIWARP)
-	p.Seq, p.AckNum = s.isn+1, s.irs+1
-	p.TCPFlags = topology.TCPFlagACK | topology.TCPFlagPSH
-	p.MPA, p.MPAPrivate = topology.MPARequest, frames.MPAPrivateData
-	p.MPAWantMarkers = s.cfg.Markers
-	p.TSVal, p.TSEcr = tsClock(now), s.tsRecent
+	th.Seq, th.AckNum = s.isn+1, s.irs+1
+	th.Flags = topology.TCPFlagACK | topology.TCPFlagPSH
+	th.MPA, th.MPAPrivate = topology.MPARequest, frames.MPAPrivateData
+	th.MPAWantMarkers = s.cfg.Markers
+	th.TSVal, th.TSEcr = tsClock(now), s.tsRecent
 	p.SentAt = now
 	p.Seal()
 	s.mpaAt = now
@@ -90,14 +93,15 @@ func (s *IWARPSender) establish(now sim.Time) {
 // synAck answers a SYN (RFC 9293 section 3.5; ECE for an ECN set-up, RFC 3168 6.1.1).
 func (r *IWARPReceiver) synAck(now sim.Time, syn *topology.Packet) {
 	p := r.dst.pool.Get(topology.KindAck)
+	th := p.TCP()
 	r.frame(p, r.dst, r.src, r.ackHash, topology.TCPPortIWARP, r.sport)
-	p.Seq, p.AckNum = r.irs, r.isn+1
-	p.TCPFlags = topology.TCPFlagSYN | topology.TCPFlagACK
-	if r.cfg.ECN != ECNOff && syn.TCPFlags&topology.TCPFlagECE != 0 {
-		p.TCPFlags |= topology.TCPFlagECE
+	th.Seq, th.AckNum = r.irs, r.isn+1
+	th.Flags = topology.TCPFlagSYN | topology.TCPFlagACK
+	if r.cfg.ECN != ECNOff && syn.TCP().Flags&topology.TCPFlagECE != 0 {
+		th.Flags |= topology.TCPFlagECE
 	}
-	p.SACKPermitted = r.cfg.SACK
-	p.TSVal, p.TSEcr = tsClock(now), syn.TSVal
+	th.SACKPermitted = r.cfg.SACK
+	th.TSVal, th.TSEcr = tsClock(now), syn.TCP().TSVal
 	p.SentAt = now
 	p.Seal()
 	r.dst.sendControl(now, p)
@@ -107,12 +111,13 @@ func (r *IWARPReceiver) synAck(now sim.Time, syn *topology.Packet) {
 // which also acknowledges the request.
 func (r *IWARPReceiver) mpaReply(now sim.Time) {
 	p := r.dst.pool.Get(topology.KindAck)
+	th := p.TCP()
 	r.frame(p, r.dst, r.src, r.ackHash, topology.TCPPortIWARP, r.sport)
-	p.Seq, p.AckNum = r.irs+1, r.isn+uint32(r.base)
-	p.TCPFlags = topology.TCPFlagACK | topology.TCPFlagPSH
-	p.MPA, p.MPAPrivate = topology.MPAReply, frames.MPAPrivateData
-	p.MPAWantMarkers = r.cfg.Markers
-	p.TSVal, p.TSEcr = tsClock(now), r.tsRecent
+	th.Seq, th.AckNum = r.irs+1, r.isn+uint32(r.base)
+	th.Flags = topology.TCPFlagACK | topology.TCPFlagPSH
+	th.MPA, th.MPAPrivate = topology.MPAReply, frames.MPAPrivateData
+	th.MPAWantMarkers = r.cfg.Markers
+	th.TSVal, th.TSEcr = tsClock(now), r.tsRecent
 	p.SentAt = now
 	p.Seal()
 	r.dst.sendControl(now, p)

@@ -157,11 +157,18 @@ type tap struct {
 }
 
 func (t *tap) Receive(now sim.Time, p *topology.Packet, port int) {
-	a := arrival{at: now, flow: p.Flow, kind: p.Kind, psn: p.PSN, opcode: p.Opcode, reth: p.HasRETH,
-		aeth: p.HasAETH, ackReq: p.AckReq, payload: p.Payload, frame: p.Frame, dmaLen: p.DMALen,
-		syndrome: p.Syndrome, msn: p.MSN, sentAt: p.SentAt, prio: p.Priority, dscp: p.DSCP,
+	ib := p.IB()
+	a := arrival{at: now, flow: p.Flow, kind: p.Kind, psn: p.PSN, opcode: ib.Opcode, reth: ib.HasRETH,
+		aeth: ib.HasAETH, ackReq: ib.AckReq, payload: p.Payload, frame: p.Frame, dmaLen: ib.DMALen,
+		syndrome: ib.Syndrome, msn: ib.MSN, sentAt: p.SentAt, prio: p.Priority, dscp: p.DSCP,
 		src: p.Src, dst: p.Dst, srcIP: p.SrcIP, dstIP: p.DstIP, srcPort: p.SrcPort, dstPort: p.DstPort,
-		protocol: p.Protocol, destQP: p.DestQP}
+		protocol: p.Protocol, destQP: ib.DestQP}
+	if p.DstPort == topology.UDPPortUET || p.SrcPort == topology.UDPPortUET {
+		// A UET frame: its extension region holds UET's fields, not the BTH's.
+		u := p.UET()
+		a.opcode, a.ackReq, a.dmaLen = u.Opcode, u.AckReq, u.DMALen
+		a.reth, a.aeth, a.syndrome, a.msn, a.destQP = false, false, 0, 0, 0
+	}
 	k := tapKey{p.Flow, p.Kind, p.PSN}
 	seen := t.seen[k]
 	t.seen[k]++

@@ -268,7 +268,7 @@ func (c *hpccCC) sent(p *topology.Packet, inFlight uint32) {
 	p.INT = c.pool.GetINT()
 	p.Seal()
 	if c.inflight(inFlight)+float64(c.fullWire) >= c.h.w {
-		p.AckReq = true
+		p.IB().AckReq = true
 	}
 }
 

@@ -133,6 +133,7 @@ func (ir *irnSender) sending(q *roceSeq, psn uint32, kind int) bool {
 // recovery. Progress restarts the timer, which is then RTO_low or RTO_high.
 func (ir *irnSender) onAck(q *roceSeq, p *topology.Packet) ackActions {
 	var a ackActions
+	ib := p.IB()
 	acked := ackedThrough(p)
 	progress := acked > q.una
 	if progress {
@@ -144,10 +145,10 @@ func (ir *irnSender) onAck(q *roceSeq, p *topology.Packet) ackActions {
 	case q.una >= q.total:
 		// Everything is acknowledged: a NAK that arrives now was overtaken by a later ACK
 		// (replies sprayed over planes or paths reorder), and names nothing to resend.
-	case p.Syndrome == topology.SyndromeNAKSequence && p.SACKBlocks > 0 && p.Trimmed:
-		ir.trimmed = append(ir.trimmed, p.SACK[0][0])
-	case p.Syndrome == topology.SyndromeNAKSequence && p.SACKBlocks > 0:
-		ir.nak(q.una, q.sndNxt, p.SACK[0][0])
+	case ib.Syndrome == topology.SyndromeNAKSequence && ib.HasSACK && p.Trimmed:
+		ir.trimmed = append(ir.trimmed, ib.SACKPSN)
+	case ib.Syndrome == topology.SyndromeNAKSequence && ib.HasSACK:
+		ir.nak(q.una, q.sndNxt, ib.SACKPSN)
 	}
 	switch {
 	case q.una >= q.total:

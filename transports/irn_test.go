@@ -57,11 +57,12 @@ func TestIRNStaleNAKAfterTheLastACK(t *testing.T) {
 	const total = 10
 	ir := irnSender{}
 	q := roceSeq{una: 0, sndNxt: total, maxSent: total, total: total}
-	all := &topology.Packet{Syndrome: topology.SyndromeACK, PSN: total - 1}
+	all := &topology.Packet{PSN: total - 1}
+	all.IB().Syndrome = topology.SyndromeACK
 	require.NotZero(t, ir.onAck(&q, all)&ackStop, "all acknowledged")
 	require.Equal(t, uint32(total), q.una)
-	stale := &topology.Packet{Syndrome: topology.SyndromeNAKSequence, PSN: 6, SACKBlocks: 1}
-	stale.SACK[0][0] = 8
+	stale := &topology.Packet{PSN: 6}
+	*stale.IB() = topology.IBFields{Syndrome: topology.SyndromeNAKSequence, HasSACK: true, SACKPSN: 8}
 	ir.onAck(&q, stale)
 	_, kind := ir.next(&q)
 	require.Equal(t, sendNone, kind, "nothing to send after the whole message is acknowledged")

@@ -62,18 +62,18 @@ type tcpTap struct {
 }
 
 func (t *tcpTap) Receive(now sim.Time, p *topology.Packet, port int) {
-	k := [3]uint32{uint32(p.Kind), p.Seq, uint32(p.MPA)}
+	k := [3]uint32{uint32(p.Kind), p.TCP().Seq, uint32(p.TCP().MPA)}
 	seen := t.seen[k]
 	t.seen[k]++
 	if t.mark != nil {
 		t.mark(p, seen)
 	}
-	a := tcpArrival{at: now, sentAt: p.SentAt, kind: p.Kind, flags: p.TCPFlags, seq: p.Seq, ack: p.AckNum,
-		mpa: p.MPA, markers: p.MPAMarkers, payload: p.Payload, frame: p.Frame, ecn: p.ECN, dscp: p.DSCP,
-		prio: p.Priority, protocol: p.Protocol, sport: p.SrcPort, dport: p.DstPort, ts: p.Timestamps,
-		tsval: p.TSVal, tsecr: p.TSEcr, last: p.DDPLast}
-	for b := 0; b < int(p.SACKBlocks); b++ {
-		a.sacks = append(a.sacks, p.SACK[b])
+	a := tcpArrival{at: now, sentAt: p.SentAt, kind: p.Kind, flags: p.TCP().Flags, seq: p.TCP().Seq, ack: p.TCP().AckNum,
+		mpa: p.TCP().MPA, markers: p.TCP().MPAMarkers, payload: p.Payload, frame: p.Frame, ecn: p.ECN, dscp: p.DSCP,
+		prio: p.Priority, protocol: p.Protocol, sport: p.SrcPort, dport: p.DstPort, ts: p.TCP().Timestamps,
+		tsval: p.TCP().TSVal, tsecr: p.TCP().TSEcr, last: p.TCP().DDPLast}
+	for b := 0; b < int(p.TCP().SACKBlocks); b++ {
+		a.sacks = append(a.sacks, p.TCP().SACK[b])
 	}
 	if t.drop != nil && t.drop(a, seen) {
 		a.dropped = true
@@ -657,14 +657,14 @@ func TestIWARPClassicECN(t *testing.T) {
 	h := newTCPHarness(t, defaultLink())
 	var first uint32
 	h.to2.mark = func(p *topology.Packet, seen int) {
-		if p.MPA != topology.MPAFPDU {
+		if p.TCP().MPA != topology.MPAFPDU {
 			return
 		}
 		if len(h.to2.got) == 0 {
-			first = p.Seq
+			first = p.TCP().Seq
 		}
 		require.Equal(t, uint8(topology.ECNECT0), p.ECN, "data is ECN-capable")
-		if int64(p.Seq-first)/(d+20) == 100 {
+		if int64(p.TCP().Seq-first)/(d+20) == 100 {
 			p.ECN = topology.ECNCE
 		}
 	}
@@ -711,13 +711,13 @@ func TestIWARPDCTCP(t *testing.T) {
 	var first uint32
 	marked := 0
 	h.to2.mark = func(p *topology.Packet, seen int) {
-		if p.MPA != topology.MPAFPDU {
+		if p.TCP().MPA != topology.MPAFPDU {
 			return
 		}
 		if len(h.to2.got) == 0 {
-			first = p.Seq
+			first = p.TCP().Seq
 		}
-		if int64(p.Seq-first)/(d+20)%2 == 1 {
+		if int64(p.TCP().Seq-first)/(d+20)%2 == 1 {
 			p.ECN = topology.ECNCE
 			marked++
 		}

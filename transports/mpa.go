@@ -9,7 +9,7 @@ import (
 // layout's (frames.Layout.FillFPDU) and the sequence number.
 func (c *tcpConn) fillFPDU(p *topology.Packet, k int64) {
 	c.lay.FillFPDU(p, k)
-	p.Seq = c.isn + uint32(c.base+c.lay.Start(k))
+	p.TCP().Seq = c.isn + uint32(c.base+c.lay.Start(k))
 }
 
 // Frames describes the frames of an iWARP flow of size bytes over a connection configured

@@ -145,7 +145,7 @@ func (n *NIC) Receive(now sim.Time, p *topology.Packet, _ int) {
 	case topology.KindAck, topology.KindNak, topology.KindCNP:
 		n.reg.senders[p.Flow].onControl(now, p)
 	case topology.KindCredit:
-		if p.CreditRequest || p.AckRequest {
+		if ue := p.UET(); ue.CreditRequest || ue.AckRequest {
 			if r, ok := n.reg.receivers[p.Flow].(*UETReceiver); ok {
 				r.onRequest(now, p)
 			}
@@ -153,9 +153,10 @@ func (n *NIC) Receive(now sim.Time, p *topology.Packet, _ int) {
 			n.reg.senders[p.Flow].onControl(now, p)
 		}
 	case topology.KindPause:
-		for c := 0; c < len(p.PauseQuanta); c++ {
-			if p.PauseEnable&(1<<c) != 0 {
-				n.Pause.Receive(now, c, p.PauseQuanta[c], n.Wire.Params.Rate, n.Response)
+		pf := p.Pause()
+		for c := 0; c < len(pf.Quanta); c++ {
+			if pf.Enable&(1<<c) != 0 {
+				n.Pause.Receive(now, c, pf.Quanta[c], n.Wire.Params.Rate, n.Response)
 			}
 		}
 		n.pausedUntil = n.Pause.End()

@@ -250,6 +250,7 @@ func (s *RoCESender) hasData() bool {
 func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 	psn, kind := s.rec.next(&s.roceSeq)
 	p := s.src.pool.Get(topology.KindData)
+	ib := p.IB()
 	s.frame(p, false)
 	p.PSN = psn
 	if s.cfg.SourcePort == SourcePortPerPacket && s.cfg.Version != 1 {
@@ -268,18 +269,18 @@ func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 	}
 	switch {
 	case n == 1:
-		p.Opcode, p.HasRETH = topology.OpWriteOnly, true
+		ib.Opcode, ib.HasRETH = topology.OpWriteOnly, true
 	case k == 0:
-		p.Opcode, p.HasRETH = topology.OpWriteFirst, true
+		ib.Opcode, ib.HasRETH = topology.OpWriteFirst, true
 	case last:
-		p.Opcode = topology.OpWriteLast
+		ib.Opcode = topology.OpWriteLast
 	default:
-		p.Opcode = topology.OpWriteMiddle
+		ib.Opcode = topology.OpWriteMiddle
 	}
-	if p.HasRETH {
-		p.DMALen = uint32(min(size, 1<<32-1))
+	if ib.HasRETH {
+		ib.DMALen = uint32(min(size, 1<<32-1))
 	}
-	p.AckReq = s.rec.sending(&s.roceSeq, psn, kind) || last
+	ib.AckReq = s.rec.sending(&s.roceSeq, psn, kind) || last
 	if s.cfg.Version != 1 {
 		p.ECN = topology.ECNECT0 // RoCE v2 data is ECN-capable (DCQCN's marks ride on it)
 		p.Trimmable = true       // its responder NAKs a trimmed packet (onData, onDataIRN)
@@ -377,12 +378,12 @@ func (r *RoCEReceiver) onData(now sim.Time, p *topology.Packet) {
 	switch {
 	case p.PSN == r.ePSN && !p.Trimmed && r.persistent:
 		r.nakSent, r.dupAcked = false, false
-		r.inOrder(now, r.take(now, p.PSN, p.DMALen) || p.AckReq)
+		r.inOrder(now, r.take(now, p.PSN, p.IB().DMALen) || p.IB().AckReq)
 	case p.PSN == r.ePSN && !p.Trimmed:
 		r.ePSN++
 		r.flow.Delivered += int64(p.Payload)
 		r.nakSent, r.dupAcked = false, false
-		r.inOrder(now, p.AckReq)
+		r.inOrder(now, p.IB().AckReq)
 	case p.PSN >= r.ePSN:
 		// Out of sequence, or the expected packet trimmed to its headers by a switch: a
 		// gap. Discard, and NAK once per gap (IBA C9-114: a trimmed resend inside the same
@@ -438,13 +439,13 @@ func (r *RoCEReceiver) onDataIRN(now sim.Time, p *topology.Packet) {
 		if p.PSN >= r.ePSN && !r.held.has(p.PSN) {
 			r.flow.NAKs++
 			n := r.control(now, topology.SyndromeNAKSequence, r.ePSN)
-			n.SACKBlocks, n.SACK[0][0], n.Trimmed = 1, p.PSN, true
+			n.IB().HasSACK, n.IB().SACKPSN, n.Trimmed = true, p.PSN, true
 			r.send(now, n)
 		}
 	case p.PSN == r.ePSN:
 		filled := r.held.n > 0
 		if r.persistent {
-			done := r.take(now, p.PSN, p.DMALen)
+			done := r.take(now, p.PSN, p.IB().DMALen)
 			for r.held.has(r.ePSN) {
 				done = r.take(now, r.ePSN, r.heldLen(r.ePSN)) || done
 			}
@@ -457,15 +458,15 @@ func (r *RoCEReceiver) onDataIRN(now sim.Time, p *topology.Packet) {
 		}
 		r.held.advance(r.ePSN)
 		r.dupAcked = false
-		r.inOrder(now, filled || p.AckReq)
+		r.inOrder(now, filled || p.IB().AckReq)
 	case p.PSN > r.ePSN:
-		if r.persistent && p.HasRETH && !r.held.has(p.PSN) {
-			r.firsts = append(r.firsts, heldFirst{p.PSN, p.DMALen})
+		if r.persistent && p.IB().HasRETH && !r.held.has(p.PSN) {
+			r.firsts = append(r.firsts, heldFirst{p.PSN, p.IB().DMALen})
 		}
 		r.held.add(p.PSN)
 		r.flow.NAKs++
 		n := r.control(now, topology.SyndromeNAKSequence, r.ePSN)
-		n.SACKBlocks, n.SACK[0][0] = 1, p.PSN
+		n.IB().HasSACK, n.IB().SACKPSN = true, p.PSN
 		r.send(now, n)
 	default:
 		r.duplicate(now, p.PSN)
@@ -493,15 +494,16 @@ func (r *RoCEReceiver) control(now sim.Time, syndrome uint8, psn uint32) *topolo
 		kind = topology.KindNak
 	}
 	p := r.dst.pool.Get(kind)
+	ib := p.IB()
 	r.frame(p, true)
-	p.Opcode = topology.OpAcknowledge
-	p.HasAETH, p.Syndrome, p.PSN = true, syndrome, psn
-	p.MSN = 0
+	ib.Opcode = topology.OpAcknowledge
+	ib.HasAETH, ib.Syndrome, p.PSN = true, syndrome, psn
+	ib.MSN = 0
 	if syndrome == topology.SyndromeACK && psn == r.npkts-1 {
-		p.MSN = 1
+		ib.MSN = 1
 	}
 	if r.persistent {
-		p.MSN = uint32(r.msgs) & 0xFFFFFF // AETH MSN, 24 bits: the messages completed (docs/model.md section 16)
+		ib.MSN = uint32(r.msgs) & 0xFFFFFF // AETH MSN, 24 bits: the messages completed (docs/model.md section 16)
 	}
 	if r.echo != nil {
 		p.INT, r.echo = r.echo, nil // HPCC: the responder echoes the telemetry
@@ -522,7 +524,7 @@ func (r *RoCEReceiver) send(now sim.Time, p *topology.Packet) {
 func (r *RoCEReceiver) cnp(now sim.Time) {
 	p := r.dst.pool.Get(topology.KindCNP)
 	r.frame(p, true)
-	p.Opcode = topology.OpCNP
+	p.IB().Opcode = topology.OpCNP
 	p.Priority = r.cfg.CNPPriority
 	p.DSCP = r.cfg.CNPPriority << 3
 	p.SentAt = now

@@ -76,7 +76,7 @@ func newRoCERecovery(cfg *RoCEConfig) roceRecovery {
 // ackedThrough is what ACK or NAK p acknowledges cumulatively: every PSN below the result.
 // An ACK acknowledges every PSN up to p.PSN; a sequence NAK every PSN before it.
 func ackedThrough(p *topology.Packet) uint32 {
-	if p.Syndrome == topology.SyndromeNAKSequence {
+	if p.IB().Syndrome == topology.SyndromeNAKSequence {
 		return p.PSN
 	}
 	return p.PSN + 1

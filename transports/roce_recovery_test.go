@@ -122,15 +122,18 @@ func TestRoCERecoveryTranscripts(t *testing.T) {
 			}
 			return fmt.Sprintf("sent [%s]\n%s", strings.Join(sent, " "), state())
 		case "ack":
-			p := &topology.Packet{Syndrome: topology.SyndromeACK, PSN: uint32(c.Int("psn"))}
+			p := &topology.Packet{PSN: uint32(c.Int("psn"))}
+			p.IB().Syndrome = topology.SyndromeACK
 			return actions(rec.onAck(&q, p)) + state()
 		case "nak":
-			p := &topology.Packet{Syndrome: topology.SyndromeNAKSequence, PSN: uint32(c.Int("cum"))}
+			p := &topology.Packet{PSN: uint32(c.Int("cum"))}
+			ib := p.IB()
+			ib.Syndrome = topology.SyndromeNAKSequence
 			if c.Has("sack") {
-				p.SACKBlocks, p.SACK[0][0] = 1, uint32(c.Int("sack"))
+				ib.HasSACK, ib.SACKPSN = true, uint32(c.Int("sack"))
 			}
 			if c.Has("trimmed") {
-				p.SACKBlocks, p.SACK[0][0], p.Trimmed = 1, uint32(c.Int("trimmed")), true
+				ib.HasSACK, ib.SACKPSN, p.Trimmed = true, uint32(c.Int("trimmed")), true
 			}
 			return actions(rec.onAck(&q, p)) + state()
 		case "timeout":

@@ -74,7 +74,7 @@ func (q *qp) frame(p *topology.Packet, reply bool) {
 		srcIP, dstIP, ttl = q.dstIP, q.srcIP, q.dstTTL
 	}
 	frames.RoCEStack(p, int(q.version))
-	p.DestQP = q.qpn
+	p.IB().DestQP = q.qpn
 	p.Priority = q.priority
 	p.Flow = q.index
 	p.Src, p.Dst = src, dst

@@ -36,8 +36,8 @@ func (e *rttEstimator) rto(lo, hi sim.Time) sim.Time {
 func (s *IWARPSender) sampleRTT(now sim.Time, p *topology.Packet, sent sim.Time) {
 	var r sim.Time
 	switch {
-	case s.cfg.Timestamps && p.TSEcr != 0:
-		r = tsElapsed(now, p.TSEcr)
+	case s.cfg.Timestamps && p.TCP().TSEcr != 0:
+		r = tsElapsed(now, p.TCP().TSEcr)
 	case !s.cfg.Timestamps:
 		r = now - sent
 	}

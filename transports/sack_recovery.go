@@ -13,13 +13,14 @@ type sackRecovery struct {
 // onAck marks the segments the ACK's SACK blocks name (within una..nxt-1), then applies
 // IsLost (RFC 6675 section 4, DupThresh 3).
 func (r *sackRecovery) onAck(p *topology.Packet, ref, _ int64) int64 {
+	th := p.TCP()
 	s := r.s
 	var sacked int64
-	n := int(p.SACKBlocks)
+	n := int(th.SACKBlocks)
 	var blocks [topology.TCPMaxSACKs][2]int64
 	for b := 0; b < n; b++ {
-		lo := s.covered(unwrap(ref, p.SACK[b][0]-s.isn) - s.base)
-		hi := s.covered(unwrap(ref, p.SACK[b][1]-s.isn) - s.base)
+		lo := s.covered(unwrap(ref, th.SACK[b][0]-s.isn) - s.base)
+		hi := s.covered(unwrap(ref, th.SACK[b][1]-s.isn) - s.base)
 		lo, hi = max(lo, s.una), min(hi, s.nxt)
 		blocks[b] = [2]int64{lo, hi}
 		if lo < hi {

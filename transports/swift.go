@@ -374,7 +374,7 @@ func (c *swiftCC) sent(p *topology.Packet, _ uint32) {
 		i, _ := c.slot(p.PSN)
 		c.sentAt[i] = p.SentAt
 	}
-	p.AckReq = true
+	p.IB().AckReq = true
 }
 
 // acked takes an ACK's delay sample and the packets it newly acknowledges, or a NAK's

@@ -83,7 +83,7 @@ func TestSwiftTranscripts(t *testing.T) {
 			p := &topology.Packet{PSN: uint32(cmd.Int("psn")), SentAt: cmd.Time("at")}
 			resend := p.PSN < c.newFrom
 			c.sent(p, 0)
-			return fmt.Sprintf("resend=%t ackreq=%t", resend, p.AckReq)
+			return fmt.Sprintf("resend=%t ackreq=%t", resend, p.IB().AckReq)
 		case "ackpsn":
 			before := c.s.Stats
 			a := c.acked(cmd.Time("at"), &topology.Packet{Kind: topology.KindAck, PSN: uint32(cmd.Int("psn"))}, uint32(cmd.Int("una")), 0)
@@ -92,7 +92,9 @@ func TestSwiftTranscripts(t *testing.T) {
 			}
 			return fmt.Sprintf("rtt=%v %s %s ", c.s.rtt, branch(before), flags(a)) + windows()
 		case "nak":
-			a := c.acked(cmd.Time("at"), &topology.Packet{Kind: topology.KindNak, Syndrome: topology.SyndromeNAKSequence}, c.una, 0)
+			nak := &topology.Packet{Kind: topology.KindNak}
+			nak.IB().Syndrome = topology.SyndromeNAKSequence
+			a := c.acked(cmd.Time("at"), nak, c.una, 0)
 			return flags(a) + " " + windows()
 		case "window":
 			return fmt.Sprintf("open=%t", c.windowOpen(uint32(cmd.Int("inflight"))))

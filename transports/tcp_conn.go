@@ -54,7 +54,7 @@ func (c *tcpConn) frame(p *topology.Packet, from, to *NIC, hash uint32, sport, d
 	p.Src, p.Dst = from.ID, to.ID
 	p.Hash = hash
 	p.CrossSubnet = c.cross
-	p.Timestamps = c.cfg.Timestamps
+	p.TCP().Timestamps = c.cfg.Timestamps
 }
 
 // unwrap turns a 32-bit sequence number, relative to the ISN, into the 64-bit offset nearest

@@ -55,13 +55,14 @@ func (r *IWARPReceiver) onData(now sim.Time, p *topology.Packet) {
 // process takes a segment once the NIC has handed it to TCP: the SYN, the MPA Request, an
 // FPDU.
 func (r *IWARPReceiver) process(now sim.Time, p *topology.Packet) {
+	th := p.TCP()
 	switch {
-	case p.TCPFlags&topology.TCPFlagSYN != 0:
+	case th.Flags&topology.TCPFlagSYN != 0:
 		r.synAck(now, p)
-	case p.MPA == topology.MPARequest:
-		r.tsRecent = p.TSVal
+	case th.MPA == topology.MPARequest:
+		r.tsRecent = th.TSVal
 		r.mpaReply(now)
-	case p.MPA == topology.MPAFPDU:
+	case th.MPA == topology.MPAFPDU:
 		r.fpdu(now, p)
 	}
 	// A pure ACK (the handshake's third segment) needs nothing.
@@ -76,11 +77,12 @@ func (r *IWARPReceiver) fpdu(now sim.Time, p *topology.Packet) {
 		r.fpduStream(now, p)
 		return
 	}
+	th := p.TCP()
 	ref := r.base + r.lay.Start(r.ra.nxt)
-	k := r.lay.Covered(unwrap(ref, p.Seq-r.isn) - r.base)
+	k := r.lay.Covered(unwrap(ref, th.Seq-r.isn) - r.base)
 	r.echoCE(now, p)
-	if r.cfg.Timestamps && k <= r.lastAck && int32(p.TSVal-r.tsRecent) >= 0 {
-		r.tsRecent = p.TSVal // RFC 7323 section 4.3
+	if r.cfg.Timestamps && k <= r.lastAck && int32(th.TSVal-r.tsRecent) >= 0 {
+		r.tsRecent = th.TSVal // RFC 7323 section 4.3
 	}
 	before := r.ra.nxt
 	advanced, _, filled := r.ra.add(k, r.maxBlocks)
@@ -113,10 +115,11 @@ func (r *IWARPReceiver) held(now sim.Time, filled bool) {
 // echoCE updates the ECN echo for data segment p: classic ECN echoes CE until a CWR;
 // DCTCP follows each segment's CE, acknowledging at once what came before a change.
 func (r *IWARPReceiver) echoCE(now sim.Time, p *topology.Packet) {
+	th := p.TCP()
 	ce := p.ECN == topology.ECNCE
 	switch r.cfg.ECN {
 	case ECNClassic:
-		if p.TCPFlags&topology.TCPFlagCWR != 0 {
+		if th.Flags&topology.TCPFlagCWR != 0 {
 			r.eceState = false
 		}
 		if ce {
@@ -135,23 +138,24 @@ func (r *IWARPReceiver) echoCE(now sim.Time, p *topology.Packet) {
 // ack sends an ACK for everything in order, with the SACK blocks and the ECN echo.
 func (r *IWARPReceiver) ack(now sim.Time) {
 	p := r.dst.pool.Get(topology.KindAck)
+	th := p.TCP()
 	r.frame(p, r.dst, r.src, r.ackHash, topology.TCPPortIWARP, r.sport)
-	p.Seq = r.irs + uint32(r.rlen)
-	p.AckNum = r.isn + uint32(r.base+r.offset(r.ra.nxt, false))
-	p.TCPFlags = topology.TCPFlagACK
+	th.Seq = r.irs + uint32(r.rlen)
+	th.AckNum = r.isn + uint32(r.base+r.offset(r.ra.nxt, false))
+	th.Flags = topology.TCPFlagACK
 	if r.eceState {
-		p.TCPFlags |= topology.TCPFlagECE
+		th.Flags |= topology.TCPFlagECE
 	}
 	if r.cfg.SACK {
 		for _, b := range r.ra.recent[:r.ra.nrecent] {
-			if int(p.SACKBlocks) == r.maxBlocks {
+			if int(th.SACKBlocks) == r.maxBlocks {
 				break
 			}
-			p.SACK[p.SACKBlocks] = [2]uint32{r.isn + uint32(r.base+r.offset(b.lo, false)), r.isn + uint32(r.base+r.offset(b.hi, true))}
-			p.SACKBlocks++
+			th.SACK[th.SACKBlocks] = [2]uint32{r.isn + uint32(r.base+r.offset(b.lo, false)), r.isn + uint32(r.base+r.offset(b.hi, true))}
+			th.SACKBlocks++
 		}
 	}
-	p.TSVal, p.TSEcr = tsClock(now), r.tsRecent
+	th.TSVal, th.TSEcr = tsClock(now), r.tsRecent
 	p.SentAt = now
 	p.Seal()
 	r.pending, r.lastAck = 0, r.ra.nxt

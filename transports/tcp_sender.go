@@ -95,18 +95,19 @@ func (s *IWARPSender) onControl(now sim.Time, p *topology.Packet) {
 // process takes a segment of the receiver's once the NIC has handed it to TCP: the SYN-ACK
 // and the MPA Reply during the set-up, ACKs after.
 func (s *IWARPSender) process(now sim.Time, p *topology.Packet) {
+	th := p.TCP()
 	if s.over {
 		return
 	}
 	if s.cfg.Timestamps {
-		s.tsRecent = p.TSVal
+		s.tsRecent = th.TSVal
 	}
 	switch {
-	case p.TCPFlags&topology.TCPFlagSYN != 0:
+	case th.Flags&topology.TCPFlagSYN != 0:
 		if s.state == tcpSynSent {
 			s.onSynAck(now, p)
 		}
-	case p.MPA == topology.MPAReply:
+	case th.MPA == topology.MPAReply:
 		if s.state == tcpMPAWait {
 			if !s.mpaRetx || s.cfg.Timestamps {
 				s.sampleRTT(now, p, s.mpaAt)
@@ -173,9 +174,10 @@ func (s *IWARPSender) emit(now sim.Time) *topology.Packet {
 		s.fastRetx = false
 	}
 	p := s.src.pool.Get(topology.KindData)
+	th := p.TCP()
 	s.frame(p, s.src, s.dst, s.dataHash, s.sport, topology.TCPPortIWARP)
 	s.fill(p, k)
-	p.AckNum = s.irs + uint32(s.rlen)
+	th.AckNum = s.irs + uint32(s.rlen)
 	switch {
 	case s.cfg.ECN == ECNDCTCP, s.cfg.ECN == ECNClassic && !retx:
 		// RFC 3168 section 6.1.5: no ECT on retransmissions; DCTCP marks every data
@@ -183,10 +185,10 @@ func (s *IWARPSender) emit(now sim.Time) *topology.Packet {
 		p.ECN = topology.ECNECT0
 	}
 	if s.sendCWR && !retx && s.cfg.ECN != ECNOff {
-		p.TCPFlags |= topology.TCPFlagCWR // on the first new segment after a reduction
+		th.Flags |= topology.TCPFlagCWR // on the first new segment after a reduction
 		s.sendCWR = false
 	}
-	p.TSVal, p.TSEcr = tsClock(now), s.tsRecent
+	th.TSVal, th.TSEcr = tsClock(now), s.tsRecent
 	p.SentAt = now
 	p.Seal()
 	s.stats.SegmentsSent++
@@ -224,9 +226,9 @@ func (s *IWARPSender) emit(now sim.Time) *topology.Packet {
 // update the scoreboard, then congestion control reacts (RFC 5681, 6675, 3168, 8257).
 func (s *IWARPSender) onAck(now sim.Time, p *topology.Packet) {
 	ref := s.base + s.segStart(s.una)
-	ack := unwrap(ref, p.AckNum-s.isn) - s.base
+	ack := unwrap(ref, p.TCP().AckNum-s.isn) - s.base
 	newUna := min(max(s.covered(ack), s.una), s.nxt)
-	ece := p.TCPFlags&topology.TCPFlagECE != 0 && s.cfg.ECN != ECNOff
+	ece := p.TCP().Flags&topology.TCPFlagECE != 0 && s.cfg.ECN != ECNOff
 	prevUna := s.una
 	var delivered int64
 	if newUna > s.una {

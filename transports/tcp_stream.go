@@ -118,7 +118,7 @@ func (s *IWARPSender) fill(p *topology.Packet, k int64) {
 	}
 	l, j := s.layout(k)
 	l.FillFPDU(p, j)
-	p.Seq = s.isn + uint32(s.base+l.Start(j))
+	p.TCP().Seq = s.isn + uint32(s.base+l.Start(j))
 }
 
 // retire drops the messages una now covers whole, reporting each acknowledged.
@@ -138,14 +138,15 @@ func (s *IWARPSender) retire(now sim.Time) {
 // fpduStream takes a data segment of a persistent connection: the ECN echo, reassembly in
 // stream bytes, the messages it completes, and the ACK policy of fpdu.
 func (r *IWARPReceiver) fpduStream(now sim.Time, p *topology.Packet) {
-	lo := unwrap(r.base+r.ra.nxt, p.Seq-r.isn) - r.base
+	th := p.TCP()
+	lo := unwrap(r.base+r.ra.nxt, th.Seq-r.isn) - r.base
 	hi := lo + frames.SegmentLength(p)
 	r.echoCE(now, p)
-	if r.cfg.Timestamps && lo <= r.lastAck && int32(p.TSVal-r.tsRecent) >= 0 {
-		r.tsRecent = p.TSVal // RFC 7323 section 4.3
+	if r.cfg.Timestamps && lo <= r.lastAck && int32(th.TSVal-r.tsRecent) >= 0 {
+		r.tsRecent = th.TSVal // RFC 7323 section 4.3
 	}
 	advanced, isNew, filled, passed := r.ra.addSpan(lo, hi, int64(p.Payload), r.maxBlocks)
-	if isNew && p.DDPLast {
+	if isNew && th.DDPLast {
 		k := len(r.ends)
 		for k > 0 && r.ends[k-1] > hi {
 			k--

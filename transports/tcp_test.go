@@ -109,7 +109,7 @@ func TestDelayLineKeepsOrderAndReusesItsRing(t *testing.T) {
 		size := len(d.pkts)
 		for i := 0; i < 40; i++ {
 			p, due := d.front()
-			require.Equal(t, uint32(i), p.Seq)
+			require.Equal(t, uint32(i), p.TCP().Seq)
 			require.Equal(t, sim.Time(i), due)
 			d.pop()
 		}
@@ -118,4 +118,8 @@ func TestDelayLineKeepsOrderAndReusesItsRing(t *testing.T) {
 	}
 }
 
-func packetWithSeq(seq uint32) topology.Packet { return topology.Packet{Seq: seq} }
+func packetWithSeq(seq uint32) topology.Packet {
+	var p topology.Packet
+	p.TCP().Seq = seq
+	return p
+}

@@ -282,7 +282,7 @@ func (c *timelyCC) sent(p *topology.Packet, _ uint32) {
 	case !c.timed && isNew:
 		c.timed, c.timedPSN, c.timedAt = true, p.PSN, p.SentAt
 		c.timedTx = c.t.Line.TxTime(p.WireBytes())
-		p.AckReq = true
+		p.IB().AckReq = true
 	}
 }
 

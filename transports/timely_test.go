@@ -59,7 +59,7 @@ func TestTIMELYTranscripts(t *testing.T) {
 		case "send":
 			p := &topology.Packet{PSN: uint32(cmd.Int("psn")), SentAt: cmd.Time("at"), Frame: 1250 - topology.WireOverhead}
 			c.sent(p, 0)
-			if p.AckReq {
+			if p.IB().AckReq {
 				return fmt.Sprintf("timed psn=%d ackreq", p.PSN)
 			}
 			if c.timed {

@@ -333,6 +333,7 @@ func (s *UETSender) emit(now sim.Time) *topology.Packet {
 	}
 	s.cc.inflight += size
 	p := s.src.pool.Get(topology.KindData)
+	ue := p.UET()
 	s.frame(p, false)
 	frames.UETStack(p)
 	p.PSN = psn
@@ -342,30 +343,30 @@ func (s *UETSender) emit(now sim.Time) *topology.Packet {
 		first, msize, n = s.posted.place(psn, s.mtu)
 	}
 	k := psn - first // the packet's place in its message
-	p.DMALen = uint32(min(msize, math.MaxUint32))
-	p.DDPOffset = k * uint32(s.mtu)
-	p.Opcode = topology.OpWriteMiddle // the SES start and end of message, as a WRITE's place
+	ue.DMALen = uint32(min(msize, math.MaxUint32))
+	ue.Offset = k * uint32(s.mtu)
+	ue.Opcode = topology.OpWriteMiddle // the SES start and end of message, as a WRITE's place
 	switch {
 	case n == 1:
-		p.Opcode = topology.OpWriteOnly
+		ue.Opcode = topology.OpWriteOnly
 	case k == 0:
-		p.Opcode = topology.OpWriteFirst
+		ue.Opcode = topology.OpWriteFirst
 	case k == n-1:
-		p.Opcode = topology.OpWriteLast
+		ue.Opcode = topology.OpWriteLast
 	}
 	// uet-htsim sendNewPacket: AR on the last packet, when the window is full or the credit
 	// spent; a resend always asks (sendRtxPacket).
 	full := s.cfg.CC.nscc() && s.cc.inflight+size >= s.cc.cwnd
 	if s.cfg.CC.rccc() {
 		s.rc.credit -= size + s.rc.frame // spendCredit, in wire bytes
-		p.CCReq, p.Credit = true, uint32(s.pullTarget())
+		ue.CCReq, ue.Credit = true, uint32(s.pullTarget())
 		full = full || s.rc.credit <= 0
 	}
-	p.AckReq = resend || k == n-1 || full
-	if p.AckReq && !resend {
+	ue.AckReq = resend || k == n-1 || full
+	if ue.AckReq && !resend {
 		s.asked = psn + 1
 	}
-	p.Retx = r.sends > 0
+	ue.Retx = r.sends > 0
 	ev := s.mp.next(now)
 	s.entropy(p, ev)
 	p.ECN = topology.ECNECT0
@@ -386,7 +387,7 @@ func (s *UETSender) emit(now sim.Time) *topology.Packet {
 // entropy sets p's entropy value ev and the UDP source port and ECMP hash it makes: the
 // flow's port mixed with ev, in 0xC000-0xFFFF.
 func (s *UETSender) entropy(p *topology.Packet, ev uint16) {
-	p.Entropy = ev
+	p.UET().Entropy = ev
 	p.SrcPort = ephemeralPort(uint64(topology.FlowHash(topology.IPv4(ev), topology.IPv4(s.qpn), 0, s.sport, 0)))
 	p.Hash = topology.FlowHash(s.srcIP, s.dstIP, topology.IPProtoUDP, p.SrcPort, topology.UDPPortUET)
 }
@@ -431,45 +432,46 @@ func (s *UETSender) onControl(now sim.Time, p *topology.Packet) {
 // resend, or sent twice and echoed), the cumulative PSN and the SACK bitmap, the entropy's
 // feedback, NSCC, and SLEEK's loss check on the out-of-order count.
 func (s *UETSender) onAck(now sim.Time, p *topology.Packet) {
+	ue := p.UET()
 	var newly int64
-	if d := int32(p.RecvdBytes - s.recvd); d > 0 {
+	if d := int32(ue.RecvdBytes - s.recvd); d > 0 {
 		newly = int64(d)
-		s.recvd = p.RecvdBytes
+		s.recvd = ue.RecvdBytes
 	}
 	s.cc.received(newly)
 	delay := s.cc.avgDelay
-	if p.PSN >= s.cum && p.PSN < s.highest && !p.AckRequest {
-		if r := s.rec(p.PSN); r.state == recFlight && r.karn(p.Retx) {
+	if p.PSN >= s.cum && p.PSN < s.highest && !ue.AckRequest {
+		if r := s.rec(p.PSN); r.state == recFlight && r.karn(ue.Retx) {
 			raw := now - r.sentAt
 			s.cc.updateBaseRTT(raw)
 			if raw >= s.cc.baseRTT {
-				s.cc.updateDelay(raw, true, p.ECNEcho)
+				s.cc.updateDelay(raw, true, ue.ECNEcho)
 				delay = raw - s.cc.baseRTT
 			}
 		}
 	}
-	cum := min(p.CumPSN, s.highest)
+	cum := min(ue.CumPSN, s.highest)
 	for ; s.cum < cum; s.cum++ {
 		s.acked(s.rec(s.cum))
 	}
-	for b, psn := p.SACKBitmap, p.SACKBase; b != 0; b, psn = b>>1, psn+1 {
+	for b, psn := ue.SACKBitmap, ue.SACKBase; b != 0; b, psn = b>>1, psn+1 {
 		if b&1 != 0 && psn >= s.cum && psn < s.highest {
 			s.acked(s.rec(psn))
 		}
 	}
 	switch {
-	case p.AckRequest: // an ACK_REQ's answer: no path echoed
-	case p.ECNEcho:
-		s.mp.feedback(now, p.Entropy, pathECN)
+	case ue.AckRequest: // an ACK_REQ's answer: no path echoed
+	case ue.ECNEcho:
+		s.mp.feedback(now, ue.Entropy, pathECN)
 	default:
-		s.mp.feedback(now, p.Entropy, pathGood)
+		s.mp.feedback(now, ue.Entropy, pathGood)
 	}
 	if s.cfg.CC.nscc() {
-		s.cc.onAck(now, p.ECNEcho, delay, newly)
+		s.cc.onAck(now, ue.ECNEcho, delay, newly)
 	}
 	s.stopSpeculating()
 	if s.cfg.CC.nscc() && s.cfg.SLEEK { // uet-htsim: _sender_based_cc && _enable_sleek (processAck, uec.cpp 1642)
-		s.sleek(int64(p.OOO))
+		s.sleek(int64(ue.OOO))
 	}
 	if s.persistent {
 		s.retire(now)
@@ -510,7 +512,7 @@ func (s *UETSender) askForAck(now sim.Time) {
 	p := s.src.pool.Get(topology.KindCredit)
 	s.frame(p, false)
 	frames.UETStack(p)
-	p.AckRequest, p.PSN = true, s.highest-1
+	p.UET().AckRequest, p.PSN = true, s.highest-1
 	p.Priority, p.DSCP = s.cfg.AckPriority, s.cfg.AckPriority<<3
 	p.SentAt = now
 	p.Seal()
@@ -527,7 +529,7 @@ func (s *UETSender) onNack(now sim.Time, p *topology.Packet) {
 	if r.state != recFlight {
 		return // a cumulative ACK or an earlier NACK covered it already
 	}
-	if r.karn(p.Retx) {
+	if r.karn(p.UET().Retx) {
 		// A NACK for a packet sent again since is the original's: timed from the resend
 		// it would be a fraction of the path's RTT, and maxwnd, 1.5 BDP of the base RTT,
 		// would fall with it (uet-htsim processNack takes that sample unless
@@ -539,7 +541,7 @@ func (s *UETSender) onNack(now sim.Time, p *topology.Packet) {
 	}
 	s.stopSpeculating()
 	s.queueRtx(p.PSN, r)
-	s.mp.feedback(now, p.Entropy, pathNack)
+	s.mp.feedback(now, p.UET().Entropy, pathNack)
 	if s.hasData() {
 		s.nic.activate(now, s)
 	} else {

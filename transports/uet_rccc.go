@@ -127,7 +127,7 @@ func (s *UETSender) stopSpeculating() {
 // onCredit takes a CREDIT control packet (processPull, handlePull).
 func (s *UETSender) onCredit(now sim.Time, p *topology.Packet) {
 	s.stopSpeculating()
-	if got := int64(p.Credit); got > s.rc.pull {
+	if got := int64(p.UET().Credit); got > s.rc.pull {
 		s.rc.credit = min(s.rc.credit+(got-s.rc.pull)*rcccQuantum, s.rc.maxwnd)
 		s.rc.pull = got
 	}
@@ -149,7 +149,7 @@ func (s *UETSender) askForCredit(now sim.Time) {
 	p := s.src.pool.Get(topology.KindCredit)
 	s.frame(p, false)
 	frames.UETStack(p)
-	p.CreditRequest, p.Credit = true, uint32(s.pullTarget())
+	p.UET().CreditRequest, p.UET().Credit = true, uint32(s.pullTarget())
 	p.PSN = s.highest
 	p.Priority, p.DSCP = s.cfg.AckPriority, s.cfg.AckPriority<<3
 	p.SentAt = now
@@ -216,7 +216,7 @@ func (r *UETReceiver) grant(now sim.Time, extra int64) (*topology.Packet, int64)
 	p := r.dst.pool.Get(topology.KindCredit)
 	r.frame(p, true)
 	frames.UETStack(p)
-	p.Credit = uint32(r.rc.granted)
+	p.UET().Credit = uint32(r.rc.granted)
 	r.control(p, now)
 	p.Seal()
 	return p, extra

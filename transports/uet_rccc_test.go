@@ -26,8 +26,8 @@ func TestRCCCCreditTargets(t *testing.T) {
 	var targets []uint32
 	for u.s.hasData() {
 		p := u.s.emit(0)
-		require.True(t, p.CCReq)
-		targets = append(targets, p.Credit)
+		require.True(t, p.UET().CCReq)
+		targets = append(targets, p.UET().Credit)
 	}
 	require.Equal(t, []uint32{17, 17, 17, 17, 17, 17, 17, 17, 17, 0}, targets)
 	require.EqualValues(t, 225000-10*(4156+14+20+8+4+20), u.s.rc.credit)

@@ -53,14 +53,15 @@ func (r *UETReceiver) hold(psn uint32) {
 }
 
 func (r *UETReceiver) onData(now sim.Time, p *topology.Packet) {
+	ue := p.UET()
 	if p.Trimmed {
 		r.trimmed(now, p)
 		return
 	}
 	size := int64(p.Payload) + frames.UETHeaderBytes
-	if p.CCReq {
+	if ue.CCReq {
 		size += topology.PDSRUDCCHeader - topology.PDSRUDHeader
-		r.heard(now, p.Credit)
+		r.heard(now, ue.Credit)
 	}
 	r.accepted += size
 	ce := p.ECN == topology.ECNCE
@@ -75,13 +76,13 @@ func (r *UETReceiver) onData(now sim.Time, p *topology.Packet) {
 		return
 	}
 	if r.persistent {
-		r.learn(p.PSN, p.DDPOffset, p.DMALen)
+		r.learn(p.PSN, p.UET().Offset, p.UET().DMALen)
 	}
 	force := !r.gotAny
 	r.gotAny = true
 	r.recvd += uint32(size)
 	r.flow.Delivered += int64(p.Payload)
-	if p.AckReq {
+	if ue.AckReq {
 		force, r.ackRequest = true, true
 	}
 	if p.PSN == r.expected {
@@ -107,7 +108,7 @@ func (r *UETReceiver) onData(now sim.Time, p *topology.Packet) {
 	}
 	if ce || r.accepted >= r.ackBytes || force {
 		ref := r.sackBase(p.PSN)
-		if ce || p.AckReq {
+		if ce || ue.AckReq {
 			ref = p.PSN
 		}
 		r.sack(now, p, ref, ce)
@@ -123,18 +124,20 @@ func (r *UETReceiver) sackBase(psn uint32) uint32 {
 
 // trimmed answers a packet a switch cut to its headers (processTrimmed).
 func (r *UETReceiver) trimmed(now sim.Time, p *topology.Packet) {
+	ue := p.UET()
 	if p.PSN < r.expected || r.has(p.PSN) {
 		r.sack(now, p, r.sackBase(p.PSN), false)
 		return
 	}
-	if p.CCReq { // the sender resends: it wants credit for it (processTrimmed)
-		r.asked(now, p.Credit)
+	if ue.CCReq { // the sender resends: it wants credit for it (processTrimmed)
+		r.asked(now, ue.Credit)
 	}
 	r.flow.NAKs++
 	n := r.dst.pool.Get(topology.KindNak)
 	r.frame(n, true)
 	frames.UETStack(n)
-	n.PSN, n.Entropy, n.ECNEcho, n.Retx = p.PSN, p.Entropy, p.ECN == topology.ECNCE, p.Retx
+	nu := n.UET()
+	n.PSN, nu.Entropy, nu.ECNEcho, nu.Retx = p.PSN, ue.Entropy, p.ECN == topology.ECNCE, ue.Retx
 	r.control(n, now)
 	n.Seal()
 	r.nic.sendControl(now, n)
@@ -143,6 +146,7 @@ func (r *UETReceiver) trimmed(now sim.Time, p *topology.Packet) {
 // sack sends an ACK for data packet p with the SACK bitmap from PSN ref (sack,
 // buildSackBitmap: bit i says PSN ref + i is held).
 func (r *UETReceiver) sack(now sim.Time, p *topology.Packet, ref uint32, ce bool) {
+	ue := p.UET()
 	var bitmap uint64
 	for i := range uint32(64) {
 		if r.has(ref + i) {
@@ -152,10 +156,11 @@ func (r *UETReceiver) sack(now sim.Time, p *topology.Packet, ref uint32, ce bool
 	a := r.dst.pool.Get(topology.KindAck)
 	r.frame(a, true)
 	frames.UETStack(a)
-	a.PSN, a.CumPSN, a.SACKBase, a.SACKBitmap = p.PSN, r.expected, ref, bitmap
-	a.RecvdBytes, a.OOO = r.recvd, uint16(min(r.ooo, 0xFFFF))
-	a.ECNEcho, a.Retx, a.Entropy = ce, p.Retx, p.Entropy
-	a.AckRequest = p.Kind == topology.KindCredit // it answers an ACK_REQ
+	au := a.UET()
+	a.PSN, au.CumPSN, au.SACKBase, au.SACKBitmap = p.PSN, r.expected, ref, bitmap
+	au.RecvdBytes, au.OOO = r.recvd, uint16(min(r.ooo, 0xFFFF))
+	au.ECNEcho, au.Retx, au.Entropy = ce, ue.Retx, ue.Entropy
+	au.AckRequest = p.Kind == topology.KindCredit // it answers an ACK_REQ
 	r.control(a, now)
 	a.Seal()
 	r.nic.sendControl(now, a)
@@ -173,8 +178,8 @@ func (r *UETReceiver) cnps() int64 { return 0 }
 // credit and something to send: processRts) or an ACK_REQ, which it answers with an ACK at
 // once, whatever it holds back for coalescing (uet.go, askForAck).
 func (r *UETReceiver) onRequest(now sim.Time, p *topology.Packet) {
-	if p.CreditRequest {
-		r.asked(now, p.Credit)
+	if ue := p.UET(); ue.CreditRequest {
+		r.asked(now, ue.Credit)
 		return
 	}
 	r.sack(now, p, r.sackBase(max(p.PSN, r.expected)), false)

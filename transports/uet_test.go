@@ -144,8 +144,8 @@ func TestUETTranscript(t *testing.T) {
 			for ; n > 0 && u.s.hasData(); n-- {
 				p := u.s.emit(cmd.Time("at"))
 				u.sent[p.PSN] = p
-				out = append(out, fmt.Sprintf("psn=%d payload=%d ar=%v retx=%v", p.PSN, p.Payload, p.AckReq, p.Retx))
-				if p.AckReq {
+				out = append(out, fmt.Sprintf("psn=%d payload=%d ar=%v retx=%v", p.PSN, p.Payload, p.UET().AckReq, p.UET().Retx))
+				if p.UET().AckReq {
 					ar = append(ar, fmt.Sprint(p.PSN))
 				}
 				k++
@@ -186,7 +186,7 @@ func TestUETTranscript(t *testing.T) {
 						out = append(out, fmt.Sprintf("nack psn=%d", a.PSN))
 						continue
 					}
-					out = append(out, fmt.Sprintf("ack cum=%d psn=%d sack=%d/%#x recvd=%d ooo=%d ecn=%v class=%d", a.CumPSN, a.PSN, a.SACKBase, a.SACKBitmap, a.RecvdBytes, a.OOO, a.ECNEcho, a.Priority))
+					out = append(out, fmt.Sprintf("ack cum=%d psn=%d sack=%d/%#x recvd=%d ooo=%d ecn=%v class=%d", a.UET().CumPSN, a.PSN, a.UET().SACKBase, a.UET().SACKBitmap, a.UET().RecvdBytes, a.UET().OOO, a.UET().ECNEcho, a.Priority))
 				}
 			}
 			u.rcvNIC.ctrlBacklog = 0
@@ -324,7 +324,7 @@ func TestUETAsksForAnAckWhenTheWindowCloses(t *testing.T) {
 	var sent []*topology.Packet
 	for range 4 {
 		p := u.s.emit(0)
-		require.False(t, p.AckReq, "psn %d", p.PSN)
+		require.False(t, p.UET().AckReq, "psn %d", p.PSN)
 		sent = append(sent, p)
 	}
 	u.r.onData(1*sim.Microsecond, sent[0])
@@ -338,8 +338,8 @@ func TestUETAsksForAnAckWhenTheWindowCloses(t *testing.T) {
 	require.EqualValues(t, 1, u.s.nic.Control[7].Len, "one ACK_REQ")
 	req := u.s.nic.Control[7].Pop(0)
 	require.Equal(t, topology.KindCredit, req.Kind)
-	require.True(t, req.AckRequest)
-	require.False(t, req.CreditRequest)
+	require.True(t, req.UET().AckRequest)
+	require.False(t, req.UET().CreditRequest)
 	require.EqualValues(t, 3, req.PSN)
 	require.EqualValues(t, 7, req.Priority)
 	u.s.onControl(13*sim.Microsecond, ack) // the same ACK again: no second request
@@ -348,8 +348,8 @@ func TestUETAsksForAnAckWhenTheWindowCloses(t *testing.T) {
 	u.r.onRequest(14*sim.Microsecond, req)
 	require.EqualValues(t, 1, u.rcvNIC.Control[7].Len, "answered at once")
 	answer := u.rcvNIC.Control[7].Pop(0)
-	require.True(t, answer.AckRequest)
-	require.EqualValues(t, 2, answer.CumPSN)
+	require.True(t, answer.UET().AckRequest)
+	require.EqualValues(t, 2, answer.UET().CumPSN)
 	avg := u.s.cc.avgDelay // the first ACK's sample: 13 - 12 us, by 0.0125
 	u.s.onControl(40*sim.Microsecond, answer)
 	require.EqualValues(t, 2, u.s.cum)

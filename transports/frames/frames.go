@@ -29,7 +29,7 @@ func RoCEStack(p *topology.Packet, version int) {
 func RoCEWireBytes(version int, payload int64, first bool) int64 {
 	var p topology.Packet
 	RoCEStack(&p, version)
-	p.HasRETH, p.Payload = first, int32(payload)
+	p.IB().HasRETH, p.Payload = first, int32(payload)
 	p.Seal()
 	return p.WireBytes()
 }
@@ -38,7 +38,7 @@ func RoCEWireBytes(version int, payload int64, first bool) int64 {
 func RoCEAckWireBytes(version int) int64 {
 	var p topology.Packet
 	RoCEStack(&p, version)
-	p.Opcode, p.HasAETH = topology.OpAcknowledge, true
+	p.IB().Opcode, p.IB().HasAETH = topology.OpAcknowledge, true
 	p.Seal()
 	return p.WireBytes()
 }
@@ -61,7 +61,7 @@ func UETStack(p *topology.Packet) {
 func UETWireBytes(payload int64, creditTarget bool) int64 {
 	var p topology.Packet
 	UETStack(&p)
-	p.Payload, p.CCReq = int32(payload), creditTarget
+	p.Payload, p.UET().CCReq = int32(payload), creditTarget
 	p.Seal()
 	return p.WireBytes()
 }

@@ -145,7 +145,7 @@ func (l *Layout) Start(k int64) int64 {
 // SegmentLength is the TCP payload of data segment p of a stream: its FPDU (with p.Payload
 // bytes of tagged-DDP payload) and the markers in it.
 func SegmentLength(p *topology.Packet) int64 {
-	return fpduBytes(int64(p.Payload)) + topology.MPAMarker*int64(p.MPAMarkers)
+	return fpduBytes(int64(p.Payload)) + topology.MPAMarker*int64(p.TCP().MPAMarkers)
 }
 
 // length is the TCP payload of segment k; markersIn how many MPA markers it holds.
@@ -182,16 +182,17 @@ func (l *Layout) Covered(e int64) int64 {
 // FillFPDU sets the MPA and DDP fields and the TCP flags of data segment k; the connection
 // sets its sequence number, addressing and ACK.
 func (l *Layout) FillFPDU(p *topology.Packet, k int64) {
-	p.MPA = topology.MPAFPDU
-	p.DDPTagged = true // RDMA WRITE: tagged DDP segments
-	p.DDPLast = k == l.n-1
+	th := p.TCP()
+	th.MPA = topology.MPAFPDU
+	th.DDPTagged = true // RDMA WRITE: tagged DDP segments
+	th.DDPLast = k == l.n-1
 	p.Payload = int32(l.Payload(k))
-	p.MPAMarkers = uint8(l.markersIn(k))
-	p.DDPOffset = uint32(k * l.d)
-	p.MPAStream = uint32(l.Start(k))
-	p.TCPFlags = topology.TCPFlagACK
-	if p.DDPLast {
-		p.TCPFlags |= topology.TCPFlagPSH
+	th.MPAMarkers = uint8(l.markersIn(k))
+	th.DDPOffset = uint32(k * l.d)
+	th.MPAStream = uint32(l.Start(k))
+	th.Flags = topology.TCPFlagACK
+	if th.DDPLast {
+		th.Flags |= topology.TCPFlagPSH
 	}
 }
 
@@ -236,14 +237,15 @@ func (f IWARPFrames) Handshake() [5]int64 {
 	var out [5]int64
 	for i := range out {
 		p := f.packet()
+		th := p.TCP()
 		switch i {
 		case 0, 1:
-			p.TCPFlags = topology.TCPFlagSYN
-			p.SACKPermitted = f.cfg.SACK
+			th.Flags = topology.TCPFlagSYN
+			th.SACKPermitted = f.cfg.SACK
 		case 3:
-			p.MPA = topology.MPARequest
+			th.MPA = topology.MPARequest
 		case 4:
-			p.MPA = topology.MPAReply
+			th.MPA = topology.MPAReply
 		}
 		p.Seal()
 		out[i] = p.WireBytes()
@@ -252,7 +254,7 @@ func (f IWARPFrames) Handshake() [5]int64 {
 }
 
 func (f IWARPFrames) packet() topology.Packet {
-	p := topology.Packet{EtherType: topology.EtherTypeIPv4, Protocol: topology.IPProtoTCP, Timestamps: f.cfg.Timestamps}
-	p.MPAPrivate = MPAPrivateData
+	p := topology.Packet{EtherType: topology.EtherTypeIPv4, Protocol: topology.IPProtoTCP}
+	p.TCP().Timestamps, p.TCP().MPAPrivate = f.cfg.Timestamps, MPAPrivateData
 	return p
 }
