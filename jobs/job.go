@@ -171,9 +171,6 @@ func (j *Job) buildPhases() error {
 	n := 0
 	add := func(p *collective.Plan, waits [][]scenarios.Wait) {
 		j.phases = append(j.phases, jobPhase{plan: p, off: n, waits: waits})
-		for range p.Messages {
-			j.phaseOf = append(j.phaseOf, int32(len(j.phases)-1))
-		}
 		n += len(p.Messages)
 	}
 	if c.Steps == nil {
@@ -195,6 +192,12 @@ func (j *Job) buildPhases() error {
 				return err
 			}
 			add(plan, s.Waits)
+		}
+	}
+	j.phaseOf = make([]int32, 0, n)
+	for k := range j.phases {
+		for range j.phases[k].plan.Messages {
+			j.phaseOf = append(j.phaseOf, int32(k))
 		}
 	}
 	j.waitDeps, j.waitChan = make([]int32, n), make([]int32, n)
