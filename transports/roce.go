@@ -31,7 +31,7 @@ type RoCEConfig struct {
 	// AckInterval is how many in-order packets the responder takes per coalesced ACK; the last
 	// packet of a message is always acknowledged at once.
 	AckInterval int
-	// RoCECC is the congestion control (roce_cc.go): DCQCN, HPCC, TIMELY, Swift or none.
+	// RoCECC is the congestion control (roce_cc.go): DCQCN, HPCC, TIMELY, Swift, DCTCP or none.
 	RoCECC
 	// CNPPriority is the traffic class of the CNPs the responder sends.
 	CNPPriority uint8
@@ -132,6 +132,9 @@ type RoCEReceiver struct {
 	np       *ecn.NotificationPoint // DCQCN, nil without congestion control
 	pacer    *cnpPacer              // np's pacer: the flow's own, or the NIC port's
 	echo     *topology.INT          // HPCC: the telemetry the next ACK echoes
+	// ce is DCTCP's CE state (cc dctcp; RFC 8257 section 3.2): whether the latest data
+	// packet came marked, which each ACK echoes in its BTH BECN bit.
+	ce bool
 }
 
 const (
@@ -339,6 +342,9 @@ func (r *RoCEReceiver) onData(now sim.Time, p *topology.Packet) {
 	if p.INT != nil {
 		r.hpccKeep(p)
 	}
+	if r.cfg.DCTCP != nil {
+		r.dctcpEcho(now, p.ECN == topology.ECNCE)
+	}
 	if r.np != nil {
 		r.pacer.Arrived(now) // the first packet starts the window timer (ecn.NPWindow)
 		if p.ECN == topology.ECNCE {
@@ -473,6 +479,7 @@ func (r *RoCEReceiver) control(now sim.Time, syndrome uint8, psn uint32) *topolo
 	if r.echo != nil {
 		p.INT, r.echo = r.echo, nil // HPCC: the responder echoes the telemetry
 	}
+	ib.BECN = r.ce
 	p.SentAt = now
 	return p
 }

@@ -23,6 +23,8 @@ type RoCECC struct {
 	TIMELY *TIMELYParams
 	// Swift, when not nil, runs Swift congestion control (swift.go) with these parameters.
 	Swift *SwiftParams
+	// DCTCP, when not nil, runs DCTCP (roce_dctcp.go) with these parameters: RoCE v2 only.
+	DCTCP *DCTCPParams
 }
 
 // RateBased reports whether the congestion control paces the flow at a rate of its own.
@@ -59,6 +61,17 @@ func (c *RoCECC) validate(version int) error {
 			return err
 		}
 	}
+	if p := c.DCTCP; p != nil {
+		switch {
+		case version == 1:
+			return errors.New("DCTCP over RoCE v1: it needs ECN marks, and RoCE v1 frames carry no IP header")
+		case c.DCQCN != nil || c.HPCC != nil || c.TIMELY != nil || c.Swift != nil:
+			return errors.New("DCTCP with DCQCN, HPCC, TIMELY or Swift: a flow runs one congestion control")
+		}
+		if err := p.validate(); err != nil {
+			return err
+		}
+	}
 	if p := c.HPCC; p != nil {
 		switch {
 		case version == 1:
@@ -78,7 +91,8 @@ func (c *RoCECC) validate(version int) error {
 // decides what it does to the rate and the window. None of its methods allocates.
 //
 // The implementations: none (cc_none.go), DCQCN's reaction point (dcqcn_cc.go, on
-// ecn.ReactionPoint), HPCC (hpcc.go), TIMELY (timely.go), Swift (swift.go). A new one is a
+// ecn.ReactionPoint), HPCC (hpcc.go), TIMELY (timely.go), Swift (swift.go), DCTCP
+// (roce_dctcp.go, TCP's DCTCP over a window of packets). A new one is a
 // type in its own file and a case in newRoCECC (docs/architecture.md).
 type roceCC interface {
 	// start is the flow's start: "" when it may send, else why it cannot run.
@@ -124,6 +138,8 @@ func newRoCECC(src *NIC, cfg *RoCEConfig, line sim.Rate, start sim.Time, npkts u
 		return newTIMELYCC(*cfg.TIMELY, line, start)
 	case cfg.Swift != nil:
 		return newSwiftCC(cfg, line, npkts)
+	case cfg.DCTCP != nil:
+		return newRoceDCTCP(*cfg.DCTCP, npkts)
 	}
 	return noCC{}
 }
