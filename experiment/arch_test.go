@@ -67,7 +67,9 @@ func TestImportRules(t *testing.T) {
 	for _, p := range []string{"sim", "topology", "header", "pfc", "ecn", "switchmodel", "transports", "transports/frames", "scenarios", "collective", "chakra"} {
 		forbid(p, is("results", "experiment", "sweep"), "the model does not know how it is run or reported")
 	}
-	for _, p := range []string{"experiment", "results"} {
+	forbid("jobs", is("experiment", "sweep", "transports", "switchmodel"),
+		"the collectives' runtime knows the fabric only through jobs.Fabric: it starts flows, it does not build or run them")
+	for _, p := range []string{"experiment", "results", "jobs"} {
 		forbid(p, is("sweep"), "a sweep runs experiments, not the other way round")
 	}
 	forbid("sweep", func(d string) bool { return strings.HasPrefix(d, "github.com/spf13/") },

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/fabricsim/fabricsim/ecn"
+	"github.com/fabricsim/fabricsim/jobs"
 	"github.com/fabricsim/fabricsim/scenarios"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/switchmodel"
@@ -18,16 +19,12 @@ import (
 // fabric is one variant's world: everything the event loop touches.
 type fabric struct {
 	sc *scenarios.Scenario
-	// run runs the fabric, cut into partitions (partition.go); eng and pool are the
-	// first partition's engine and packet pool (the only ones when collectives run: a job
-	// releases messages on several hosts at once), global the engine of the events that
-	// see the whole fabric (samples, faults, the deadlock detector).
+	// run runs the fabric, cut into partitions (partition.go); global is the engine of the
+	// events that see the whole fabric (samples, faults, the deadlock detector).
 	run      *sim.Group
 	parts    partitioning
 	pools    topology.Pools // per partition; a packet goes back to the one it came from
-	eng      *sim.Engine
 	global   *sim.Engine
-	pool     *topology.Pool
 	nw       *topology.Network
 	routes   *topology.Routes
 	wires    [][2]*topology.Wire // per link: A->B, B->A
@@ -40,10 +37,8 @@ type fabric struct {
 	reg     *transports.Registry
 	ideal   []sim.Time // per flow: FCT alone on the empty fabric
 	starter flowStarter
-	// jobs are the collectives; held marks the flows of theirs that wait for a release
-	// (nil without collectives).
-	jobs     []*jobRun
-	held     []bool
+	// jobs runs the collectives.
+	jobs     *jobs.Runtime
 	group    []int // per flow: the index of its traffic item, whose Label is its group
 	warnings []string
 	// deadlocks is the PFC deadlock detector, nil when PFC or detection is off.
@@ -198,11 +193,14 @@ func buildOn(sc *scenarios.Scenario, threads int) (*fabric, error) {
 	if f.parts.parts > 1 {
 		f.run.AfterWindow(f.pools.GiveBack)
 	}
-	f.eng, f.pool, f.global = f.run.Part(0), f.pools[0], f.run.Global()
-	f.reg = transports.NewRegistry(f.eng, f.pool)
+	f.global = f.run.Global()
+	// The registry's engine and pool are only the NICs' until SetEngine gives each its
+	// partition's.
+	f.reg = transports.NewRegistry(f.run.Part(0), f.pools[0])
 	f.reg.Seed = sc.Seed
 	f.reg.Done = f.run.Stop
 	f.reg.Deferred = true
+	f.jobs = jobs.New(jobsFabric{f})
 
 	f.nodeCfg = map[string]*scenarios.Node{}
 	for i := range sc.Topology.Nodes {

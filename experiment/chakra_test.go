@@ -111,27 +111,26 @@ func TestChakraPerRankCompute(t *testing.T) {
 	f, err := build(chakraScenario(t, dir))
 	require.NoError(t, err)
 	f.runWithin(Limits{}, nil)
-	j := f.jobs[0]
-	for k := range j.phases {
-		require.NotEqual(t, sim.Never, j.ended[k], "phase %d did not end", k)
+	j := f.jobs.Jobs()[0]
+	for k := 0; k < j.Phases(); k++ {
+		require.NotEqual(t, sim.Never, j.Ended(k), "phase %d did not end", k)
 		first := sim.Never
-		for r := range j.ranks {
-			first = min(first, j.gate(k, r))
+		for r := range j.Ranks() {
+			first = min(first, j.Gate(k, r))
 		}
-		require.Equal(t, first, j.begun[k], "phase %d begins at its first gate", k)
-		ph := j.phases[k]
-		for m, msg := range ph.plan.Messages {
-			want := j.gate(k, msg.Src)
+		require.Equal(t, first, j.Begun(k), "phase %d begins at its first gate", k)
+		for m, msg := range j.Plan(k).Messages {
+			want := j.Gate(k, msg.Src)
 			for _, a := range msg.After {
-				want = max(want, j.arrived[ph.off+int(a)])
+				want = max(want, j.Arrived(k, int(a)))
 			}
-			require.Equal(t, want, j.released[ph.off+m], "phase %d message %d from rank %d", k, m, msg.Src)
+			require.Equal(t, want, j.Released(k, m), "phase %d message %d from rank %d", k, m, msg.Src)
 		}
 	}
 	// The gates: rank 1 at 30 us; rank 2 80 us after the allreduce ended.
-	require.Equal(t, 30*sim.Microsecond, j.gate(0, 1))
-	require.Equal(t, j.ended[0]+80*sim.Microsecond, j.gate(1, 2))
-	require.Equal(t, j.ended[0]+20*sim.Microsecond, j.gate(1, 0))
+	require.Equal(t, 30*sim.Microsecond, j.Gate(0, 1))
+	require.Equal(t, j.Ended(0)+80*sim.Microsecond, j.Gate(1, 2))
+	require.Equal(t, j.Ended(0)+20*sim.Microsecond, j.Gate(1, 0))
 }
 
 // TestASTRASimSampleRuns runs ASTRA-sim's 4-NPU all_reduce microbenchmark (chakra/testdata,

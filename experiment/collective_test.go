@@ -161,30 +161,29 @@ variants:
 `
 	f := build0(t, text)
 	f.runWithin(Limits{}, nil)
-	require.Len(t, f.jobs, 5)
-	for _, j := range f.jobs {
-		for it := range j.left {
-			require.NotEqual(t, sim.Never, j.ended[it], "%s iteration %d did not end", j.c.Label, it)
+	require.Len(t, f.jobs.Jobs(), 5)
+	for _, j := range f.jobs.Jobs() {
+		c := j.Collective()
+		for it := 0; it < j.Phases(); it++ {
+			require.NotEqual(t, sim.Never, j.Ended(it), "%s iteration %d did not end", c.Label, it)
 			if it > 0 {
-				require.Equal(t, j.ended[it-1].Plus(j.c.Compute), j.begun[it], "%s iteration %d", j.c.Label, it)
+				require.Equal(t, j.Ended(it-1).Plus(c.Compute), j.Begun(it), "%s iteration %d", c.Label, it)
 			}
-			off := j.phases[it].off
-			for m, msg := range j.phases[it].plan.Messages {
-				inst := off + m
-				want := j.begun[it]
+			for m, msg := range j.Plan(it).Messages {
+				want := j.Begun(it)
 				for _, a := range msg.After {
-					want = max(want, j.arrived[off+int(a)])
+					want = max(want, j.Arrived(it, int(a)))
 				}
-				require.Equal(t, want, j.released[inst], "%s iteration %d message %d (step %d)", j.c.Label, it, m, msg.Step)
-				require.Greater(t, j.arrived[inst], j.released[inst])
+				require.Equal(t, want, j.Released(it, m), "%s iteration %d message %d (step %d)", c.Label, it, m, msg.Step)
+				require.Greater(t, j.Arrived(it, m), j.Released(it, m))
 				var last sim.Time
-				for ch := 0; ch < j.C; ch++ {
-					fl := f.reg.Flows[int(j.first)+inst*j.C+ch]
-					require.Equal(t, j.released[inst], fl.Start)
+				for ch := 0; ch < j.Channels(); ch++ {
+					fl := f.reg.Flows[j.Flow(it, m, ch)]
+					require.Equal(t, j.Released(it, m), fl.Start)
 					require.Equal(t, transports.Completed, fl.Status)
 					last = max(last, fl.Finish)
 				}
-				require.Equal(t, last, j.arrived[inst], "a message arrives with its last channel")
+				require.Equal(t, last, j.Arrived(it, m), "a message arrives with its last channel")
 			}
 		}
 	}

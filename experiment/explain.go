@@ -94,12 +94,12 @@ func (f *fabric) describe(b *strings.Builder) {
 	if unroutable > 0 {
 		fmt.Fprintf(b, "  %d flows cannot be routed and will be reported as unroutable.\n", unroutable)
 	}
-	for _, j := range f.jobs {
-		c := j.c
+	for _, j := range f.jobs.Jobs() {
+		c := j.Collective()
 		if c.Steps != nil {
-			r := j.result(0)
+			r := j.Result(0)
 			fmt.Fprintf(b, "  Job %s: %d collectives read from %d Chakra traces (%s first) over %d hosts, %d channel(s), one after another, each rank sending once its compute before it has passed; ideal %.2f us for the whole job. Look at the jobs table and jobs.csv: each collective's time against its ideal.\n",
-				c.Label, len(c.Steps), len(c.Traces), c.Traces[0], len(j.ranks), c.Channels, *r.JobIdealUS)
+				c.Label, len(c.Steps), len(c.Traces), c.Traces[0], len(j.Ranks()), c.Channels, *r.JobIdealUS)
 			continue
 		}
 		size := bytesText(c.Size) + " per rank"
@@ -107,7 +107,7 @@ func (f *fabric) describe(b *strings.Builder) {
 			size += " in chunks of " + bytesText(c.Chunk)
 		}
 		fmt.Fprintf(b, "  Job %s: %s %s of %s over %d hosts, %d iteration(s) %v apart, %d channel(s): %d messages in %d steps an iteration, each sent once the messages bringing its data have arrived; ideal %.2f us an iteration. Look at the jobs table: time against ideal, busbw, the slowest step.\n",
-			c.Label, c.Algorithm, c.Op, size, len(j.ranks), c.Iterations, c.Compute, c.Channels, j.M(0), j.phases[0].plan.Steps, j.result(0).IdealUS)
+			c.Label, c.Algorithm, c.Op, size, len(j.Ranks()), c.Iterations, c.Compute, c.Channels, j.M(0), j.Plan(0).Steps, j.Result(0).IdealUS)
 	}
 	if p := &sc.Switch.PFC; p.Enabled {
 		xon := p.Xon.String()

@@ -126,12 +126,12 @@ func (f *fabric) addFlows() error {
 	f.starter = flowStarter{configs: map[string]transports.RoCEConfig{"rocev1": f.roceConfig("rocev1"), "rocev2": f.roceConfig("rocev2")},
 		ic: f.iwarpConfig(), uc: f.uetConfig()}
 	f.ideal = make([]sim.Time, len(flows))
-	f.markHeld(len(flows))
+	f.jobs.MarkHeld(len(flows))
 	for _, fl := range flows {
 		f.reg.Add(fl)
 	}
 	for i := range flows {
-		if f.held != nil && f.held[i] {
+		if f.jobs.Held(i) {
 			continue
 		}
 		if err := f.startFlow(int32(i)); err != nil {
@@ -144,7 +144,10 @@ func (f *fabric) addFlows() error {
 		f.warnings = append(f.warnings, fmt.Sprintf("%d flow(s) follow a routing loop; their packets end when the IP TTL runs out", f.starter.loops))
 		f.starter.loops = 0
 	}
-	f.startJobs()
+	if len(f.jobs.Jobs()) > 0 {
+		f.reg.OnComplete = f.jobs.Completed
+		f.jobs.Start()
+	}
 	return nil
 }
 

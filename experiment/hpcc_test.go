@@ -331,7 +331,7 @@ faults:
 	}
 	require.Positive(t, f.reg.Flows[0].Retransmitted, "h1's losses make duplicates")
 	for k := topology.Kind(0); k < topology.NumKinds; k++ {
-		require.Zero(t, f.pool.InNetwork(k), "kind %d still in the network", k)
+		require.Zero(t, f.pools[0].InNetwork(k), "kind %d still in the network", k)
 	}
-	require.Zero(t, f.pool.INTs, "INT records not given back")
+	require.Zero(t, f.pools[0].INTs, "INT records not given back")
 }

@@ -207,10 +207,10 @@ func TestPacketBooksBalanceWhenStoppedMidFlight(t *testing.T) {
 	require.NoError(t, f.audit())
 	var inNet int64
 	for k := topology.Kind(0); k < topology.NumKinds; k++ {
-		inNet += f.pool.InNetwork(k)
+		inNet += f.pools[0].InNetwork(k)
 	}
 	require.Positive(t, inNet, "packets are in flight at stop")
-	require.Positive(t, f.pool.Taken[topology.KindAck], "control packets are counted too")
+	require.Positive(t, f.pools[0].Taken[topology.KindAck], "control packets are counted too")
 }
 
 func TestJitterBreaksLockStepAtDropTail(t *testing.T) {

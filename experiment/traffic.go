@@ -85,7 +85,7 @@ func (f *fabric) expandTraffic() ([]*transports.Flow, error) {
 		case t.Poisson != nil:
 			err = f.poissonFlows(ti, t.Poisson, add)
 		case t.Collective != nil:
-			err = f.collectiveFlows(t.Collective, add, func() int { return len(flows) })
+			err = f.jobs.Add(t.Collective, f.hostNames(t.Collective.Hosts), int32(len(flows)), add)
 		default:
 			err = fmt.Errorf("kind %q is not supported", t.Kind)
 		}

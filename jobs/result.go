@@ -1,0 +1,145 @@
+package jobs
+
+import (
+	"fmt"
+
+	"github.com/fabricsim/fabricsim/collective"
+	"github.com/fabricsim/fabricsim/results"
+	"github.com/fabricsim/fabricsim/sim"
+)
+
+// Collect is every job's results entry at the end of the run (now), and says in perFlow
+// (indexed by flow) of each flow never released what it waited for.
+func (rt *Runtime) Collect(now sim.Time, perFlow []results.Flow) []results.Job {
+	var out []results.Job
+	for _, j := range rt.jobs {
+		out = append(out, j.Result(now))
+		for inst, rel := range j.released {
+			if rel != sim.Never {
+				continue
+			}
+			it := int(j.phaseOf[inst])
+			msg := &j.phases[it].plan.Messages[inst-j.phases[it].off]
+			for ch := 0; ch < j.C; ch++ {
+				r := &perFlow[int(j.first)+inst*j.C+ch]
+				r.Reason = fmt.Sprintf("not released by the end of the run at %v: job %s, iteration %d, step %d waits for %d of its %d input messages",
+					now, j.c.Label, it, msg.Step, j.waitDeps[inst], len(msg.After))
+				switch {
+				case j.begun[it] == sim.Never:
+					r.Reason = fmt.Sprintf("not released by the end of the run at %v: job %s's iteration %d had not begun", now, j.c.Label, it)
+				case j.waitDeps[inst] == 0:
+					r.Reason = fmt.Sprintf("not released by the end of the run at %v: job %s, iteration %d: its inputs arrived, but rank %d (%s) was still waiting before it",
+						now, j.c.Label, it, msg.Src, j.ranks[msg.Src])
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Result is the job's results entry. A chakra job's collectives differ: its iterations say
+// each one's op, size and ideal, its own ideal_us is their mean, and it has no algbw or busbw
+// of its own.
+func (j *Job) Result(now sim.Time) results.Job {
+	c := j.c
+	id := j.ideal()
+	p0 := j.phases[0].plan
+	r := results.Job{Label: c.Label, Op: c.Op, Algorithm: c.Algorithm, Ranks: len(j.ranks), SizeBytes: c.Size,
+		Channels: c.Channels, ChunkBytes: c.Chunk, Iterations: len(j.phases), BusFactor: collective.BusFactor(c.Op, len(j.ranks)),
+		IdealUS: id.us[0], IdealStepEndUS: id.steps[0], BottleneckGbps: float64(id.rate) / 1e9, PayloadShare: id.share,
+		StepLatencyUS: id.alpha.Microseconds(), Steps: p0.Steps, PerIteration: []results.JobIteration{}}
+	var sum float64
+	for it := range j.phases {
+		ji := j.iteration(it, id)
+		if ji.CompletionUS != nil {
+			r.Completed++
+			sum += *ji.CompletionUS
+		}
+		r.PerIteration = append(r.PerIteration, ji)
+	}
+	if c.Steps != nil {
+		r.IdealUS, r.Traces, r.BusFactor = 0, c.Traces, 0
+		for _, u := range id.us {
+			r.IdealUS += u / float64(len(id.us))
+		}
+		r.JobIdealUS = ptr((id.job - c.Start).Microseconds())
+		if last := j.ended[len(j.ended)-1]; last != sim.Never {
+			r.JobUS = ptr((last - c.Start).Microseconds())
+		}
+	}
+	if r.Completed > 0 {
+		t := sum / float64(r.Completed)
+		r.CompletionUS = ptr(t)
+		if c.Steps == nil {
+			a, b := results.Bandwidths(c.Size, t, r.BusFactor)
+			r.AlgbwGbps, r.BusbwGbps = ptr(a), ptr(b)
+		}
+	}
+	return r
+}
+
+// iteration is phase it's results entry.
+func (j *Job) iteration(it int, id jobIdeal) results.JobIteration {
+	ph := &j.phases[it]
+	ji := results.JobIteration{Iteration: it, Messages: j.M(it)}
+	if j.begun[it] != sim.Never {
+		ji.StartUS = ptr(j.begun[it].Microseconds())
+	}
+	var slow sim.Time = -1
+	for m := range ph.plan.Messages {
+		inst := ph.off + m
+		if j.arrived[inst] == sim.Never {
+			continue
+		}
+		ji.Arrived++
+		if d := j.arrived[inst] - j.released[inst]; d > slow {
+			slow = d
+			msg := &ph.plan.Messages[m]
+			ji.SlowestStep, ji.SlowestRank, ji.SlowestHost = msg.Step, msg.Dst, j.ranks[msg.Dst]
+		}
+	}
+	if slow >= 0 {
+		ji.SlowestStepUS = ptr(slow.Microseconds())
+	}
+	ji.StepEndUS = j.stepEnds(it)
+	size, factor := j.c.Size, collective.BusFactor(j.c.Op, len(j.ranks))
+	if st := j.c.Steps; st != nil {
+		s := &st[it]
+		size, factor = s.Size, collective.BusFactor(s.Op, len(j.ranks))
+		ji.Op, ji.Algorithm, ji.SizeBytes, ji.Node, ji.IdealUS = s.Op, s.Algorithm, s.Size, s.Node, ptr(id.us[it])
+		if j.begun[it] != sim.Never {
+			before := j.c.Start
+			if it > 0 {
+				before = j.ended[it-1]
+			}
+			ji.WaitUS = ptr((j.begun[it] - before).Microseconds())
+		}
+	}
+	if j.ended[it] != sim.Never {
+		t := (j.ended[it] - j.begun[it]).Microseconds()
+		a, b := results.Bandwidths(size, t, factor)
+		ji.CompletionUS, ji.AlgbwGbps, ji.BusbwGbps = ptr(t), ptr(a), ptr(b)
+	}
+	return ji
+}
+
+func ptr(x float64) *float64 { return &x }
+
+// stepEnds is, for iteration it, each step's last arrival from the iteration's start, as far
+// as every message of the steps so far has arrived.
+func (j *Job) stepEnds(it int) []float64 {
+	ph := &j.phases[it]
+	ends := make([]sim.Time, ph.plan.Steps)
+	for m := range ph.plan.Messages {
+		msg := &ph.plan.Messages[m]
+		ends[msg.Step] = max(ends[msg.Step], j.arrived[ph.off+m]) // sim.Never while under way
+	}
+	out := []float64{}
+	for _, e := range ends {
+		if e == sim.Never {
+			break
+		}
+		out = append(out, (e - j.begun[it]).Microseconds())
+	}
+	return out
+}
