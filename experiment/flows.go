@@ -51,6 +51,11 @@ func (f *fabric) roceConfig(transport string) transports.RoCEConfig {
 		_ = copySettings(&p, cfg.Swift) // cannot fail: build checks settingsReachModels first
 		rc.Swift = &p
 	}
+	if cfg.CC == "dctcp" {
+		var p transports.DCTCPParams
+		_ = copySettings(&p, cfg.DCTCP) // cannot fail: build checks settingsReachModels first
+		rc.DCTCP = &p
+	}
 	return rc
 }
 

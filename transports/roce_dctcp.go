@@ -31,8 +31,9 @@ func (p *DCTCPParams) validate() error {
 // what TCP's sender gives it: the packets each ACK newly acknowledges, its ECN echo, a NAK
 // as a loss (one window reduction per window of data, RFC 5681's fast recovery without its
 // retransmissions, which go-back-N or IRN does), a retransmit timeout; it obeys the window.
-// An ECN echo reduces the window once per window of data (RFC 8257 section 3.3, RFC 3168
-// section 6.1.2).
+// An ECN echo reduces the window once per window of data (RFC 8257 section 3.3), and, as
+// RFC 3168 section 6.1.2 treats it "just as a congestion loss", the window does not grow
+// again until that window of data is acknowledged (Linux's CWR state: tcp_may_raise_cwnd).
 type roceDCTCP struct {
 	win congestionWindow
 	cc  dctcp
@@ -74,8 +75,8 @@ func (c *roceDCTCP) sent(p *topology.Packet, inFlight uint32) {
 
 // acked takes an ACK or NAK as the TCP sender takes an ACK (tcp_sender.go onAck): alpha
 // counts the packets newly acknowledged and the echoed ones; a NAK is a loss, a first one
-// per window halving the window; outside that window the window grows, and an echo cuts it
-// by alpha/2 once per window of data.
+// per window halving the window; past the window of data a loss or an echo reduced, the
+// window grows, and an echo cuts it by alpha/2.
 func (c *roceDCTCP) acked(_ sim.Time, p *topology.Packet, una, sndNxt uint32) ccAck {
 	var delivered int64
 	if una > c.una {
@@ -92,9 +93,9 @@ func (c *roceDCTCP) acked(_ sim.Time, p *topology.Packet, una, sndNxt uint32) cc
 	case p.Kind == topology.KindNak && una >= c.recoverAt:
 		c.cc.lossDetected(int64(c.nxt - una))
 		c.recoverAt, c.cwrEnd = c.nxt, c.nxt // this reduction answers congestion for the window
-	case una >= c.recoverAt:
+	case una >= c.recoverAt && una >= c.cwrEnd:
 		c.cc.increase(delivered)
-		if ece && una >= c.cwrEnd {
+		if ece {
 			c.cc.congestionExperienced()
 			c.cwrEnd = c.nxt
 		}
