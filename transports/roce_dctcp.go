@@ -67,10 +67,18 @@ func (c *roceDCTCP) windowOpen(inFlight uint32) bool {
 	return true
 }
 
-// sent records the most packets in flight and the highest PSN sent.
+// sent records the most packets in flight and the highest PSN sent, and asks for an ACK at
+// once (the BTH AckReq bit) from each packet in the window's second half. The responder
+// coalesces ACKs (ack_interval) and has no delayed-ACK timer: a window below its interval
+// would otherwise wait for the retransmit timeout. A cut takes at most half the window
+// (alpha <= 1; a loss halves the flight), so after one the packets still in flight that ask
+// for ACKs bring the flight below the new window: the flow never stalls for lack of an ACK.
 func (c *roceDCTCP) sent(p *topology.Packet, inFlight uint32) {
 	c.nxt = max(c.nxt, p.PSN+1)
 	c.win.maxOut = max(c.win.maxOut, int64(c.nxt-c.una))
+	if 2*(float64(inFlight)+1) >= c.win.cwnd {
+		p.IB().AckReq = true
+	}
 }
 
 // acked takes an ACK or NAK as the TCP sender takes an ACK (tcp_sender.go onAck): alpha

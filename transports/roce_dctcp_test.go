@@ -16,11 +16,13 @@ import (
 func TestRoCEDCTCPAlphaAndCut(t *testing.T) {
 	const g = 1.0 / 16
 	c := newRoceDCTCP(DCTCPParams{G: g, InitCwnd: 10}, 1000)
+	sentAck := map[uint32]bool{}
 	send := func(from, to uint32) {
 		for psn := from; psn < to; psn++ {
 			require.True(t, c.windowOpen(psn-c.una), "psn %d", psn)
 			p := &topology.Packet{PSN: psn}
 			c.sent(p, psn-c.una)
+			sentAck[psn] = p.IB().AckReq
 		}
 	}
 	ack := func(una uint32, echo bool, kind topology.Kind) {
@@ -30,6 +32,10 @@ func TestRoCEDCTCPAlphaAndCut(t *testing.T) {
 	}
 	send(0, 10)
 	require.False(t, c.windowOpen(10), "ten packets fill the initial window")
+	for psn := uint32(0); psn < 10; psn++ {
+		// Packet psn leaves with psn in flight: the second half of the window of 10 asks.
+		require.Equal(t, 2*(psn+1) >= 10, sentAck[psn], "psn %d asks for an ACK at once", psn)
+	}
 
 	// The first ACK (4 packets, none echoed) closes alpha's first window: F = 0.
 	ack(4, false, topology.KindAck)
