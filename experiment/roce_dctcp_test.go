@@ -6,7 +6,6 @@ package experiment
 import (
 	"fmt"
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -56,38 +55,16 @@ func TestRoCEDCTCPHoldsTheQueueNearK(t *testing.T) {
 	k := kPackets * data
 	require.Greater(t, float64(kPackets), bdp/7, "K above C x RTT / 7: the queue does not empty")
 	for _, n := range []int{2, 8} {
-		var flows []string
-		for i := 1; i <= n; i++ {
-			flows = append(flows, fmt.Sprintf("  - flow: {src: h%d, dst: h%d, size: 10GB, transport: rocev2}", i, n+1))
-		}
 		const t1 = 10 * sim.Millisecond
-		f := build0(t, fmt.Sprintf(dctcpStar, "10ms", n+1, k, k, strings.Join(flows, "\n")))
-		pt, _ := loopPort(t, f, "sw", fmt.Sprintf("h%d", n+1))
-		q := &pt.Queues[pfcClass]
-		t0 := t1 / 2
-		f.runUntil(t0)
-		bytes0, area0 := pt.Wire.Bytes(), q.MeanBytes(t0)*float64(t0)
-		del0 := make([]int64, n)
-		for i := range n {
-			del0[i] = f.reg.Flows[i].Delivered
-		}
-		f.runUntil(t1)
-		require.NoError(t, f.audit())
-		v := f.collect()
-		require.Zero(t, v.Drops.Total)
+		f := build0(t, fmt.Sprintf(dctcpStar, "10ms", n+1, k, k, starFlows(n)))
+		h := runStarHalves(t, f, n, t1, func() {})
+		v, util, mean, jain := h.v, h.util, h.queueMean, h.jain()
 		require.Positive(t, v.ECN.MarkedPackets)
-		util := float64(pt.Wire.Bytes()-bytes0) * 8 / (t1 - t0).Seconds() / float64(c)
-		mean := (q.MeanBytes(t1)*float64(t1) - area0) / float64(t1-t0)
-		var s, sq float64
 		for i := range n {
-			require.Zero(t, f.reg.Flows[i].Timeouts, "flow %d: no timeouts", i)
-			g := gbps(f.reg.Flows[i].Delivered-del0[i], t1-t0)
-			s, sq = s+g, sq+g*g
 			cwnd, alpha, ok := f.reg.DCTCPOf(int32(i))
 			require.True(t, ok)
-			t.Logf("  flow %d: goodput %.2f Gb/s, cwnd %.2f, alpha %.3f", i, g, cwnd, alpha)
+			t.Logf("  flow %d: goodput %.2f Gb/s, cwnd %.2f, alpha %.3f", i, h.goodput[i], cwnd, alpha)
 		}
-		jain := s * s / (float64(n) * sq)
 		qmax := float64(kPackets + n)
 		amp := 0.5 * math.Sqrt(2*float64(n)*(bdp+kPackets))
 		lo, hi := (qmax-amp-1)*float64(data), (qmax+1)*float64(data)
