@@ -27,6 +27,9 @@ func (f *fabric) roceConfig(transport string) transports.RoCEConfig {
 	if cfg.Recovery == "irn" {
 		rc.IRN = &transports.IRNParams{}
 		_ = copySettings(rc.IRN, cfg.IRN) // cannot fail, as above
+		if c := cfg.IRN.BDPCap; !c.Auto {
+			rc.IRN.BDPCapBytes = c.Bytes
+		}
 	}
 	if cfg.CC == "dcqcn" {
 		p := cfg.DCQCN
@@ -251,15 +254,7 @@ func (f *fabric) startFlow(i int32) error {
 		f.ideal[i] = ic.IdealFCT(path, fl.Size, fl.Rate)
 	default:
 		f.ideal[i] = rc.IdealFCT(path, fl.Size, fl.Rate)
-		if rc.IRN != nil {
-			f.reg.SetBDPCap(i, f.bdpCap(path, rc))
-		}
-	}
-	if rc.HPCC != nil && rc.HPCC.BaseRTT == 0 {
-		f.reg.SetBaseRTT(i, rc.HPCCBaseRTT(path))
-	}
-	if rc.Swift != nil {
-		f.reg.SetSwiftHops(i, len(hops)-1) // the switches between the two hosts
+		f.reg.SetPath(i, path) // IRN's BDP cap, HPCC's base RTT, Swift's hops
 	}
 	return nil
 }
@@ -278,19 +273,6 @@ func (f *fabric) roceV1Unroutable(fl *transports.Flow) string {
 	}
 	return fmt.Sprintf("RoCE v1 cannot cross a router: %s (%v) and %s (%v) are in different subnets, joined only through %s, and RoCE v1 frames (EtherType 0x8915) carry no IP header to route by",
 		s.Name, s.Subnet, d.Name, d.Subnet, where)
-}
-
-// bdpCap is IRN's BDP cap in packets along path: transports.rocev(1|2).irn.bdp_cap's bytes,
-// or auto (transports.RoCEConfig.BDPCap).
-func (f *fabric) bdpCap(path transports.Path, rc transports.RoCEConfig) int {
-	c := f.sc.Transports.RoCEv2.IRN.BDPCap
-	if rc.Version == 1 {
-		c = f.sc.Transports.RoCEv1.IRN.BDPCap
-	}
-	if c.Auto {
-		return rc.BDPCap(path, 0)
-	}
-	return rc.BDPCap(path, c.Bytes)
 }
 
 // path is flow i's path description for its transport: hops, the route out, as

@@ -41,7 +41,7 @@ type HPCCParams struct {
 	// sender's line rate, the authors' run.py setting.
 	AI sim.Rate
 	// BaseRTT is T, the flow's base round-trip time. 0: the caller sets it for the flow from
-	// its path with Registry.SetBaseRTT before the flow starts.
+	// its path (Registry.SetPath) before the flow starts.
 	BaseRTT sim.Time
 }
 
@@ -299,15 +299,6 @@ func (r *RoCEReceiver) hpccKeep(p *topology.Packet) {
 		return
 	}
 	r.echo, p.INT = p.INT, nil
-}
-
-// SetBaseRTT sets flow i's HPCC base RTT T; it does nothing for a flow without HPCC.
-func (r *Registry) SetBaseRTT(i int32, t sim.Time) {
-	if s, ok := r.senders[i].(*RoCESender); ok {
-		if c, ok := s.cc.(*hpccCC); ok {
-			c.h.SetBaseRTT(t)
-		}
-	}
 }
 
 // HPCCOf is flow i's HPCC reaction point, nil for a flow without HPCC.

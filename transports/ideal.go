@@ -134,6 +134,37 @@ type Path struct {
 	Fwd, Back []PathHop
 }
 
+// SetPath gives flow i its path before it starts, and its transport derives from it what it
+// needs of the path: for a RoCE queue pair, IRN's BDP cap (from IRNParams.BDPCapBytes, or
+// auto), HPCC's base RTT unless configured, Swift's hops (the switches on the route out).
+func (r *Registry) SetPath(i int32, p Path) {
+	s, ok := r.senders[i].(*RoCESender)
+	if !ok {
+		return
+	}
+	if ir, ok := s.rec.(*irnSender); ok {
+		ir.p.BDPCap = s.cfg.BDPCap(p, s.cfg.IRN.BDPCapBytes)
+	}
+	switch c := s.cc.(type) {
+	case *hpccCC:
+		if s.cfg.HPCC.BaseRTT == 0 {
+			c.h.SetBaseRTT(s.cfg.HPCCBaseRTT(p))
+		}
+	case *swiftCC:
+		c.s.Hops = len(p.Fwd) - 1
+	}
+}
+
+// BDPCapOf is IRN flow i's BDP cap in packets, 0 for a flow without IRN (or uncapped).
+func (r *Registry) BDPCapOf(i int32) int {
+	if s, ok := r.senders[i].(*RoCESender); ok {
+		if ir, ok := s.rec.(*irnSender); ok {
+			return ir.p.BDPCap
+		}
+	}
+	return 0
+}
+
 // Bottleneck is the slowest link out.
 func (p Path) Bottleneck() sim.Rate {
 	b := p.Fwd[0].Rate

@@ -43,7 +43,10 @@ type SwiftParams struct {
 	// (the paper, sections 5.1-5.2: 25 us; Isekai fabric_base_delay 25 us).
 	BaseTarget sim.Time
 	// H is h, the target added per hop of the flow's path (Isekai topo_scaling_per_hop 1
-	// us). The hops are the switches on the flow's route (SetSwiftHops).
+	// us). The hops are the switches on the flow's route, from its path (Registry.SetPath):
+	// the paper counts the forward path's IP hops by the TTL the receiver sees (section 3.5,
+	// echoed in the ACK); a layer-2 switch leaves the TTL alone, and on a fabric of routers
+	// the switches are the TTL difference.
 	H sim.Time
 	// FSRange is fs_range, the most flow-based scaling adds (Isekai max_flow_scaling 100
 	// us; htsim 5 x its 20 us base).
@@ -421,15 +424,4 @@ func (r *Registry) SwiftOf(i int32) *Swift {
 		}
 	}
 	return nil
-}
-
-// SetSwiftHops sets flow i's hops for Swift's topology-based scaling; it does nothing for a
-// flow without Swift. The paper counts the forward path's IP hops by the TTL the receiver
-// sees (section 3.5, echoed in the ACK); a layer-2 switch leaves the TTL alone, so the
-// caller passes the switches on the flow's route, which is the TTL difference on a fabric
-// of routers.
-func (r *Registry) SetSwiftHops(i int32, hops int) {
-	if s := r.SwiftOf(i); s != nil {
-		s.Hops = hops
-	}
 }
