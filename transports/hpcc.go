@@ -272,18 +272,14 @@ func (c *hpccCC) sent(p *topology.Packet, inFlight uint32) {
 	}
 }
 
-// acked feeds an ACK's echoed telemetry to the reaction point.
-func (c *hpccCC) acked(_ sim.Time, p *topology.Packet, una, sndNxt uint32) ccAck {
-	if p.INT == nil {
+// signal feeds an ACK's or NAK's echoed telemetry to the reaction point.
+func (c *hpccCC) signal(s ccSignal) ccAck {
+	if s.event > ccLost || s.telemetry == nil {
 		return 0
 	}
-	c.h.OnAck(una, sndNxt, p.INT)
+	c.h.OnAck(s.una, s.next, s.telemetry)
 	return ccWindow
 }
-
-func (c *hpccCC) cnp(sim.Time) {}
-
-func (c *hpccCC) timedOut(sim.Time) {}
 
 // hpccKeep takes a data packet's INT for the next ACK to echo (the newest wins). Once the
 // flow has completed nothing is echoed (its last ACK took the last record), so a late

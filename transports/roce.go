@@ -311,7 +311,7 @@ func (s *RoCESender) onAck(now sim.Time, p *topology.Packet) {
 	if a&ackSend != 0 || a&ackSendIfData != 0 && s.hasData() {
 		s.nic.activate(now, s)
 	}
-	c := s.cc.acked(now, p, s.una, s.sndNxt)
+	c := s.cc.signal(roceSignal(now, p, s.una, s.sndNxt))
 	if c&ccUnpace != 0 {
 		s.sched.readyAt = min(s.sched.readyAt, now)
 	}
@@ -334,7 +334,7 @@ func (s *RoCESender) timeout(now sim.Time) {
 		return
 	}
 	s.rec.timedOut(&s.roceSeq)
-	s.cc.timedOut(now)
+	s.cc.signal(ccSignal{event: ccTimedOut, now: now, una: s.una, next: s.sndNxt})
 	s.nic.activate(now, s)
 }
 
@@ -521,7 +521,7 @@ func (s *RoCESender) rate() sim.Rate   { return s.Rate() }
 func (s *RoCESender) onControl(now sim.Time, p *topology.Packet) {
 	if p.Kind == topology.KindCNP {
 		if !s.over {
-			s.cc.cnp(now)
+			s.cc.signal(ccSignal{event: ccNotified, now: now, una: s.una, next: s.sndNxt})
 		}
 		return
 	}

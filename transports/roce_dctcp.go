@@ -85,20 +85,28 @@ func (c *roceDCTCP) sent(p *topology.Packet, inFlight uint32) {
 // counts the packets newly acknowledged and the echoed ones; a NAK is a loss, a first one
 // per window halving the window; past the window of data a loss or an echo reduced, the
 // window grows, and an echo cuts it by alpha/2.
-func (c *roceDCTCP) acked(_ sim.Time, p *topology.Packet, una, sndNxt uint32) ccAck {
+func (c *roceDCTCP) signal(s ccSignal) ccAck {
+	switch s.event {
+	case ccTimedOut:
+		c.timedOut()
+		return 0
+	case ccNotified:
+		return 0
+	}
+	una, sndNxt := s.una, s.next
 	var delivered int64
 	if una > c.una {
 		delivered, c.una, c.timeouts = int64(una-c.una), una, 0
 	}
 	c.nxt = max(c.nxt, sndNxt)
-	ece := p.IB().BECN
+	ece := s.ece
 	c.cc.acked(delivered, ece, int64(una), int64(c.nxt))
 	if w := &c.win; int64(una) >= w.useEnd {
 		w.prevLimited, w.prevMaxOut = w.limited, w.maxOut
 		w.limited, w.maxOut, w.useEnd = false, int64(c.nxt-una), int64(c.nxt)
 	}
 	switch {
-	case p.Kind == topology.KindNak && una >= c.recoverAt:
+	case s.event == ccLost && una >= c.recoverAt:
 		c.cc.lossDetected(int64(c.nxt - una))
 		c.recoverAt, c.cwrEnd = c.nxt, c.nxt // this reduction answers congestion for the window
 	case una >= c.recoverAt && una >= c.cwrEnd:
@@ -111,11 +119,9 @@ func (c *roceDCTCP) acked(_ sim.Time, p *topology.Packet, una, sndNxt uint32) cc
 	return ccWindow
 }
 
-func (c *roceDCTCP) cnp(sim.Time) {}
-
 // timedOut is a retransmit timeout: the window restarts from one packet, ssthresh halves the
 // flight on the first of a series (RFC 5681 section 3.1).
-func (c *roceDCTCP) timedOut(sim.Time) {
+func (c *roceDCTCP) timedOut() {
 	c.timeouts++
 	c.cc.rtoExpired(int64(c.nxt-c.una), c.timeouts == 1)
 	c.recoverAt = c.nxt

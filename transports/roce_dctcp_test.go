@@ -28,7 +28,7 @@ func TestRoCEDCTCPAlphaAndCut(t *testing.T) {
 	ack := func(una uint32, echo bool, kind topology.Kind) {
 		p := &topology.Packet{Kind: kind, PSN: una - 1}
 		p.IB().BECN = echo
-		c.acked(0, p, una, c.nxt)
+		c.signal(roceSignal(0, p, una, c.nxt))
 	}
 	send(0, 10)
 	require.False(t, c.windowOpen(10), "ten packets fill the initial window")
@@ -67,7 +67,7 @@ func TestRoCEDCTCPAlphaAndCut(t *testing.T) {
 	require.Equal(t, max(flight/2, 2), c.win.cwnd, "one reduction per window")
 
 	// A retransmit timeout restarts from one packet.
-	c.timedOut(0)
+	c.signal(ccSignal{event: ccTimedOut, una: c.una, next: c.nxt})
 	require.Equal(t, 1.0, c.win.cwnd)
 }
 

@@ -380,19 +380,27 @@ func (c *swiftCC) sent(p *topology.Packet, _ uint32) {
 	p.IB().AckReq = true
 }
 
-// acked takes an ACK's delay sample and the packets it newly acknowledges, or a NAK's
-// loss; it says the window may have opened, and that the flow stops pacing when the
-// window has grown to a packet or more.
-func (c *swiftCC) acked(now sim.Time, p *topology.Packet, una, _ uint32) ccAck {
+// signal takes an ACK's delay sample and the packets it newly acknowledges, a NAK's loss,
+// or a retransmit timeout; it says the window may have opened, and that the flow stops
+// pacing when the window has grown to a packet or more.
+func (c *swiftCC) signal(s ccSignal) ccAck {
+	switch s.event {
+	case ccTimedOut:
+		c.timedOut(s.now)
+		return 0
+	case ccNotified:
+		return 0
+	}
+	now := s.now
 	n := float64(0)
-	if una > c.una {
-		n, c.una = float64(una-c.una), una
+	if s.una > c.una {
+		n, c.una = float64(s.una-c.una), s.una
 	}
 	switch {
-	case p.Kind == topology.KindNak:
+	case s.event == ccLost:
 		c.s.FastRecovery(now)
 	case n > 0:
-		i, ok := c.slot(p.PSN)
+		i, ok := c.slot(s.psn)
 		if !ok || c.sentAt[i] < 0 {
 			return ccWindow
 		}
@@ -407,8 +415,6 @@ func (c *swiftCC) acked(now sim.Time, p *topology.Packet, una, _ uint32) ccAck {
 	}
 	return ccWindow
 }
-
-func (c *swiftCC) cnp(sim.Time) {}
 
 // timedOut is a retransmit timeout: Algorithm 1's "On Retransmit Timeout".
 func (c *swiftCC) timedOut(now sim.Time) {
