@@ -72,6 +72,14 @@ type Message struct {
 	// they replace what it held.
 	Reduce bool
 	After  []int32
+	// Channel is the one channel (queue pair per peer) that carries the message, from 0, or
+	// -1 when the message is split over all of the job's channels; the rail-aware plans
+	// (BuildOn: NCCL's rail rings) give each channel its own messages.
+	Channel int
+	// Relay is the rail (the GPU position, from 1) of the sender's server whose NIC the
+	// message leaves through after crossing the scale-up domain (PXN), or 0 when it takes the
+	// sender's own path.
+	Relay int
 }
 
 // Plan is one iteration of a collective over Ranks ranks of Size bytes each, pipelined in
@@ -87,8 +95,10 @@ type Plan struct {
 	Next          [][]int32
 }
 
-// MaxMessages bounds one iteration's messages: more would not fit a run's flows.
-const MaxMessages = 1_000_000
+// MaxMessages bounds one iteration's messages: a plan's message takes about 160 bytes (its
+// fields and its After and Next lists), so 10 million, 1.6 GB, is most of what a run may
+// take (scenarios.MaxMemory, 4 GiB); a 2,048-rank ring allreduce is 8.4 million.
+const MaxMessages = 10_000_000
 
 // Count is the number of messages one iteration of op by alg over n ranks of size bytes,
 // pipelined in chunks of chunk bytes, has, without building them; 0 when the combination is
@@ -159,10 +169,11 @@ func Build(op, alg string, n int, size, chunk int64) (*Plan, error) {
 	if err := Check(op, alg, n, size, chunk); err != nil {
 		return nil, err
 	}
-	if c := Count(op, alg, n, size, chunk); c > MaxMessages {
+	c := Count(op, alg, n, size, chunk)
+	if c > MaxMessages {
 		return nil, fmt.Errorf("%s by %s over %d ranks is %d messages an iteration; at most %d", op, alg, n, c, MaxMessages)
 	}
-	p := &Plan{Op: op, Algorithm: alg, Ranks: n, Size: size, Chunk: chunk}
+	p := &Plan{Op: op, Algorithm: alg, Ranks: n, Size: size, Chunk: chunk, Messages: make([]Message, 0, c)}
 	switch {
 	case alg == Tree:
 		p.trees()
@@ -185,15 +196,55 @@ func Build(op, alg string, n int, size, chunk int64) (*Plan, error) {
 	case op == Broadcast:
 		p.chain()
 	}
-	p.inputs()
-	p.Next = make([][]int32, len(p.Messages))
+	p.finish(true)
+	return p, nil
+}
+
+// finish adds the data dependencies (inputs) when derive is set (a plan whose builder wrote
+// every After itself leaves it unset), then packs the lists and fills Next and Steps
+// (compact).
+func (p *Plan) finish(derive bool) {
+	if derive {
+		p.inputs()
+	}
+	p.compact()
+}
+
+// compact packs every message's After into one array and builds Next the same way (its
+// reverse, each list in message order): two allocations for the plan's lists, not one per
+// message, which for millions of messages is most of a plan's memory. It also sets Steps.
+func (p *Plan) compact() {
+	var edges int
+	next := make([]int32, len(p.Messages)+1) // per message, then its list's start
 	for m := range p.Messages {
+		edges += len(p.Messages[m].After)
 		for _, a := range p.Messages[m].After {
-			p.Next[a] = append(p.Next[a], int32(m))
+			next[a+1]++
 		}
 		p.Steps = max(p.Steps, p.Messages[m].Step+1)
 	}
-	return p, nil
+	after := make([]int32, 0, edges)
+	for m := range p.Messages {
+		msg := &p.Messages[m]
+		lo := len(after)
+		after = append(after, msg.After...)
+		msg.After = after[lo:len(after):len(after)]
+	}
+	for m := range p.Messages {
+		next[m+1] += next[m]
+	}
+	flat := make([]int32, edges)
+	fill := slices.Clone(next[:len(p.Messages)])
+	for m := range p.Messages {
+		for _, a := range p.Messages[m].After {
+			flat[fill[a]] = int32(m)
+			fill[a]++
+		}
+	}
+	p.Next = make([][]int32, len(p.Messages))
+	for m := range p.Next {
+		p.Next[m] = flat[next[m]:next[m+1]:next[m+1]]
+	}
 }
 
 // inputs adds to every message's After the messages that brought its sender the data it
@@ -259,7 +310,7 @@ func (p *Plan) chunk(j int) int64 {
 
 // add appends a message and returns its index.
 func (p *Plan) add(src, dst, step, lo, hi int, bytes int64, reduce bool, after ...int32) int32 {
-	p.Messages = append(p.Messages, Message{Src: src, Dst: dst, Step: step, Lo: lo, Hi: hi, Bytes: bytes, Reduce: reduce, After: after})
+	p.Messages = append(p.Messages, Message{Src: src, Dst: dst, Step: step, Lo: lo, Hi: hi, Bytes: bytes, Reduce: reduce, After: after, Channel: -1})
 	return int32(len(p.Messages) - 1)
 }
 
@@ -271,17 +322,30 @@ func (p *Plan) add(src, dst, step, lo, hi int, bytes int64, reduce bool, after .
 // waits for the one its sender received in the step before.
 func (p *Plan) ring(first, count int, reduce bool) {
 	n := p.Ranks
+	order := make([]int, n)
+	for r := range order {
+		order[r] = r
+	}
+	shift := 1 // allgather after a reduce-scatter: rank r holds piece r+1
+	if reduce || first == 0 {
+		shift = 0 // reduce-scatter, or allgather alone: rank r starts with its own piece r
+	}
+	p.ringOn(order, func(u int) (int, int, int64) { return u, u + 1, p.chunk(u) }, -1, first, count, shift, reduce)
+}
+
+// ringOn appends steps first..first+count-1 of a ring over the ranks order (order[i] sends
+// to order[i+1]) that passes units around: unit u is pieces lo..hi-1 of bytes bytes
+// (unit(u)). In step k the i-th rank of the ring sends unit i+shift-k (mod the ring's
+// length): shift 0 for a reduce-scatter or an allgather from its own unit, 1 for an
+// allgather that follows a reduce-scatter on the same ring. Its messages are on channel
+// (-1: all channels).
+func (p *Plan) ringOn(order []int, unit func(u int) (lo, hi int, bytes int64), channel, first, count, shift int, reduce bool) {
+	n := len(order)
 	for k := 0; k < count; k++ {
-		step := first + k
-		for r := 0; r < n; r++ {
-			piece := ((r-k)%n + n) % n
-			if !reduce {
-				piece = ((r+1-k)%n + n) % n
-			}
-			if first == 0 && !reduce { // allgather alone: rank r starts with its own piece r
-				piece = ((r-k)%n + n) % n
-			}
-			p.add(r, (r+1)%n, step, piece, piece+1, p.chunk(piece), reduce)
+		for i, r := range order {
+			lo, hi, b := unit(((i+shift-k)%n + n) % n)
+			m := p.add(r, order[(i+1)%n], first+k, lo, hi, b, reduce)
+			p.Messages[m].Channel = channel
 		}
 	}
 }
@@ -469,6 +533,54 @@ func (p *Plan) Ideal(perByte, alpha float64) float64 {
 	var t float64
 	for _, l := range p.StepLoads() {
 		t += float64(l)*perByte + alpha
+	}
+	return t
+}
+
+// Pairs is the number of ordered pairs of ranks (sender, receiver) that op by alg over n
+// ranks sends messages between: the queue pairs a job keeps per channel. Ring: each rank to
+// the next (n; the broadcast's chain, n-1); halving-doubling: each rank to its log2 n
+// partners; direct: every rank to every other; tree: each edge of the two trees both ways,
+// an edge both trees have counted once.
+func Pairs(op, alg string, n int) int64 {
+	if n < 2 {
+		return 0
+	}
+	N := int64(n)
+	switch {
+	case op == AllToAll:
+		return N * (N - 1)
+	case op == Broadcast:
+		return N - 1
+	case alg == HalvingDoubling:
+		return N * int64(bits.TrailingZeros(uint(n)))
+	case alg == Tree:
+		seen := map[[2]int]bool{}
+		for _, s := range DoubleTree(n) {
+			for r, par := range s.Parent {
+				if par >= 0 {
+					seen[[2]int{r, par}], seen[[2]int{par, r}] = true, true
+				}
+			}
+		}
+		return int64(len(seen))
+	case alg == Hierarchical:
+		return 2 * N // the domain's ring and the rail's ring, at most N pairs each
+	}
+	return N
+}
+
+// IdealBySteps is the step-synchronous closed form with each message's own cost: the sum
+// over steps of the most any of its messages takes, cost(m) (its load, MessageLoads, at its
+// link's time per byte plus its latency). Ideal is IdealBySteps with one link for all.
+func (p *Plan) IdealBySteps(cost func(m int) float64) float64 {
+	steps := make([]float64, p.Steps)
+	for m := range p.Messages {
+		steps[p.Messages[m].Step] = max(steps[p.Messages[m].Step], cost(m))
+	}
+	var t float64
+	for _, s := range steps {
+		t += s
 	}
 	return t
 }

@@ -1,6 +1,7 @@
 package collective
 
 import (
+	"fmt"
 	"math"
 	"math/bits"
 	"strings"
@@ -24,6 +25,9 @@ func play(t *testing.T, p *Plan) [][]uint64 {
 	case p.Algorithm == Tree:
 		h0, h1 := halves(p.Size)
 		pieces = int(chunks(h0, p.Chunk) + chunks(h1, p.Chunk))
+	}
+	for _, m := range p.Messages { // a plan per channel (BuildOn on rails) numbers more pieces
+		pieces = max(pieces, m.Hi)
 	}
 	hold := make([][]uint64, n)
 	from := make([][]int32, n) // the message that last wrote each piece, -1 for none
@@ -128,36 +132,7 @@ func TestPlansDeliverTheirResult(t *testing.T) {
 				if int64(len(p.Messages)) != Count(op, alg, n, size, chunk) {
 					t.Fatalf("%s/%s n=%d: %d messages, Count says %d", op, alg, n, len(p.Messages), Count(op, alg, n, size, chunk))
 				}
-				hold := play(t, p)
-				full := uint64(1)<<n - 1
-				owned := map[int]bool{}
-				for r := range hold {
-					complete := 0
-					for j, h := range hold[r] {
-						if h == full {
-							complete++
-							if op == ReduceScatter {
-								owned[j] = true
-							}
-						}
-						if op == AllToAll && h != full && j == r {
-							t.Fatalf("all_to_all n=%d: rank %d got piece %d from %b only", n, r, j, h)
-						}
-					}
-					switch op {
-					case AllReduce, AllGather, Broadcast:
-						if complete != len(hold[r]) {
-							t.Fatalf("%s/%s n=%d: rank %d ends with %d of %d pieces complete", op, alg, n, r, complete, len(hold[r]))
-						}
-					case ReduceScatter:
-						if complete != 1 {
-							t.Fatalf("%s/%s n=%d: rank %d ends with %d pieces complete, want 1", op, alg, n, r, complete)
-						}
-					}
-				}
-				if op == ReduceScatter && len(owned) != n {
-					t.Fatalf("%s/%s n=%d: the ranks own %d distinct pieces, want %d", op, alg, n, len(owned), n)
-				}
+				checkResult(t, p, play(t, p), fmt.Sprintf("%s/%s n=%d", op, alg, n))
 				// Bytes a rank sends, in all: allreduce 2(n-1)/n S, allgather and
 				// reduce_scatter (n-1)/n S (as pieces: S less the rank's own piece).
 				sent := make([]int64, n)
@@ -290,5 +265,67 @@ func TestCheckRefuses(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Check(%s, %s, %d, %d) = %v, want %q", c.op, c.alg, c.n, c.size, err, c.want)
 		}
+	}
+}
+
+// TestPairsAreThePlansPairs: Pairs counts exactly the ordered (sender, receiver) pairs of
+// the messages Build makes, for every op and algorithm over 2 to 17 ranks; the closed forms
+// hold where the algorithm has one (ring n, chain n-1, direct n(n-1), halving-doubling
+// n log2 n).
+func TestPairsAreThePlansPairs(t *testing.T) {
+	for _, op := range Ops {
+		for _, alg := range Algorithms[op] {
+			for n := 2; n <= 17; n++ {
+				p, err := Build(op, alg, n, 1<<20, 128<<10)
+				if err != nil {
+					continue // halving-doubling wants a power of two
+				}
+				seen := map[[2]int]bool{}
+				for _, m := range p.Messages {
+					seen[[2]int{m.Src, m.Dst}] = true
+				}
+				if got := Pairs(op, alg, n); got != int64(len(seen)) {
+					t.Errorf("%s %s over %d ranks: Pairs %d, the plan has %d", op, alg, n, got, len(seen))
+				}
+			}
+		}
+	}
+}
+
+// checkResult checks the final masks hold of plan p (play) against nccl's outcome:
+// allreduce, allgather and broadcast leave every rank every piece complete; reduce_scatter
+// one complete piece per rank, each a different one; all_to_all every rank its piece from
+// each other rank. name says which plan in a failure.
+func checkResult(t *testing.T, p *Plan, hold [][]uint64, name string) {
+	t.Helper()
+	n, op := p.Ranks, p.Op
+	full := uint64(1)<<n - 1
+	owned := map[int]bool{}
+	for r := range hold {
+		complete := 0
+		for j, h := range hold[r] {
+			if h == full {
+				complete++
+				if op == ReduceScatter {
+					owned[j] = true
+				}
+			}
+			if op == AllToAll && h != full && j == r {
+				t.Fatalf("%s: rank %d got piece %d from %b only", name, r, j, h)
+			}
+		}
+		switch op {
+		case AllReduce, AllGather, Broadcast:
+			if complete != len(hold[r]) {
+				t.Fatalf("%s: rank %d ends with %d of %d pieces complete", name, r, complete, len(hold[r]))
+			}
+		case ReduceScatter:
+			if complete != 1 {
+				t.Fatalf("%s: rank %d ends with %d pieces complete, want 1", name, r, complete)
+			}
+		}
+	}
+	if op == ReduceScatter && len(owned) != n {
+		t.Fatalf("%s: the ranks own %d distinct pieces, want %d", name, len(owned), n)
 	}
 }

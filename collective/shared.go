@@ -24,26 +24,20 @@ func (p *Plan) SharedCriticalPathSteps(l SharedLinks) []float64 {
 	steps := make([]float64, p.Steps)
 	ready := make([]float64, len(p.Messages))
 	done := make([]float64, len(p.Messages))
-	order := make([]int, len(p.Messages))
-	for m := range order {
-		order[m] = m
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return p.Messages[a].Step - p.Messages[b].Step })
-	type key struct{ step, rank int }
-	bySrc, byDst := map[key][]int{}, map[key][]int{}
-	for _, m := range order {
-		msg := &p.Messages[m]
-		bySrc[key{msg.Step, msg.Src}] = append(bySrc[key{msg.Step, msg.Src}], m)
-		byDst[key{msg.Step, msg.Dst}] = append(byDst[key{msg.Step, msg.Dst}], m)
-	}
-	held := func(m int, others []int) float64 {
+	order := p.byStep(func(*Message) int { return 0 })
+	// The messages of a step from one sender, and to one receiver, each a run of bySrc and
+	// byDst: sorted, not hashed, so a plan of millions of messages takes a few arrays.
+	bySrc := p.byStep(func(m *Message) int { return m.Src })
+	byDst := p.byStep(func(m *Message) int { return m.Dst })
+	srcRun, dstRun := p.runs(bySrc, func(m *Message) int { return m.Src }), p.runs(byDst, func(m *Message) int { return m.Dst })
+	held := func(m int32, others []int32) float64 {
 		var t float64
 		for _, o := range others {
 			if o == m {
 				continue
 			}
-			both := min(l.Serial(o)-max(0, ready[m]-ready[o]), l.Serial(m)-max(0, ready[o]-ready[m]))
-			t += max(0, both-l.Packet(o))
+			both := min(l.Serial(int(o))-max(0, ready[m]-ready[o]), l.Serial(int(m))-max(0, ready[o]-ready[m]))
+			t += max(0, both-l.Packet(int(o)))
 		}
 		return t
 	}
@@ -60,11 +54,49 @@ func (p *Plan) SharedCriticalPathSteps(l SharedLinks) []float64 {
 		}
 		for _, m := range order[lo:hi] {
 			msg := &p.Messages[m]
-			wait := max(held(m, bySrc[key{msg.Step, msg.Src}]), held(m, byDst[key{msg.Step, msg.Dst}]))
-			done[m] = ready[m] + l.Alone(m) + wait
+			wait := max(held(m, bySrc[srcRun[m][0]:srcRun[m][1]]), held(m, byDst[dstRun[m][0]:dstRun[m][1]]))
+			done[m] = ready[m] + l.Alone(int(m)) + wait
 			steps[msg.Step] = max(steps[msg.Step], done[m])
 		}
 		lo = hi
 	}
 	return steps
+}
+
+// byStep is the plan's messages sorted by step, then by key, in index order within both.
+func (p *Plan) byStep(key func(*Message) int) []int32 {
+	order := make([]int32, len(p.Messages))
+	for m := range order {
+		order[m] = int32(m)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int {
+		ma, mb := &p.Messages[a], &p.Messages[b]
+		if ma.Step != mb.Step {
+			return ma.Step - mb.Step
+		}
+		return key(ma) - key(mb)
+	})
+	return order
+}
+
+// runs is, per message, the run of sorted (byStep with key) that holds the messages of its
+// step with its key: positions lo, hi.
+func (p *Plan) runs(sorted []int32, key func(*Message) int) [][2]int32 {
+	out := make([][2]int32, len(p.Messages))
+	for lo := 0; lo < len(sorted); {
+		first := &p.Messages[sorted[lo]]
+		hi := lo + 1
+		for hi < len(sorted) {
+			m := &p.Messages[sorted[hi]]
+			if m.Step != first.Step || key(m) != key(first) {
+				break
+			}
+			hi++
+		}
+		for _, m := range sorted[lo:hi] {
+			out[m] = [2]int32{int32(lo), int32(hi)}
+		}
+		lo = hi
+	}
+	return out
 }

@@ -138,9 +138,14 @@ func halves(size int64) (h0, h1 int64) { return size - size/2, size / 2 }
 // child. Besides, every link holds one chunk in flight in each direction: chunk c on a
 // link waits for chunk c-1 on the same link to arrive, as the ring broadcast's (chain).
 func (p *Plan) trees() {
-	shapes := DoubleTree(p.Ranks)
-	h0, h1 := halves(p.Size)
-	first := 0
+	p.treesOn(DoubleTree(p.Ranks), p.Size, -1, 0)
+}
+
+// treesOn appends the two trees of shapes carrying size bytes (half each, as trees), its
+// pieces numbered from first, its messages on channel (-1: all channels); it returns the
+// piece after its last.
+func (p *Plan) treesOn(shapes [2]Shape, size int64, channel, first int) int {
+	h0, h1 := halves(size)
 	for t, half := range []int64{h0, h1} {
 		s := shapes[t]
 		height, depth := s.Heights(), s.Depths()
@@ -158,11 +163,13 @@ func (p *Plan) trees() {
 				if par := s.Parent[r]; par >= 0 {
 					up[r] = p.add(r, par, c+height[r], piece, piece+1, b, true, link(up[r])...)
 					down[r] = p.add(par, r, c+H+depth[par], piece, piece+1, b, false, link(down[r])...)
+					p.Messages[up[r]].Channel, p.Messages[down[r]].Channel = channel, channel
 				}
 			}
 		}
 		first += K
 	}
+	return first
 }
 
 // link is the wait of a chunk on its link: the link's previous chunk, if any.

@@ -183,16 +183,16 @@ func buildOn(sc *scenarios.Scenario, threads int) (*fabric, error) {
 	if err != nil {
 		return nil, routeOf(sc, err)
 	}
-	if hasJobs(sc) {
-		threads = 1
-	}
 	routes.PXN = sc.Hosts.PXN
 	f := &fabric{sc: sc, nw: nw, routes: routes, nics: make([]*transports.NIC, len(nw.Nodes)), ports: make([][]*transports.NIC, len(nw.Nodes)), parts: partition(nw, threads)}
 	f.run = sim.NewGroup(f.parts.parts, threads, f.parts.window, len(nw.Nodes)+1)
 	f.pools = topology.NewPools(f.parts.parts)
-	if f.parts.parts > 1 {
-		f.run.AfterWindow(f.pools.GiveBack)
-	}
+	f.run.AfterWindow(func(end sim.Time) {
+		if f.parts.parts > 1 {
+			f.pools.GiveBack()
+		}
+		f.jobs.AfterWindow(end)
+	})
 	f.global = f.run.Global()
 	// The registry's engine and pool are only the NICs' until SetEngine gives each its
 	// partition's.
@@ -419,13 +419,3 @@ func multiPlane(nw *topology.Network, n *topology.Node) bool {
 func (f *fabric) engOf(id topology.NodeID) *sim.Engine { return f.run.Part(f.parts.of[id]) }
 
 func (f *fabric) poolOf(id topology.NodeID) *topology.Pool { return f.pools[f.parts.of[id]] }
-
-// hasJobs reports whether sc's traffic has collectives (a collective or a Chakra trace).
-func hasJobs(sc *scenarios.Scenario) bool {
-	for i := range sc.Traffic {
-		if sc.Traffic[i].Collective != nil {
-			return true
-		}
-	}
-	return false
-}

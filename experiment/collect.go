@@ -41,19 +41,29 @@ func (f *fabric) collect() *results.Variant {
 		s, d := &f.nw.Nodes[fl.Src], &f.nw.Nodes[fl.Dst]
 		r.SrcServer, r.SrcRail, r.DstServer, r.DstRail = int(s.Server), int(s.Rail), int(d.Server), int(d.Rail)
 		used[fl.Transport] = true
+		if fl.Persistent {
+			r.QueuePair, r.Messages = true, fl.Messages
+		}
 		switch fl.Status {
 		case transports.Completed:
+			if fl.Persistent {
+				r.FinishQueuePair(fl.Finish.Microseconds())
+				break
+			}
 			r.Finish(fl.Finish.Microseconds(), f.ideal[i].Microseconds())
 		case transports.Pending:
 			if fl.Start > now {
 				r.Reason = fmt.Sprintf("not started by the end of the run at %v", now)
 			} else {
 				r.Reason = fmt.Sprintf("%d of %d bytes delivered when the run stopped at %v", fl.Delivered, fl.Size, now)
+				if fl.Persistent {
+					r.Reason = fmt.Sprintf("%d of %d bytes posted delivered (%d of %d messages) when the run stopped at %v", fl.Delivered, fl.Size, fl.Messages, fl.Posted, now)
+				}
 			}
 		}
 		v.PerFlow = append(v.PerFlow, r)
 	}
-	v.Jobs = f.jobs.Collect(now, v.PerFlow)
+	v.Jobs = f.jobs.Collect(now)
 	for k, j := range f.jobs.Jobs() {
 		v.Jobs[k].Servers, v.Jobs[k].Rails = f.spread(j.Ranks())
 	}

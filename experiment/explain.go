@@ -83,14 +83,22 @@ func (f *fabric) describe(b *strings.Builder) {
 	fmt.Fprintf(b, "  Switches: %s shared buffer (dynamic threshold alpha %g), %s scheduling, PFC %s, ECN %s.\n",
 		bytesText(sc.Switch.Buffer), sc.Switch.BufferAlpha, sc.Switch.Scheduler, onOff(sc.Switch.PFC.Enabled), onOff(sc.Switch.ECN.Enabled))
 	var total int64
-	unroutable := 0
+	unroutable, qps := 0, 0
 	for _, fl := range f.reg.Flows {
 		total += fl.Size
+		if fl.Persistent {
+			qps++
+		}
 		if fl.Status.String() == "unroutable" {
 			unroutable++
 		}
 	}
-	fmt.Fprintf(b, "  Traffic: %d flows carrying %s in all.\n", len(f.reg.Flows), bytesText(total))
+	if qps == 0 {
+		fmt.Fprintf(b, "  Traffic: %d flows carrying %s in all.\n", len(f.reg.Flows), bytesText(total))
+	} else {
+		fmt.Fprintf(b, "  Traffic: %d flows carrying %s in all, and %d queue pairs that carry the collectives' messages.\n",
+			len(f.reg.Flows)-qps, bytesText(total), qps)
+	}
 	if unroutable > 0 {
 		fmt.Fprintf(b, "  %d flows cannot be routed and will be reported as unroutable.\n", unroutable)
 	}
@@ -106,7 +114,7 @@ func (f *fabric) describe(b *strings.Builder) {
 		if c.Chunk > 0 {
 			size += " in chunks of " + bytesText(c.Chunk)
 		}
-		fmt.Fprintf(b, "  Job %s: %s %s of %s over %d hosts, %d iteration(s) %v apart, %d channel(s): %d messages in %d steps an iteration, each sent once the messages bringing its data have arrived; ideal %.2f us an iteration. Look at the jobs table: time against ideal, busbw, the slowest step.\n",
+		fmt.Fprintf(b, "  Job %s: %s %s of %s over %d hosts, %d iteration(s) %v apart, %d channel(s): %d messages in %d steps an iteration, each sent once the messages bringing its data have arrived, as work requests on a queue pair per channel and pair of ranks kept for the job's life; ideal %.2f us an iteration. Look at the jobs table: time against ideal, busbw, the slowest step.\n",
 			c.Label, c.Algorithm, c.Op, size, len(j.Ranks()), c.Iterations, c.Compute, c.Channels, j.M(0), j.Plan(0).Steps, j.Result(0).IdealUS)
 	}
 	if p := &sc.Switch.PFC; p.Enabled {

@@ -120,14 +120,10 @@ func (f *fabric) addFlows() error {
 	f.starter = flowStarter{configs: map[string]transports.RoCEConfig{"rocev1": f.roceConfig("rocev1"), "rocev2": f.roceConfig("rocev2")},
 		ic: f.iwarpConfig(), uc: f.uetConfig()}
 	f.ideal = make([]sim.Time, len(flows))
-	f.jobs.MarkHeld(len(flows))
 	for _, fl := range flows {
 		f.reg.Add(fl)
 	}
 	for i := range flows {
-		if f.jobs.Held(i) {
-			continue
-		}
 		if err := f.startFlow(int32(i)); err != nil {
 			return err
 		}
@@ -139,7 +135,7 @@ func (f *fabric) addFlows() error {
 		f.starter.loops = 0
 	}
 	if len(f.jobs.Jobs()) > 0 {
-		f.reg.OnComplete = f.jobs.Completed
+		f.reg.OnMessage = f.jobs.Delivered
 		f.jobs.Start()
 	}
 	return nil

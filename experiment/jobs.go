@@ -10,15 +10,26 @@ import (
 // jobsFabric is the fabric as the collectives' runtime sees it (jobs.Fabric).
 type jobsFabric struct{ f *fabric }
 
-// Engine is the first partition's: a run with collectives is one partition (buildOn), since
-// a job releases messages on several hosts at once.
-func (a jobsFabric) Engine() *sim.Engine { return a.f.run.Part(0) }
+// Engine is the engine of the whole fabric's events, run between windows.
+func (a jobsFabric) Engine() *sim.Engine { return a.f.global }
 
-// StartFlow starts held flow i now.
-func (a jobsFabric) StartFlow(i int32, now sim.Time) error {
-	a.f.reg.Flows[i].Start = now
-	return a.f.startFlow(i)
+// Partitions is the number of partitions.
+func (a jobsFabric) Partitions() int { return a.f.parts.parts }
+
+// Partition is host h's partition.
+func (a jobsFabric) Partition(h string) int {
+	id, _ := a.f.nw.Lookup(h)
+	return a.f.parts.of[id]
 }
+
+// Settle ends the flows that ended in the window (the closed queue pairs among them).
+func (a jobsFabric) Settle() { a.f.reg.Settle() }
+
+// Post posts a message of bytes on queue pair qp.
+func (a jobsFabric) Post(qp int32, bytes int64) (int64, error) { return a.f.reg.Post(qp, bytes) }
+
+// Close says no message follows on queue pair qp.
+func (a jobsFabric) Close(qp int32) error { return a.f.reg.Close(qp) }
 
 // Path is the path of the flows from src to dst at hash 0: its slowest link, a full
 // packet's latency through it beyond its first serialization (pipeline), and a message's

@@ -29,12 +29,12 @@ func documentOn(t *testing.T, f *scenarios.File, threads int) ([]byte, *results.
 	return b.Bytes(), doc
 }
 
-// cuttable reports whether sc's fabric can be cut: no collectives, and a link with a delay
+// cuttable reports whether sc's fabric can be cut: a link with a delay
 // between two switches.
 func cuttable(t *testing.T, sc *scenarios.Scenario) bool {
 	nw, err := buildNetwork(&sc.Topology)
 	require.NoError(t, err)
-	return !hasJobs(sc) && fabricWindow(nw) != defaultWindow
+	return fabricWindow(nw) != defaultWindow
 }
 
 // TestResultsDoNotDependOnThreads runs every bundled scenario on one and on two threads per
@@ -158,8 +158,9 @@ func values(m map[int]int) []int {
 	return v
 }
 
-// TestBenchSaysWhyItRanOnFewerPartitions: a variant with collectives runs on one partition
-// whatever the threads, and says why.
+// TestBenchSaysWhyItRanOnFewerPartitions: a variant with collectives runs on as many
+// partitions as threads and gives no reason; cut at an exact event (--max-events) it runs on
+// one partition, and says why.
 func TestBenchSaysWhyItRanOnFewerPartitions(t *testing.T) {
 	data, ok := scenarios.BundledYAML("allreduce-leafspine")
 	require.True(t, ok)
@@ -168,7 +169,62 @@ func TestBenchSaysWhyItRanOnFewerPartitions(t *testing.T) {
 	doc, err := RunFileWith(f, nil, Options{Workers: 1, Threads: 2})
 	require.NoError(t, err)
 	for _, v := range doc.Variants {
+		require.Equal(t, 2, v.Parallel.Partitions, v.Name)
+		require.Empty(t, v.Parallel.Reason, v.Name)
+	}
+	doc, err = RunFileWith(f, nil, Options{Workers: 1, Threads: 2, Limits: Limits{MaxEvents: 1000}})
+	require.NoError(t, err)
+	for _, v := range doc.Variants {
 		require.Equal(t, 1, v.Parallel.Partitions, v.Name)
-		require.Contains(t, v.Parallel.Reason, "collectives run on one thread", fmt.Sprint(v.Parallel))
+		require.Contains(t, v.Parallel.Reason, "--max-events runs on one thread", fmt.Sprint(v.Parallel))
+	}
+}
+
+// TestCollectivesDoNotDependOnThreads: collectives run on every partition (package jobs), yet
+// a k=8 fat-tree's 128 hosts running a ring allreduce (two iterations, 2 us of compute
+// between: shorter than what is left of a window, so the second opens at a window's end), a
+// double binary tree allreduce in chunks (whose link slots free at the sender's
+// acknowledgement) and an all_to_all on two channels, beside a permutation, give the same
+// bytes on 1, 2 and 3 threads, each cut into as many partitions, none with fewer than a
+// fifth of the events.
+func TestCollectivesDoNotDependOnThreads(t *testing.T) {
+	slow(t, "three collectives on a 128-host fat-tree on three thread counts")
+	const text = `
+version: 1
+name: jobs-parallel
+stop: 20ms
+topology:
+  preset: fattree
+  params: {k: 8, link: {rate: 100Gbps, delay: 1us}, routing: l3}
+switch: {buffer: 4MB, pfc: {enabled: true}}
+traffic:
+  - collective: {op: allreduce, hosts: all, size: 4MB, iterations: 2, compute: 2us}
+  - collective: {op: allreduce, algorithm: tree, hosts: [h1, h9, h17, h25, h33, h41, h49, h57, h65, h73, h81], size: 2MB, chunk: 128KiB, channels: 2}
+  - collective: {op: all_to_all, hosts: [h2, h30, h60, h90, h120], size: 1MB, channels: 2}
+  - permutation: {hosts: all, size: 200KB}
+variants:
+  - {name: v, transport: rocev2}
+`
+	f, problems, _ := scenarios.Load("jobs.yaml", []byte(text), nil)
+	require.Empty(t, problems)
+	one, doc := documentOn(t, f, 1)
+	require.Len(t, doc.Variants[0].Jobs, 3)
+	for _, j := range doc.Variants[0].Jobs {
+		require.Equal(t, j.Iterations, j.Completed, "job %s ended", j.Label)
+	}
+	for _, threads := range []int{2, 3} {
+		got, doc := documentOn(t, f, threads)
+		p := doc.Variants[0].Parallel
+		require.Equal(t, threads, p.Partitions)
+		var all uint64
+		for _, e := range p.Events {
+			all += e
+		}
+		for k, e := range p.Events {
+			require.Greater(t, float64(e), float64(all)/5, "partition %d of %d: %d of %d events", k, threads, e, all)
+		}
+		if !bytes.Equal(one, got) {
+			t.Fatalf("collectives on %d threads differ from one thread:\n%s", threads, lineDiff(string(one), string(got), 20))
+		}
 	}
 }

@@ -157,8 +157,6 @@ func (f *fabric) parallel(asked int, captured, maxEvents bool) results.Parallel 
 		p.Reason = "--max-events runs on one thread (it cuts the run at an exact event)"
 	case p.Partitions == topology.MaxPools:
 		p.Reason = fmt.Sprintf("a fabric is cut into at most %d partitions (a packet records its partition's pool in a byte)", topology.MaxPools)
-	case hasJobs(f.sc):
-		p.Reason = "collectives run on one thread (a job releases messages on several hosts at the same time)"
 	default:
 		p.Reason = fmt.Sprintf("the fabric has %d partitions: a host stays with its switch and links shorter than the %v window are not cut", p.Partitions, f.parts.window)
 	}

@@ -135,6 +135,15 @@ func (s *sampler) take(now sim.Time) {
 			st, _ := f.reg.TCPStats(int32(i))
 			fs.CwndSegments = append(fs.CwndSegments, st.Cwnd)
 		}
+		// Swift's or NSCC's window: a column from the first sample its sender has one (a
+		// UET sender's NSCC has none before the flow starts), zeros before; after, 0 when
+		// the sender has gone.
+		if w, ok := f.reg.WindowPackets(int32(i)); ok || fs.WindowPackets != nil {
+			if fs.WindowPackets == nil {
+				fs.WindowPackets = make([]float64, n, n+1)
+			}
+			fs.WindowPackets = append(fs.WindowPackets, w)
+		}
 	}
 	for si, sw := range f.switches {
 		for pi, pt := range sw.Ports {
@@ -231,6 +240,7 @@ func (s *sampler) eachColumn(ints func([]int64) []int64, floats func([]float64) 
 		fs.DeliveredBytes = ints(fs.DeliveredBytes)
 		fs.RateGbps = floats(fs.RateGbps)
 		fs.CwndSegments = floats(fs.CwndSegments)
+		fs.WindowPackets = floats(fs.WindowPackets)
 	}
 	for i := range ss.Queues {
 		ss.Queues[i].Bytes = ints(ss.Queues[i].Bytes)

@@ -85,7 +85,14 @@ func (f *fabric) expandTraffic() ([]*transports.Flow, error) {
 		case t.Poisson != nil:
 			err = f.poissonFlows(ti, t.Poisson, add)
 		case t.Collective != nil:
-			err = f.jobs.Add(t.Collective, f.hostNames(t.Collective.Hosts), int32(len(flows)), add)
+			open := func(src, dst string, start sim.Time, transport string, prio int) error {
+				if err := add(src, dst, 0, start, transport, prio, 0); err != nil {
+					return err
+				}
+				flows[len(flows)-1].Persistent = true
+				return nil
+			}
+			err = f.jobs.Add(t.Collective, f.hostNames(t.Collective.Hosts), int32(len(flows)), open)
 		default:
 			err = fmt.Errorf("kind %q is not supported", t.Kind)
 		}

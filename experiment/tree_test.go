@@ -27,9 +27,13 @@ import (
 // lockstep schedule (every chunk one hop a round, a round as long as its busiest rank's
 // bytes); the run departs from it both ways: leaves are held by no round, so the fill runs
 // ahead of it (most where the trees are deep), and the streams of one NIC, served in turn,
-// drift apart over a long pipeline, so the drain runs behind it. Measured here: +0.24%,
-// +1.12% and -2.61% for N = 4, 8, 16; the 2% the ring holds is not met at N = 16, and the
-// spread over 8 to 32 MiB is -6.0% to +4.4% (docs/model.md section 12).
+// drift apart over a long pipeline, so the drain runs behind it; and a link's slot, freed
+// when its chunk arrives at the receiver, reaches the sender at the end of that window (up to
+// 1 us a chunk: package jobs runs on every partition), while a rank's chunks to one peer
+// queue on one queue pair whichever tree they are of. Measured here: +1.70%, -0.72% and
+// -2.25% for N = 4, 8, 16 (+0.24%, +1.12%, -2.61% when a chunk was a flow of its own and the
+// runtime one partition); the 2% the ring holds is not met at N = 16, and the spread over 8
+// to 32 MiB was -6.0% to +4.4% (docs/model.md section 12).
 //
 // algbw is S / t and busbw algbw x 2(N-1)/N, nccl-tests' allreduce factor, for the tree as
 // for the ring.

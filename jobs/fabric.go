@@ -1,13 +1,33 @@
 package jobs
 
-import "github.com/fabricsim/fabricsim/sim"
+import (
+	"github.com/fabricsim/fabricsim/collective"
+	"github.com/fabricsim/fabricsim/scenarios"
+	"github.com/fabricsim/fabricsim/sim"
+)
 
 // Fabric is what the runtime asks of the fabric its jobs run on.
 type Fabric interface {
-	// Engine is the engine the runtime's events run on.
+	// Engine is the engine the runtime's events run on: the one that runs between windows,
+	// with every partition at its time.
 	Engine() *sim.Engine
-	// StartFlow starts flow i (registered by the add function given to Runtime.Add) at now.
-	StartFlow(i int32, now sim.Time) error
+	// Partitions is the number of partitions the fabric is cut into; Partition the one of
+	// host h (0 .. Partitions()-1), where its NIC's hooks run.
+	Partitions() int
+	Partition(h string) int
+	// Settle ends the queue pairs closed with every message arrived (between windows).
+	Settle()
+	// Post posts a message of bytes on queue pair qp (a persistent flow opened by the
+	// OpenFunc given to Runtime.Add) at the time of its sender's engine, after every message
+	// posted on it before, and returns its number on the queue pair (from 0): the fabric
+	// calls Runtime.Delivered with that number as the receiver completes it.
+	Post(qp int32, bytes int64) (msg int64, err error)
+	// Close says that no message follows on queue pair qp.
+	Close(qp int32) error
+	// Plan is the plan of one phase of collective c: op by alg over ranks as the fabric
+	// places them (NCCL's rail rings and trees on an AI cluster, c's all_to_all skew and MoE
+	// combine), size bytes a rank in chunks of chunk.
+	Plan(c *scenarios.Collective, op, alg string, ranks []string, size, chunk int64) (*collective.Plan, error)
 	// Path is the path from host src to host dst as a message of the transport sees it alone
 	// on the empty fabric; ok is false when there is none.
 	Path(transport, src, dst string) (p Path, ok bool)
@@ -25,6 +45,7 @@ type Path struct {
 	Alone func(bytes int64) sim.Time
 }
 
-// AddFunc registers a flow of size bytes from host src to host dst, to start at start
-// unless held (Runtime.Held); flows are numbered in the order they are added.
-type AddFunc func(src, dst string, size int64, start sim.Time, transport string, prio int, rate sim.Rate) error
+// OpenFunc opens a queue pair from host src to host dst on the transport at priority prio,
+// from time start: a persistent flow of the fabric, which carries the messages posted on it
+// (Fabric.Post). Flows are numbered in the order they are opened.
+type OpenFunc func(src, dst string, start sim.Time, transport string, prio int) error

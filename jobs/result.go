@@ -8,33 +8,36 @@ import (
 	"github.com/fabricsim/fabricsim/sim"
 )
 
-// Collect is every job's results entry at the end of the run (now), and says in perFlow
-// (indexed by flow) of each flow never released what it waited for.
-func (rt *Runtime) Collect(now sim.Time, perFlow []results.Flow) []results.Job {
+// Collect is every job's results entry at the end of the run (now).
+func (rt *Runtime) Collect(now sim.Time) []results.Job {
 	var out []results.Job
 	for _, j := range rt.jobs {
 		out = append(out, j.Result(now))
-		for inst, rel := range j.released {
-			if rel != sim.Never {
-				continue
-			}
-			it := int(j.phaseOf[inst])
-			msg := &j.phases[it].plan.Messages[inst-j.phases[it].off]
-			for ch := 0; ch < j.C; ch++ {
-				r := &perFlow[int(j.first)+inst*j.C+ch]
-				r.Reason = fmt.Sprintf("not released by the end of the run at %v: job %s, iteration %d, step %d waits for %d of its %d input messages",
-					now, j.c.Label, it, msg.Step, j.waitDeps[inst], len(msg.After))
-				switch {
-				case j.begun[it] == sim.Never:
-					r.Reason = fmt.Sprintf("not released by the end of the run at %v: job %s's iteration %d had not begun", now, j.c.Label, it)
-				case j.waitDeps[inst] == 0:
-					r.Reason = fmt.Sprintf("not released by the end of the run at %v: job %s, iteration %d: its inputs arrived, but rank %d (%s) was still waiting before it",
-						now, j.c.Label, it, msg.Src, j.ranks[msg.Src])
-				}
-			}
-		}
 	}
 	return out
+}
+
+// stalled says why iteration it had not ended by now: its first message never released, and
+// what that message waited for; "" when every message was released.
+func (j *Job) stalled(it int, now sim.Time) string {
+	ph := &j.phases[it]
+	for m := range ph.plan.Messages {
+		inst := ph.off + m
+		if j.released[inst] != sim.Never {
+			continue
+		}
+		msg := &ph.plan.Messages[m]
+		switch {
+		case j.begun[it] == sim.Never:
+			return fmt.Sprintf("not begun by the end of the run at %v", now)
+		case j.waitDeps[inst] == 0:
+			return fmt.Sprintf("at the end of the run at %v, message %d (step %d, rank %d to %d) had its inputs, but rank %d (%s) was still waiting before it",
+				now, m, msg.Step, msg.Src, msg.Dst, msg.Src, j.ranks[msg.Src])
+		}
+		return fmt.Sprintf("at the end of the run at %v, message %d (step %d, rank %d to %d) waited for %d of its %d input messages",
+			now, m, msg.Step, msg.Src, msg.Dst, j.waitDeps[inst], len(msg.After))
+	}
+	return ""
 }
 
 // Result is the job's results entry. A chakra job's collectives differ: its iterations say
@@ -44,13 +47,13 @@ func (j *Job) Result(now sim.Time) results.Job {
 	c := j.c
 	id := j.ideal()
 	p0 := j.phases[0].plan
-	r := results.Job{Label: c.Label, Op: c.Op, Algorithm: c.Algorithm, Ranks: len(j.ranks), SizeBytes: c.Size,
+	r := results.Job{Label: c.Label, Op: c.Op, Algorithm: c.Algorithm, Ranks: len(j.ranks), SizeBytes: c.Size, QueuePairs: j.qps,
 		Channels: c.Channels, ChunkBytes: c.Chunk, Iterations: len(j.phases), BusFactor: collective.BusFactor(c.Op, len(j.ranks)),
 		IdealUS: id.us[0], IdealStepEndUS: id.steps[0], BottleneckGbps: float64(id.rate) / 1e9, PayloadShare: id.share,
 		StepLatencyUS: id.alpha.Microseconds(), Steps: p0.Steps, PerIteration: []results.JobIteration{}}
 	var sum float64
 	for it := range j.phases {
-		ji := j.iteration(it, id)
+		ji := j.iteration(it, id, now)
 		if ji.CompletionUS != nil {
 			r.Completed++
 			sum += *ji.CompletionUS
@@ -78,12 +81,19 @@ func (j *Job) Result(now sim.Time) results.Job {
 	return r
 }
 
-// iteration is phase it's results entry.
-func (j *Job) iteration(it int, id jobIdeal) results.JobIteration {
+// iteration is phase it's results entry at now: its time, its steps' ends and slowest
+// messages (per step and overall), the histogram of its messages' times.
+func (j *Job) iteration(it int, id jobIdeal, now sim.Time) results.JobIteration {
 	ph := &j.phases[it]
-	ji := results.JobIteration{Iteration: it, Messages: j.M(it)}
+	ji := results.JobIteration{Iteration: it, Messages: j.M(it), StepSlowestUS: []float64{}, StepSlowestRank: []int{},
+		MessageTimes: results.NewHistogram()}
 	if j.begun[it] != sim.Never {
 		ji.StartUS = ptr(j.begun[it].Microseconds())
+	}
+	slowest := make([]sim.Time, ph.plan.Steps)
+	slowRank := make([]int, ph.plan.Steps)
+	for s := range slowest {
+		slowest[s] = -1
 	}
 	var slow sim.Time = -1
 	for m := range ph.plan.Messages {
@@ -92,14 +102,28 @@ func (j *Job) iteration(it int, id jobIdeal) results.JobIteration {
 			continue
 		}
 		ji.Arrived++
-		if d := j.arrived[inst] - j.released[inst]; d > slow {
+		msg := &ph.plan.Messages[m]
+		d := j.arrived[inst] - j.released[inst]
+		ji.MessageTimes.Add(d.Microseconds())
+		if d > slowest[msg.Step] {
+			slowest[msg.Step], slowRank[msg.Step] = d, msg.Dst
+		}
+		if d > slow {
 			slow = d
-			msg := &ph.plan.Messages[m]
 			ji.SlowestStep, ji.SlowestRank, ji.SlowestHost = msg.Step, msg.Dst, j.ranks[msg.Dst]
 		}
 	}
 	if slow >= 0 {
 		ji.SlowestStepUS = ptr(slow.Microseconds())
+	}
+	for s, d := range slowest {
+		if d < 0 {
+			break
+		}
+		ji.StepSlowestUS, ji.StepSlowestRank = append(ji.StepSlowestUS, d.Microseconds()), append(ji.StepSlowestRank, slowRank[s])
+	}
+	if j.ended[it] == sim.Never {
+		ji.Reason = j.stalled(it, now)
 	}
 	ji.StepEndUS = j.stepEnds(it)
 	size, factor := j.c.Size, collective.BusFactor(j.c.Op, len(j.ranks))

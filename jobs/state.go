@@ -23,8 +23,15 @@ func (j *Job) Arrived(k, m int) sim.Time { return j.arrived[j.phases[k].off+m] }
 // Gate is when rank r may send in phase k, as far as the phases before have ended.
 func (j *Job) Gate(k, r int) sim.Time { return j.gate(k, r) }
 
-// Channels is the number of flows each message is split over.
+// Channels is the number of queue pairs each message is split over.
 func (j *Job) Channels() int { return j.C }
 
-// Flow is the index of channel ch's flow of message m of phase k.
-func (j *Job) Flow(k, m, ch int) int { return int(j.first) + (j.phases[k].off+m)*j.C + ch }
+// QP is the flow index of the queue pair that carries channel ch of message m of phase k
+// (ch below its Channels(k, m)).
+func (j *Job) QP(k, m, ch int) int { return int(j.firstQP) + int(j.phases[k].qp[m]) + ch }
+
+// MessageChannels is how many queue pairs message m of phase k goes on.
+func (j *Job) MessageChannels(k, m int) int { return j.channels(k, m) }
+
+// QueuePairs is the flow index range of the job's queue pairs.
+func (j *Job) QueuePairs() (lo, hi int) { return int(j.firstQP), int(j.firstQP) + j.qps }

@@ -313,6 +313,20 @@ type Flow struct {
 	SrcRail   int `json:"src_rail,omitempty"`
 	DstServer int `json:"dst_server,omitempty"`
 	DstRail   int `json:"dst_rail,omitempty"`
+	// QueuePair marks a collective's queue pair, which carries its messages from one rank to
+	// another on one channel for the job's life: SizeBytes is the bytes posted on it,
+	// Messages the messages its receiver completed, FinishUS its last one's arrival once the
+	// job ended; it has no FCT or slowdown, and the FCT statistics leave it out.
+	QueuePair bool  `json:"queue_pair,omitempty"`
+	Messages  int64 `json:"messages,omitempty"`
+}
+
+// FinishQueuePair records that queue pair f carried its last message, which arrived at
+// finishUS: it sets FinishUS and the status, and clears the reason.
+func (f *Flow) FinishQueuePair(finishUS float64) {
+	f.FinishUS = &finishUS
+	f.Status = StatusCompleted
+	f.Reason = ""
 }
 
 // Finish records that f completed at finishUS: it sets FinishUS, FCTUS = finishUS - StartUS

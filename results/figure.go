@@ -31,6 +31,8 @@ type Figure struct {
 	lines   []*plotter.Line // addLine's, in order
 	fabric  *fabricDrawing  // a fabric figure's drawing
 	pauses  *pauseRows      // a PFC timeline's rows
+	// dataArea is where the last Render drew the data (HoverJSON).
+	dataArea *draw.Canvas
 }
 
 // Curve is one line (or timeline row) of a figure: its legend label and how many data
@@ -146,7 +148,9 @@ func (f *Figure) Render(w io.Writer, format string) error {
 	}
 	// A margin of its own round the plot: the y label and the last tick label otherwise
 	// touch the image's edge, and a printer's trim takes them.
-	f.plot.Draw(draw.Crop(dc, figMargin, -width-figMargin, figMargin, -figMargin/2))
+	area := draw.Crop(dc, figMargin, -width-figMargin, figMargin, -figMargin/2)
+	f.plot.Draw(area)
+	f.keepDataArea(area)
 	_, err := c.WriteTo(w)
 	return err
 }

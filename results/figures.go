@@ -10,8 +10,10 @@ import (
 // numeric parameter the variants vary (Document.Axis), then per variant its fabric, its
 // goodput, DCQCN or HPCC rate, TCP window, queue, ingress, PFC and pause-spreading plots,
 // the links' utilisation heat map, the queues' depth CDF, the shared buffers' occupancy and
-// the drops, retransmissions, marks and CNPs over time (time series only for variants that
-// have them), and with several seeds each variant's goodput over time as the seeds' mean
+// the drops, retransmissions, marks and CNPs over time, then (plot_rates.go) its goodput in
+// Gb/s per flow or group, Jain's index over time per shared receiver, Swift's or NSCC's
+// window, the events and the paused port-classes as rates (time series only for variants
+// that have them), and with several seeds each variant's goodput over time as the seeds' mean
 // and 95% band. Omitted lists each plot not drawn and why. Names are file names without
 // extension, VARIANT being the variant's file slug (VariantFileSlugs).
 func Figures(d *Document) (figs []*Figure, omitted []Omitted, err error) {
@@ -41,7 +43,8 @@ func Figures(d *Document) (figs []*Figure, omitted []Omitted, err error) {
 		v := &d.Variants[i]
 		for k, draw := range []func(*Variant) (*Figure, string, error){
 			fabricFigure, throughputFigure, rateFigure, cwndFigure, queueFigure, ingressFigure, pfcFigure, spreadFigure,
-			linksHeatmapFigure, queueCDFFigure, bufferFigure, eventsFigure} {
+			linksHeatmapFigure, queueCDFFigure, bufferFigure, eventsFigure,
+			goodputFigure, fairnessFigure, windowFigure, eventRatesFigure, pausedFigure} {
 			name := variantFigurePrefixes[k] + slug
 			if k > 0 && (v.Series == nil || v.Series.Len() == 0) {
 				omitted = append(omitted, Omitted{name, "no time series (the variant ran no flow)"})
@@ -87,4 +90,4 @@ const seedFigurePrefix = "goodput-seeds-"
 
 // variantFigurePrefixes name a variant's figures (before its slug), in Figures' order.
 var variantFigurePrefixes = []string{"fabric-", "throughput-", "rate-", "cwnd-", "queues-", "ingress-", "pfc-", "pause-spread-",
-	"links-heatmap-", "queue-cdf-", "buffer-", "events-"}
+	"links-heatmap-", "queue-cdf-", "buffer-", "events-", "goodput-", "fairness-", "window-", "event-rates-", "paused-"}

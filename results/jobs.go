@@ -5,7 +5,6 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/olekukonko/tablewriter/tw"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 )
@@ -29,6 +28,9 @@ type Job struct {
 	Rails     int   `json:"rails,omitempty"`
 	SizeBytes int64 `json:"size_bytes"`
 	Channels  int   `json:"channels"`
+	// QueuePairs is the number of queue pairs the job kept open (one per channel and pair
+	// of ranks that exchange data): its flows in per_flow.
+	QueuePairs int `json:"queue_pairs"`
 	// ChunkBytes is the piece a pipelined algorithm (tree, broadcast) sends at a time;
 	// absent for the others.
 	ChunkBytes int64 `json:"chunk_bytes,omitempty"`
@@ -79,6 +81,16 @@ type JobIteration struct {
 	// Arrived counts the messages that arrived, of Messages.
 	Arrived  int `json:"arrived_messages"`
 	Messages int `json:"messages"`
+	// StepSlowestUS and StepSlowestRank are, per step (as far as StepEndUS goes, and one
+	// step further when some of its messages arrived), its slowest message's time from its
+	// release to its arrival and that message's receiving rank; MessageTimes is the
+	// histogram of every arrived message's time (docs/results.md).
+	StepSlowestUS   []float64  `json:"step_slowest_us"`
+	StepSlowestRank []int      `json:"step_slowest_rank"`
+	MessageTimes    *Histogram `json:"message_time_histogram"`
+	// Reason says why an iteration that had not ended by the end of the run stopped: its
+	// first message never released and what that message waited for.
+	Reason string `json:"reason,omitempty"`
 	// Op, Algorithm, SizeBytes, IdealUS, Node and WaitUS describe a chakra job's iteration,
 	// one of its collectives: what it is, its ideal alone on the empty fabric, its trace node
 	// (rank 0's id and name), and the time from the end of the one before (the job's start
@@ -109,14 +121,11 @@ func hasJobs(d *Document) bool {
 	return false
 }
 
-// jobsHeader is the jobs table's header.
-var jobsHeader = []string{"variant", "job", "op", "algorithm", "ranks", "iterations", "time_us", "ideal_us", "algbw_gbps", "busbw_gbps", "slowest"}
+// jobsHeader is the collectives table's header (jobsTable) for a run of one seed.
+var jobsHeader = []string{"variant", "job", "op", "algorithm", "ranks", "size_bytes", "iterations", "time_us", "ideal_us", "algbw_gbps", "busbw_gbps", "slowest"}
 
-var jobsAlign = []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight,
-	tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft}
-
-// jobRows are the jobs table's rows: per variant and job, the mean iteration time, its ideal,
-// the bandwidths and the slowest step of the slowest iteration.
+// jobRows are the collectives table's rows: per variant and job, its message size, the mean
+// iteration time, its ideal, the bandwidths and the slowest step of the slowest iteration.
 func jobRows(d *Document) [][]string {
 	var rows [][]string
 	for i := range d.Variants {
@@ -133,24 +142,12 @@ func jobRows(d *Document) [][]string {
 			if worst != nil {
 				slowest = fmt.Sprintf("iter %d step %d at %s", worst.Iteration, worst.SlowestStep, worst.SlowestHost)
 			}
-			rows = append(rows, []string{v.Name, j.Label, j.Op, j.Algorithm, strconv.Itoa(j.Ranks),
-				fmt.Sprintf("%d/%d", j.Completed, j.Iterations), optFixed(j.CompletionUS), fixed(j.IdealUS),
-				optFixed(j.AlgbwGbps), optFixed(j.BusbwGbps), slowest})
+			rows = append(rows, []string{variantCell(d, v), j.Label, j.Op, j.Algorithm, strconv.Itoa(j.Ranks),
+				integer(j.SizeBytes), fmt.Sprintf("%d/%d", j.Completed, j.Iterations), optFixed(j.CompletionUS),
+				fixed(j.IdealUS), optFixed(j.AlgbwGbps), optFixed(j.BusbwGbps), slowest})
 		}
 	}
 	return rows
-}
-
-// writeJobsTable writes the jobs table under the main one, when there are jobs.
-func writeJobsTable(w io.Writer, d *Document, format string) error {
-	rows := jobRows(d)
-	if len(rows) == 0 {
-		return nil
-	}
-	if _, err := io.WriteString(w, "\ncollectives (time_us: mean iteration; slowest: the longest message of the slowest iteration):\n"); err != nil {
-		return err
-	}
-	return renderTable(w, format, jobsHeader, jobsAlign, rows)
 }
 
 // jobsCSVHeader is jobs.csv's header: one row per variant, job and iteration.

@@ -39,10 +39,10 @@ func TestJobsRendered(t *testing.T) {
 	var tb strings.Builder
 	require.NoError(t, WriteTable(&tb, d, FormatTable))
 	require.Contains(t, tb.String(), "collectives (time_us: mean iteration")
-	require.Contains(t, tb.String(), "| RoCEv2  | train | allreduce | ring      |     8 |        1/2 |  100.00 |    95.50 |     640.00 |    1120.00 | iter 0 step 3 at h3 |")
+	require.Contains(t, tb.String(), "| RoCEv2  | train | allreduce | ring      |     8 |    8000000 |        1/2 |  100.00 |    95.50 |     640.00 |    1120.00 | iter 0 step 3 at h3 |")
 	var md strings.Builder
 	require.NoError(t, WriteTable(&md, d, FormatMarkdown))
-	require.Contains(t, md.String(), "| RoCEv2  | train | allreduce | ring      |     8 |        1/2 |  100.00 |    95.50 |     640.00 |    1120.00 | iter 0 step 3 at h3 |\n")
+	require.Contains(t, md.String(), "| RoCEv2  | train | allreduce | ring      |     8 |    8000000 |        1/2 |  100.00 |    95.50 |     640.00 |    1120.00 | iter 0 step 3 at h3 |\n")
 
 	var csv strings.Builder
 	require.NoError(t, writeJobsCSV(&csv, d))
@@ -64,6 +64,17 @@ func TestJobsRendered(t *testing.T) {
 	}
 	_, err = os.Stat(filepath.Join(dir, "jobs-iterations.svg"))
 	require.NoError(t, err)
+	// The collectives table, with the message size, in summary.md and report.html too.
+	for _, name := range []string{"summary.md", FileReport} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err)
+		require.Contains(t, string(data), "Collectives", name)
+		require.Contains(t, string(data), "size_bytes", name)
+		require.Contains(t, string(data), "iter 0 step 3 at h3", name)
+	}
+	md.Reset()
+	require.NoError(t, writeMarkdownTables(&md, ComparisonTables(d)))
+	require.Contains(t, md.String(), "| RoCEv2  | train | allreduce | ring      |     8 |    8000000 |        1/2 |  100.00 |    95.50 |     640.00 |    1120.00 | iter 0 step 3 at h3 |\n")
 
 	// Without collectives: no jobs.csv, no plot, nothing said of it.
 	d.Variants[0].Jobs = nil
@@ -75,4 +86,35 @@ func TestJobsRendered(t *testing.T) {
 	for _, o := range omitted {
 		require.NotContains(t, o.Name, "jobs-")
 	}
+}
+
+// TestJobsReplicated: a job run under two seeds is summarised per metric, under its key, as
+// the mean and Student's t half-width of the seeds' values, in results.json's replication,
+// the CLI's table and the comparison tables of the report and summary.md.
+func TestJobsReplicated(t *testing.T) {
+	one, two := jobsDoc().Variants[0], jobsDoc().Variants[0]
+	one.Seed, two.Seed = 1, 2
+	t2 := 140.0
+	a2, b2 := Bandwidths(8_000_000, t2, 1.75)
+	two.Jobs[0].CompletionUS, two.Jobs[0].AlgbwGbps, two.Jobs[0].BusbwGbps = &t2, &a2, &b2
+	d := &Document{Scenario: "jobs", Variants: []Variant{one, two}}
+	Replicate(d)
+	require.Len(t, d.Replication, 1)
+	m := d.Replication[0].Metrics
+	// Two values 100 and 140: mean 120, s = 28.28, t(0.975, 1) = 12.706, half-width
+	// 12.706 x 28.28 / sqrt(2) = 254.12.
+	e := m[JobMetricKey("train", "time_us")]
+	require.InDelta(t, 120, e.Mean, 1e-9)
+	require.InDelta(t, 12.7062047*20, e.CI95, 1e-4)
+	require.Equal(t, []float64{100, 140}, e.Values)
+	require.InDelta(t, (1120+b2)/2, m[JobMetricKey("train", "busbw_gbps")].Mean, 1e-9)
+	require.Equal(t, Estimate{Mean: 8e6, Values: []float64{8e6, 8e6}}, m[JobMetricKey("train", "size_bytes")])
+
+	var tb strings.Builder
+	require.NoError(t, WriteTable(&tb, d, FormatTable))
+	require.Contains(t, tb.String(), "| RoCEv2  | train | allreduce | ring      |     8 |     2 |    8000000 | 120.00 ±254.12 |")
+	tables := ComparisonTables(d)
+	require.Equal(t, "table-collectives", tables[len(tables)-1].ID)
+	require.Equal(t, []string{"RoCEv2", "train", "allreduce", "ring", "8", "2", "8000000", "120.00 ±254.12", "95.50 ±0.00"},
+		tables[len(tables)-1].Rows[0][:9])
 }

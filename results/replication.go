@@ -8,8 +8,9 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// Replication summarises one variant run under several seeds: per table metric, the mean
-// over the seeds and the half-width of its 95% confidence interval.
+// Replication summarises one variant run under several seeds: per table metric, and per
+// collective's metric (JobMetrics, under JobMetricKey: "collective.LABEL.busbw_gbps"), the
+// mean over the seeds and the half-width of its 95% confidence interval.
 type Replication struct {
 	Name      string              `json:"name"`
 	Transport string              `json:"transport"`
@@ -57,6 +58,23 @@ func Replicate(d *Document) {
 			}
 			if len(xs) > 0 {
 				r.Metrics[m.Name] = EstimateOf(xs)
+			}
+		}
+		// The collectives' metrics, under their keys, in the first seed's job order.
+		keys, _ := JobMetricValues(&runs[0])
+		values := make([]map[string]float64, len(runs))
+		for k := range runs {
+			_, values[k] = JobMetricValues(&runs[k])
+		}
+		for _, key := range keys {
+			var xs []float64
+			for _, vs := range values {
+				if x, ok := vs[key]; ok {
+					xs = append(xs, x)
+				}
+			}
+			if len(xs) > 0 {
+				r.Metrics[key] = EstimateOf(xs)
 			}
 		}
 		d.Replication = append(d.Replication, r)

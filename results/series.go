@@ -27,13 +27,17 @@ type Series struct {
 }
 
 // FlowSeries is one flow over time: its delivered payload (cumulative), the rate limit of
-// its DCQCN reaction point (only when DCQCN runs, else nil) and its TCP congestion window in
-// segments (only for iWARP, else nil).
+// its DCQCN reaction point (only when DCQCN runs, else nil), its TCP congestion window in
+// segments (only for iWARP, else nil), and the window of a window-based congestion control
+// other than TCP's in full packets (Swift's min(fcwnd, ecwnd); UET NSCC's cwnd bytes over a
+// full packet's bytes, headers included), else nil; 0 at a sample before the sender held
+// one.
 type FlowSeries struct {
 	Flow           int
 	DeliveredBytes []int64
 	RateGbps       []float64
 	CwndSegments   []float64
+	WindowPackets  []float64
 }
 
 // QueueSeries is one switch egress queue that held a frame at some sample: its depth.

@@ -49,9 +49,10 @@ func variantCSV(w io.Writer, d *Document, header []string, rows func(v *Variant,
 // writeRatesCSV writes each flow at every sample from its start to the first sample after
 // its end: delivered_bytes so far, throughput_gbps (the bytes delivered since the previous
 // sample over the time between them; empty at the first sample), rate_gbps (DCQCN's rate
-// limit, empty without DCQCN) and cwnd_segments (TCP's window, empty but for iWARP).
+// limit, empty without DCQCN), cwnd_segments (TCP's window, empty but for iWARP) and
+// window_packets (Swift's or UET NSCC's window, FlowSeries.WindowPackets; empty for others).
 func writeRatesCSV(w io.Writer, d *Document) error {
-	header := []string{"flow", "delivered_bytes", "throughput_gbps", "rate_gbps", "cwnd_segments"}
+	header := []string{"flow", "delivered_bytes", "throughput_gbps", "rate_gbps", "cwnd_segments", "window_packets"}
 	return seriesCSV(w, d, header, func(s *Series, emit func(...string) error) error {
 		for _, k := range s.order() {
 			t, fs := s.TimesUS[k.at], &s.Flows[k.flow]
@@ -59,14 +60,17 @@ func writeRatesCSV(w io.Writer, d *Document) error {
 			if k.at > 0 {
 				thr = exact(throughputGbps(fs.DeliveredBytes[k.at]-fs.DeliveredBytes[k.at-1], t-s.TimesUS[k.at-1]))
 			}
-			rate, cwnd := "", ""
+			rate, cwnd, window := "", "", ""
 			if fs.RateGbps != nil {
 				rate = exact(fs.RateGbps[k.at])
 			}
 			if fs.CwndSegments != nil {
 				cwnd = exact(fs.CwndSegments[k.at])
 			}
-			if err := emit(exact(t), strconv.Itoa(fs.Flow), integer(fs.DeliveredBytes[k.at]), thr, rate, cwnd); err != nil {
+			if fs.WindowPackets != nil {
+				window = exact(fs.WindowPackets[k.at])
+			}
+			if err := emit(exact(t), strconv.Itoa(fs.Flow), integer(fs.DeliveredBytes[k.at]), thr, rate, cwnd, window); err != nil {
 				return err
 			}
 		}

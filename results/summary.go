@@ -29,7 +29,7 @@ import (
 //   - Drops.Total: Drops.ByReason.Sum().
 //
 // FCT, Slowdown and SlowdownBySize leave out the flows that start before WarmupUS (none
-// when it is 0); the counts, goodput and sums take every flow. Quantiles follow the
+// when it is 0) and collectives' queue pairs; the counts, goodput and sums take every flow. Quantiles follow the
 // definition above. Every summary is 0, never NaN, when it has nothing
 // to summarise (no completed flow, no elapsed time). Summarize may be called again after the
 // records change; it recomputes everything it fills.
@@ -63,7 +63,7 @@ func Summarize(v *Variant) {
 		} else {
 			last = math.Max(last, *f.FinishUS)
 		}
-		if f.StartUS < v.WarmupUS {
+		if f.StartUS < v.WarmupUS || f.QueuePair {
 			continue
 		}
 		measured = append(measured, f)

@@ -404,6 +404,9 @@ func writeReplicated(w io.Writer, d *Document, format string, notes []string) er
 		if err := renderTable(w, format, header, align, rows); err != nil {
 			return err
 		}
+		if err := writeJobsTable(w, d, format); err != nil {
+			return err
+		}
 		return writeNotes(w, format, notes)
 	}
 	return fmt.Errorf("results: unknown table format %q; allowed: %s, %s, %s",

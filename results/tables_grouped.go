@@ -5,8 +5,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-
-	"github.com/olekukonko/tablewriter/tw"
 )
 
 // Table is one table of the report and summary.md: an id, a title, a header and rows of
@@ -15,6 +13,8 @@ type Table struct {
 	ID, Title string
 	Header    []string
 	Rows      [][]string
+	// Text, when not 0, is how many leading columns are text (TextColumns).
+	Text int
 }
 
 // columnGroups split the comparison into tables narrow enough for a 1,400 px window, each
@@ -78,6 +78,9 @@ func ComparisonTables(d *Document) []Table {
 		out = append(out, t)
 	}
 	if t, ok := groupsTable(d); ok {
+		out = append(out, t)
+	}
+	if t, ok := jobsTable(d); ok {
 		out = append(out, t)
 	}
 	return out
@@ -158,6 +161,9 @@ func variantCell(d *Document, v *Variant) string {
 // TextColumns is how many leading columns of t are text (left-aligned): the variant, and
 // the transport or group after it.
 func (t Table) TextColumns() int {
+	if t.Text > 0 {
+		return t.Text
+	}
 	if len(t.Header) > 1 && (t.Header[1] == "transport" || t.Header[1] == "group") {
 		return 2
 	}
@@ -170,14 +176,7 @@ func writeMarkdownTables(w io.Writer, tables []Table) error {
 		if _, err := fmt.Fprintf(w, "### %s\n\n", t.Title); err != nil {
 			return err
 		}
-		align := make([]tw.Align, len(t.Header))
-		for i := range align {
-			align[i] = tw.AlignRight
-			if i < t.TextColumns() {
-				align[i] = tw.AlignLeft
-			}
-		}
-		if err := renderTable(w, FormatMarkdown, t.Header, align, t.Rows); err != nil {
+		if err := renderTable(w, FormatMarkdown, t.Header, t.aligns(), t.Rows); err != nil {
 			return err
 		}
 		if _, err := io.WriteString(w, "\n"); err != nil {

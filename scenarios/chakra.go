@@ -115,7 +115,7 @@ func (r *resolver) chakra(path string, index int, c *rawChakra) *Collective {
 		r.errf(path+".channels", "a collective of the traces makes messages of %d bytes, fewer than channels (%d): a channel carries at least a byte", least, out.Channels)
 	}
 	if f := collectiveFlows(out, int64(n)); f > maxGenerated {
-		r.errf(path, "the traces' %d collectives over %d hosts and %d channels are %d flows; at most %d", out.Iterations, n, out.Channels, f, maxGenerated)
+		r.errf(path, "the traces' %d collectives over %d hosts and %d channels are %d queue pairs (flows); at most %d", out.Iterations, n, out.Channels, f, maxGenerated)
 	}
 	return out
 }

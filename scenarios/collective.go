@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -29,11 +30,14 @@ func (r *resolver) collective(path string, index int, c *rawCollective) *Collect
 	if okOp {
 		algs := collective.Algorithms[c.Op]
 		out.Algorithm = algs[0]
-		if c.Algorithm == collective.Tree && c.Op != collective.AllReduce {
+		if c.Algorithm == collective.Hierarchical && c.Op != collective.Broadcast {
+			out.Algorithm = c.Algorithm
+			okOp = r.hierarchicalTopology(path + ".algorithm")
+		} else if c.Algorithm == collective.Tree && c.Op != collective.AllReduce {
 			r.errf(path+".algorithm", "%s has no algorithm %q: NCCL builds its double binary tree for allreduce only (allowed for %s: %s)", c.Op, c.Algorithm, c.Op, listOf(algs))
 			okOp = false
 		} else if c.Algorithm != "" {
-			if r.oneOf(path+".algorithm", c.Op+" algorithm", c.Algorithm, algs) {
+			if r.oneOf(path+".algorithm", c.Op+" algorithm", c.Algorithm, withHierarchical(c.Op, algs)) {
 				out.Algorithm = c.Algorithm
 			} else {
 				okOp = false
@@ -73,10 +77,13 @@ func (r *resolver) collective(path string, index int, c *rawCollective) *Collect
 	if !r.jobTail(path, fmt.Sprintf("%s-%d", out.Op, index), out, c.Channels, c.Label) {
 		okOp = false
 	}
+	if !r.moeFields(path, c, out) {
+		okOp = false
+	}
 	if !okOp || out.Size <= 0 || n < 2 || (r.topo == nil && out.Hosts == nil) {
 		return out
 	}
-	if err := collective.Check(out.Op, out.Algorithm, n, out.Size, out.Chunk); err != nil {
+	if err := checkOn(out, n); err != nil {
 		field := ".size"
 		if strings.Contains(err.Error(), "ranks") {
 			field = ".hosts"
@@ -88,7 +95,7 @@ func (r *resolver) collective(path string, index int, c *rawCollective) *Collect
 		r.errf(path+".size", "size %d bytes over %d ranks makes messages of %d bytes, fewer than channels (%d): a channel carries at least a byte", out.Size, n, least, out.Channels)
 	}
 	if f := collectiveFlows(out, int64(n)); f > maxGenerated {
-		r.errf(path, "%s by %s over %d hosts, %d iterations and %d channels is %d flows; at most %d", out.Op, out.Algorithm, n, out.Iterations, out.Channels, f, maxGenerated)
+		r.errf(path, "%s by %s over %d hosts and %d channels is %d queue pairs (flows); at most %d", out.Op, out.Algorithm, n, out.Channels, f, maxGenerated)
 	}
 	return out
 }
@@ -135,6 +142,9 @@ func (r *resolver) jobTail(path, def string, out *Collective, channels *int, lab
 // a piece, Size/N rounded down, or a pipelined buffer's last chunk (the tree's: of the
 // smaller half).
 func smallestMessage(c *Collective, n int) int64 {
+	if c.Skew.Dist == collective.Zipf { // the coldest rank's share, less a byte of rounding
+		return slices.Min(c.Skew.Shares(n, c.Size, 0)) - 1
+	}
 	if !collective.Pipelined(c.Op, c.Algorithm) {
 		return c.Size / int64(n)
 	}
@@ -150,17 +160,36 @@ func smallestMessage(c *Collective, n int) int64 {
 	return smallest(c.Size)
 }
 
-// collectiveFlows is the number of flows collective c over n hosts makes: messages per
-// iteration x iterations x channels, saturating.
+// collectiveFlows is the number of flows collective c over n hosts makes: its queue pairs,
+// one per channel and ordered pair of ranks that exchange a message (collective.Pairs; a
+// chakra item's collectives of one op and algorithm share theirs), saturating.
 func collectiveFlows(c *Collective, n int64) int64 {
-	if c.Steps != nil {
-		var sum int64
-		for _, s := range c.Steps {
-			sum = addSat(sum, collective.Count(s.Op, s.Algorithm, int(n), s.Size, s.Chunk))
-		}
-		return mulSat(sum, int64(c.Channels))
+	if c.Steps == nil {
+		return mulSat(collective.Pairs(c.Op, c.Algorithm, int(n)), int64(c.Channels))
 	}
-	return mulSat(mulSat(collective.Count(c.Op, c.Algorithm, int(n), c.Size, c.Chunk), int64(c.Iterations)), int64(c.Channels))
+	var sum int64
+	seen := map[[2]string]bool{}
+	for _, s := range c.Steps {
+		if k := [2]string{s.Op, s.Algorithm}; !seen[k] {
+			seen[k] = true
+			sum = addSat(sum, collective.Pairs(s.Op, s.Algorithm, int(n)))
+		}
+	}
+	return mulSat(sum, int64(c.Channels))
+}
+
+// collectiveMessages is the number of messages collective c over n hosts sends in all
+// (messages per iteration x iterations, a chakra item's collectives summed), and of those
+// in its distinct plans (one iteration's; each chakra collective its own), saturating.
+func collectiveMessages(c *Collective, n int64) (all, planned int64) {
+	if c.Steps == nil {
+		m := countOn(c, int(n))
+		return mulSat(m, int64(c.Iterations)), m
+	}
+	for _, s := range c.Steps {
+		all = addSat(all, collective.Count(s.Op, s.Algorithm, int(n), s.Size, s.Chunk))
+	}
+	return all, all
 }
 
 // labelProblem says what is wrong with a job label, or "" when nothing is: it is 1 to 64

@@ -123,10 +123,19 @@
 // file:line; a fifo, device or directory is refused without being opened for a blocking read),
 // destinations uniform over the other hosts of dst (default hosts), until stop (default the
 // scenario's) or until count flows in all; collective {op, algorithm, hosts, size, chunk,
-// start, iterations, compute, channels, transport, priority, label}: one job's collective (op
-// allreduce, allgather, reduce_scatter, all_to_all or broadcast; algorithm ring (the default)
-// or halving_doubling (a power of two hosts) for the first three, and tree (NCCL's double
-// binary tree) for allreduce only, direct for all_to_all, ring for broadcast) over hosts
+// start, iterations, compute, channels, transport, priority, label, skew, moe}: one job's
+// collective (op allreduce, allgather, reduce_scatter, all_to_all or broadcast; algorithm
+// ring (the default) or halving_doubling (a power of two hosts) for the first three, and tree
+// (NCCL's double binary tree) for allreduce only, direct for all_to_all, ring for broadcast;
+// hierarchical for all but broadcast on GPUs in scale-up domains (preset rail with scaleup,
+// or explicit servers): inside the domain, across domains GPU G with GPU G, inside again,
+// and for all_to_all DeepEP's normal kernels, RDMA to the destination server's GPU on the
+// sender's rail, then the scale-up domain; skew {dist: uniform | zipf, s} spreads an
+// all_to_all's bytes over destinations, Zipf with exponent s (0, 10] over the ranks in an
+// order drawn from the seed; moe {dispatch_bits (default 8, FP8), combine_bits (default 16,
+// BF16)} makes an all_to_all a MoE layer's dispatch then combine, each dispatch message
+// returned at combine_bits/dispatch_bits its bytes; docs/model.md, "Collectives on AI
+// clusters") over hosts
 // (rank i the i-th; all: the topology's, in order), size the bytes each rank holds (at least
 // one per rank, at least one per channel in every message), chunk the piece the pipelined
 // algorithms (tree, broadcast) send at a time (default 512KiB, one NCCL buffer slot; refused

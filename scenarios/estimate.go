@@ -46,14 +46,19 @@ const (
 // link, route-table entry (two rows of slice headers and the ports, for two tables), flow,
 // time-series row and pending event, and the bytes in flight per frame on a wire.
 const (
-	baseBytes        = 32 << 20
-	nodeBytes        = 4 << 10
-	linkBytes        = 2 << 10
-	routeEntryBytes  = 200
-	flowBytes        = 2 << 10
-	seriesRowBytes   = 48
-	eventBytes       = 128
-	wireFrameBytes   = 1000
+	baseBytes       = 32 << 20
+	nodeBytes       = 4 << 10
+	linkBytes       = 2 << 10
+	routeEntryBytes = 200
+	flowBytes       = 2 << 10
+	seriesRowBytes  = 48
+	eventBytes      = 128
+	wireFrameBytes  = 1000
+	// A collective's message: the runtime's state of one (jobs.Job: its phase, inputs and
+	// channels outstanding, release and arrival times, a work-request slot per channel) and
+	// one of a plan (collective.Message with its After and Next lists).
+	messageBytes     = 64
+	planMessageBytes = 160
 	queuesPerPortEst = 2 // queue series per switch port: the classes that carry traffic
 )
 
@@ -77,7 +82,10 @@ type Estimate struct {
 	RouteEntries                  int64 // switches x nodes
 	RouteWork                     int64 // hosts x (nodes + 4 x links)
 	Flows                         int64
-	EventsInFlight                int64 // pending events: flow starts, frames on the wires, timers
+	// Messages counts the collectives' messages over the run, PlanMessages those of their
+	// dependency graphs (one iteration's: iterations share it).
+	Messages, PlanMessages int64
+	EventsInFlight         int64 // pending events: flow starts, frames on the wires, timers
 	// FramesInFlight bounds the frames on all wires at once, one direction: what the wires
 	// hold (rate x delay), or, when less, every data frame of the traffic in its most copies.
 	FramesInFlight int64
@@ -92,9 +100,13 @@ func (e Estimate) String() string {
 	if e.Series {
 		series = "at most " + counted(e.SeriesRows, "time-series row")
 	}
+	flows := counted(e.Flows, "flow")
+	if e.Messages > 0 {
+		flows += ", " + counted(e.Messages, "collective message")
+	}
 	return fmt.Sprintf("%s (%s, %s), %s, %s, %s, %s, about %s in flight, %s, about %s of memory",
 		counted(e.Nodes, "node"), counted(e.Switches, "switch"), counted(e.Hosts, "host"), counted(e.Links, "link"),
-		counted(e.RouteEntries, "route-table entry"), counted(e.RouteWork, "routing step"), counted(e.Flows, "flow"),
+		counted(e.RouteEntries, "route-table entry"), counted(e.RouteWork, "routing step"), flows,
 		counted(e.EventsInFlight, "event"), series, bytesOf(e.MemoryBytes))
 }
 
@@ -173,6 +185,7 @@ func estimate(sc *Scenario, series bool) Estimate {
 	e.RouteEntries = mulSat(e.Switches, e.Nodes)
 	e.RouteWork = mulSat(e.Hosts, addSat(e.Nodes, mulSat(4, e.Links)))
 	e.Flows = flowCount(sc, e.Hosts)
+	e.Messages, e.PlanMessages = messageCount(sc, e.Hosts)
 	e.FramesInFlight = min(wireFrames(&sc.Topology), trafficFrames(sc, e.Hosts))
 	// Each frame in flight, and the acknowledgement or notification it may draw, is an event.
 	e.EventsInFlight = addSat(addSat(e.Flows, mulSat(4, e.Links)), mulSat(2, e.FramesInFlight))
@@ -181,7 +194,8 @@ func estimate(sc *Scenario, series bool) Estimate {
 	}
 	e.MemoryBytes = baseBytes
 	for _, term := range [][2]int64{{nodeBytes, e.Nodes}, {linkBytes, e.Links}, {routeEntryBytes, e.RouteEntries},
-		{flowBytes, e.Flows}, {seriesRowBytes, e.SeriesRows}, {eventBytes, e.EventsInFlight}} {
+		{flowBytes, e.Flows}, {seriesRowBytes, e.SeriesRows}, {eventBytes, e.EventsInFlight},
+		{messageBytes, e.Messages}, {planMessageBytes, e.PlanMessages}} {
 		e.MemoryBytes = addSat(e.MemoryBytes, mulSat(term[0], term[1]))
 	}
 	return e
@@ -231,6 +245,17 @@ func wireFrames(t *Topology) int64 {
 		n = addSat(n, frames(LinkSpec{Rate: l.Rate, Delay: l.Delay}))
 	}
 	return n
+}
+
+// messageCount is the collectives' messages in all and in their plans (collectiveMessages).
+func messageCount(sc *Scenario, hosts int64) (all, planned int64) {
+	for _, t := range sc.Traffic {
+		if c := t.Collective; c != nil {
+			a, p := collectiveMessages(c, hostsNamed(c.Hosts, hosts))
+			all, planned = addSat(all, a), addSat(planned, p)
+		}
+	}
+	return all, planned
 }
 
 // trafficFrames bounds the data frames the traffic can have on the wires at once: every

@@ -212,6 +212,21 @@ type rawCollective struct {
 	Transport  string    `yaml:"transport"`
 	Priority   *int      `yaml:"priority"`
 	Label      *string   `yaml:"label"`
+	Skew       *rawSkew  `yaml:"skew"`
+	MoE        *rawMoE   `yaml:"moe"`
+}
+
+// rawSkew is a collective's skew block (all_to_all): dist uniform or zipf, s Zipf's exponent.
+type rawSkew struct {
+	Dist string   `yaml:"dist"`
+	S    *float64 `yaml:"s"`
+}
+
+// rawMoE is a collective's moe block (all_to_all): the dispatch's and the combine's element
+// sizes in bits.
+type rawMoE struct {
+	DispatchBits *int `yaml:"dispatch_bits"`
+	CombineBits  *int `yaml:"combine_bits"`
 }
 
 type rawChakra struct {
@@ -256,7 +271,7 @@ var rawTypes = func() map[string]reflect.Type {
 	for _, v := range []any{
 		rawFile{}, rawVariant{}, rawTopology{}, rawParams{}, rawLinkSpec{}, rawNode{},
 		rawLink{}, rawRoute{}, rawServer{}, rawTraffic{}, rawFlow{}, rawIncast{}, rawPermutation{},
-		rawPoisson{}, rawAllToAll{}, rawCollective{}, rawChakra{}, rawRepeat{}, rawFault{}, rawPFCStorm{}, rawPause{},
+		rawPoisson{}, rawAllToAll{}, rawCollective{}, rawSkew{}, rawMoE{}, rawChakra{}, rawRepeat{}, rawFault{}, rawPFCStorm{}, rawPause{},
 	} {
 		t := reflect.TypeOf(v)
 		m[t.String()] = t

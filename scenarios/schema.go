@@ -3,6 +3,7 @@ package scenarios
 import (
 	"net/netip"
 
+	"github.com/fabricsim/fabricsim/collective"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/workload"
 )
@@ -209,6 +210,11 @@ type Collective struct {
 	// them (relative to its directory).
 	Steps  []CollectiveStep
 	Traces []string
+	// Skew spreads an all_to_all's bytes over destinations (collective.Skew; Dist "" as
+	// uniform), drawn from the scenario's seed; MoE, when set, makes it a MoE layer's
+	// dispatch then combine (collective.MoE). Build the plan with collective.BuildOn.
+	Skew collective.Skew
+	MoE  *collective.MoE
 }
 
 // CollectiveStep is one collective of a job's sequence: Op by Algorithm of Size bytes per

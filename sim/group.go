@@ -66,7 +66,7 @@ type Group struct {
 	// work is the partitions each thread runs, in order.
 	work [][]int
 	// after, when not nil, runs after every window (AfterWindow).
-	after func()
+	after func(end Time)
 }
 
 // NewGroup returns a group of parts partitions run on threads goroutines in windows of
@@ -106,9 +106,12 @@ func (g *Group) Threads() int { return g.threads }
 
 // AfterWindow makes f run after every window, on the goroutine that called Run, while no
 // partition runs: what the partitions lent each other in the window is settled there, with
-// no lock on their own paths (the packets a partition took and another gave back). One
-// function per group; a second call replaces the first.
-func (g *Group) AfterWindow(f func()) { g.after = f }
+// no lock on their own paths (the packets a partition took and another gave back), and
+// what needs every partition's view of the window is decided. end is the window's end:
+// every event before it has run, none at or after it; an event the global engine schedules
+// from f runs before any at its time. One function per group; a second call replaces the
+// first.
+func (g *Group) AfterWindow(f func(end Time)) { g.after = f }
 
 // Global is the engine of the events that see the whole fabric.
 func (g *Group) Global() *Engine { return g.global }
@@ -270,7 +273,7 @@ func (g *Group) runWindow(end Time, start []chan Time, done chan any) {
 		panic(failed)
 	}
 	if g.after != nil {
-		g.after()
+		g.after(end)
 	}
 }
 

@@ -202,7 +202,7 @@ func TestGroupRunsAfterWindowBetweenWindows(t *testing.T) {
 		g.Part(p).AtLane(Lane(p+1), 0, h, 0, nil)
 	}
 	var calls []string
-	g.AfterWindow(func() {
+	g.AfterWindow(func(Time) {
 		calls = append(calls, fmt.Sprintf("window %d: %d %d", g.Windows(), ticks[0], ticks[1]))
 	})
 	g.Run(Never, nil)

@@ -13,13 +13,14 @@ import (
 // maxCurves bounds the curves of one plot; the caption says how many were left out.
 const maxCurves = 10
 
-// figures are the sweep's plots: each table metric against each swept parameter but seed,
+// figures are the sweep's plots: each table metric, and each collective's (jobKeys,
+// results.JobMetricKey), against each swept parameter but seed,
 // one curve per variant (and per value of the other parameters, if any), each point the
 // seeds' mean with its 95% interval as an error bar. Named METRIC-vs-PARAMETER (the
 // parameter's path as a file-name part), in metric order, then parameter order. A metric
 // that is the same at every point of every curve, with no interval (a count that stayed 0,
 // say), is not drawn: flat lists it, as "METRIC (VALUE at every point)".
-func figures(m *Manifest) ([]*results.Figure, []string, error) {
+func figures(m *Manifest, jobKeys []string) ([]*results.Figure, []string, error) {
 	var figs []*results.Figure
 	var flat []string
 	flatSeen := map[string]bool{}
@@ -28,19 +29,19 @@ func figures(m *Manifest) ([]*results.Figure, []string, error) {
 			continue
 		}
 		x := xAxisOf(p)
-		for _, mt := range results.TableMetrics() {
-			curves, labels := curvesOf(m, pi, x, mt.Name)
+		for _, name := range metricNames(jobKeys) {
+			curves, labels := curvesOf(m, pi, x, name)
 			if len(curves) == 0 {
 				continue
 			}
 			if v, ok := results.FlatValue(curves); ok {
-				if !flatSeen[mt.Name] {
-					flatSeen[mt.Name] = true
-					flat = append(flat, fmt.Sprintf("%s (%s at every point)", mt.Name, strconv.FormatFloat(v, 'f', -1, 64)))
+				if !flatSeen[name] {
+					flatSeen[name] = true
+					flat = append(flat, fmt.Sprintf("%s (%s at every point)", name, strconv.FormatFloat(v, 'f', -1, 64)))
 				}
 				continue
 			}
-			caption := fmt.Sprintf("%s against %s, one curve per %s: each point is the mean over the seeds", mt.Name, p.Path, strings.Join(labels, " and "))
+			caption := fmt.Sprintf("%s against %s, one curve per %s: each point is the mean over the seeds", name, p.Path, strings.Join(labels, " and "))
 			if n := seedCount(m); n > 1 {
 				caption += fmt.Sprintf(" (%d seeds), with its 95%% confidence interval (Student's t) as the error bar", n)
 			} else {
@@ -51,8 +52,8 @@ func figures(m *Manifest) ([]*results.Figure, []string, error) {
 				curves = curves[:maxCurves]
 			}
 			caption += "."
-			f, err := results.NewErrorFigure(mt.Name+"-vs-"+results.Slug(p.Path), m.Scenario+": "+mt.Name+" against "+p.Path,
-				caption, x.axis, mt.Name, curves)
+			f, err := results.NewErrorFigure(fileStem(name)+"-vs-"+results.Slug(p.Path), m.Scenario+": "+name+" against "+p.Path,
+				caption, x.axis, name, curves)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -60,6 +61,18 @@ func figures(m *Manifest) ([]*results.Figure, []string, error) {
 		}
 	}
 	return figs, flat, nil
+}
+
+// fileStem is metric name as a file-name part: a table metric as it is (goodput_gbps), a
+// collective's (collective.LABEL.busbw_gbps) with its label slugged (results.Slug), for a
+// label may hold any printable character.
+func fileStem(name string) string {
+	rest, ok := strings.CutPrefix(name, "collective.")
+	if !ok {
+		return name
+	}
+	dot := strings.LastIndexByte(rest, '.')
+	return "collective-" + results.Slug(rest[:dot]) + "-" + rest[dot+1:]
 }
 
 // seedCount is the number of seeds each combination ran under (the seed axis's values).

@@ -30,20 +30,18 @@ type report struct {
 }
 
 // writeReport writes the sweep as one self-contained HTML page: its parameters, the seeds'
-// summary (each metric's mean ±95% interval per variant and combination of the
+// summary (each metric's, the collectives' too, mean ±95% interval per variant and combination of the
 // parameters), every plot inline with its caption, and links to the files.
-func writeReport(w io.Writer, m *Manifest, figs []*results.Figure, flat []string) error {
+func writeReport(w io.Writer, m *Manifest, jobKeys []string, figs []*results.Figure, flat []string) error {
 	r := report{M: m, Header: []string{"variant"}, Flat: flat}
-	metrics := results.TableMetrics()
+	metrics := metricNames(jobKeys)
 	for _, p := range m.Parameters {
 		if p.Path != seedParam {
 			r.Header = append(r.Header, p.Path)
 		}
 	}
 	r.Header = append(r.Header, "seeds")
-	for _, mt := range metrics {
-		r.Header = append(r.Header, mt.Name)
-	}
+	r.Header = append(r.Header, metrics...)
 	for _, s := range m.Summary {
 		row := []string{s.Variant}
 		for _, p := range m.Parameters {
@@ -52,9 +50,9 @@ func writeReport(w io.Writer, m *Manifest, figs []*results.Figure, flat []string
 			}
 		}
 		row = append(row, strconv.Itoa(len(s.Seeds)))
-		for _, mt := range metrics {
+		for _, name := range metrics {
 			cell := "-"
-			if e, ok := s.Metrics[mt.Name]; ok {
+			if e, ok := s.Metrics[name]; ok {
 				cell = strconv.FormatFloat(e.Mean, 'f', 2, 64)
 				if len(e.Values) > 1 {
 					cell += " ±" + strconv.FormatFloat(e.CI95, 'f', 2, 64)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -332,4 +333,48 @@ func TestInterruptedSweepKeepsNothingHalfDone(t *testing.T) {
 	}
 	require.NoError(t, Run(p, Options{Dir: dir, Workers: 2}), "and a rerun finishes it")
 	require.FileExists(t, filepath.Join(dir, FileJSON))
+}
+
+// TestSweepCSVHasTheCollectives: a sweep of a scenario with a collective gives sweep.csv a
+// column per metric of the job (results.JobMetrics, named collective.LABEL.METRIC), whose
+// cells are the point's document's job, and the same in sweep.json's rows and summary; a
+// varying busbw is plotted against the parameter.
+func TestSweepCSVHasTheCollectives(t *testing.T) {
+	data, err := os.ReadFile("testdata/tiny-collective.yaml")
+	require.NoError(t, err)
+	p := plan(t, string(data), nil, "traffic.0.collective.size=64KB,256KB")
+	dir := t.TempDir()
+	require.NoError(t, Run(p, Options{Dir: dir, Workers: 1}))
+	f, err := os.Open(filepath.Join(dir, FileCSV))
+	require.NoError(t, err)
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	header := rows[0]
+	var want []string
+	for _, m := range results.JobMetrics {
+		want = append(want, "collective.grads."+m.Name)
+	}
+	require.Equal(t, want, header[len(header)-len(want):], "the collective's columns end the header")
+	require.Len(t, rows, 3)
+	m, err := ReadManifest(dir)
+	require.NoError(t, err)
+	for k, row := range rows[1:] {
+		d, err := results.ReadJSONFile(filepath.Join(dir, m.Points[k].File))
+		require.NoError(t, err)
+		j := d.Variants[0].Jobs[0]
+		require.Equal(t, []int64{64_000, 256_000}[k], j.SizeBytes)
+		require.NotNil(t, j.BusbwGbps, "the job completed")
+		cell := func(name string) string { return row[slices.Index(header, "collective.grads."+name)] }
+		require.Equal(t, strconv.FormatInt(j.SizeBytes, 10), cell("size_bytes"))
+		require.Equal(t, strconv.FormatFloat(*j.BusbwGbps, 'f', -1, 64), cell("busbw_gbps"))
+		require.Equal(t, strconv.FormatFloat(*j.CompletionUS, 'f', -1, 64), cell("time_us"))
+		require.Equal(t, *j.BusbwGbps, *m.Rows[k].Metrics["collective.grads.busbw_gbps"])
+		require.Equal(t, *j.BusbwGbps, m.Summary[k].Metrics["collective.grads.busbw_gbps"].Mean)
+	}
+	_, err = os.Stat(filepath.Join(dir, DirPlots, "collective-grads-busbw_gbps-vs-traffic-0-collective-size.svg"))
+	require.NoError(t, err, "busbw against the size is plotted")
+	html, err := os.ReadFile(filepath.Join(dir, FileHTML))
+	require.NoError(t, err)
+	require.Contains(t, string(html), "collective.grads.busbw_gbps")
 }

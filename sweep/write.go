@@ -106,6 +106,7 @@ func Write(dir string, m *Manifest, shard *ShardInfo) error {
 	out.Rows, out.Summary = []Row{}, []Summary{}
 	// One document at a time: a sweep of many large points never holds them all.
 	header, table := csvHeader(out.Parameters), [][]string{}
+	var jobKeys []string // the collectives' metrics (results.JobMetricKey), in order met
 	metrics := results.TableMetrics()
 	for k, pt := range m.Points {
 		if shard != nil && k%shard.Count != shard.Index {
@@ -126,11 +127,33 @@ func Write(dir string, m *Manifest, shard *ShardInfo) error {
 					r.Metrics[mt.Name] = nil
 				}
 			}
+			keys, values := results.JobMetricValues(v)
+			for _, k := range keys {
+				if !slices.Contains(jobKeys, k) {
+					jobKeys = append(jobKeys, k)
+				}
+				r.Metrics[k] = nil
+				if x, ok := values[k]; ok {
+					r.Metrics[k] = &x
+				}
+			}
 			out.Rows = append(out.Rows, r)
 			table = append(table, csvRow(out.Parameters, pt, v))
 		}
 	}
-	out.Summary = summarize(out.Parameters, out.Rows)
+	// The collectives' columns, known once every row is read: a cell per job metric of the
+	// sweep (a variant without that job, or an iteration that never ended, leaves it empty).
+	header = append(header, jobKeys...)
+	for i := range table {
+		for _, k := range jobKeys {
+			cell := ""
+			if x := out.Rows[i].Metrics[k]; x != nil {
+				cell = strconv.FormatFloat(*x, 'f', -1, 64)
+			}
+			table[i] = append(table[i], cell)
+		}
+	}
+	out.Summary = summarize(out.Parameters, out.Rows, jobKeys)
 	if err := results.WriteFileAtomic(filepath.Join(dir, FileCSV), func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		if err := cw.Write(header); err != nil {
@@ -151,7 +174,7 @@ func Write(dir string, m *Manifest, shard *ShardInfo) error {
 	if shard != nil {
 		return nil
 	}
-	figs, flat, err := figures(&out)
+	figs, flat, err := figures(&out, jobKeys)
 	if err != nil {
 		return err
 	}
@@ -167,7 +190,7 @@ func Write(dir string, m *Manifest, shard *ShardInfo) error {
 			}
 		}
 	}
-	return results.WriteFileAtomic(filepath.Join(dir, FileHTML), func(w io.Writer) error { return writeReport(w, &out, figs, flat) })
+	return results.WriteFileAtomic(filepath.Join(dir, FileHTML), func(w io.Writer) error { return writeReport(w, &out, jobKeys, figs, flat) })
 }
 
 // readPoint reads a point's document from dir, checking that it is the point's.
@@ -261,7 +284,7 @@ func csvRow(params []Parameter, pt PointInfo, v *results.Variant) []string {
 
 // summarize groups the rows by variant and the parameters other than seed, in the order
 // they first appear, and estimates each metric over the group's seeds.
-func summarize(params []Parameter, rows []Row) []Summary {
+func summarize(params []Parameter, rows []Row, jobKeys []string) []Summary {
 	var out []Summary
 	var keys []string
 	var groups [][]Row
@@ -291,20 +314,30 @@ func summarize(params []Parameter, rows []Row) []Summary {
 		for _, r := range g {
 			s.Seeds = append(s.Seeds, r.Seed)
 		}
-		for _, mt := range results.TableMetrics() {
+		for _, name := range metricNames(jobKeys) {
 			var xs []float64
 			for _, r := range g {
-				if x := r.Metrics[mt.Name]; x != nil {
+				if x := r.Metrics[name]; x != nil {
 					xs = append(xs, *x)
 				}
 			}
 			if len(xs) > 0 {
-				s.Metrics[mt.Name] = results.EstimateOf(xs)
+				s.Metrics[name] = results.EstimateOf(xs)
 			}
 		}
 		out = append(out, s)
 	}
 	return out
+}
+
+// metricNames are the names of a sweep's metrics: the comparison table's
+// (results.TableMetrics), then its collectives' (jobKeys).
+func metricNames(jobKeys []string) []string {
+	var names []string
+	for _, mt := range results.TableMetrics() {
+		names = append(names, mt.Name)
+	}
+	return append(names, jobKeys...)
 }
 
 // maxManifestBytes bounds sweep.json read back: it holds the plan and a row per point and

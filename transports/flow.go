@@ -54,7 +54,8 @@ func (s Status) String() string {
 	return "incomplete"
 }
 
-// Flow is one message from Src to Dst and what became of it.
+// Flow is one message from Src to Dst and what became of it; or, Persistent, a connection
+// for a job's messages (persistent.go).
 type Flow struct {
 	ID        int // from 1, in traffic order
 	Src, Dst  topology.NodeID
@@ -76,6 +77,19 @@ type Flow struct {
 	// NAKs counts the sequence-error NAKs the RoCE responder sent (one per gap, IBA C9-114),
 	// or the NACKs a UET receiver sent (one per trimmed packet it does not hold).
 	NAKs int64
+
+	// Persistent, set before the flow starts, makes it a queue pair for a whole job that
+	// starts with no bytes and carries the messages Registry.Post gives it (persistent.go);
+	// Size then counts the bytes posted so far, and Finish is when the last message
+	// completed after Registry.Close.
+	Persistent bool
+	// Posted counts the messages posted on a persistent flow; Messages those its receiver
+	// has completed (every byte of it and of every earlier one arrived).
+	Posted, Messages int64
+
+	closed  bool     // persistent: Close was called
+	final   int64    // persistent: Posted when Close was called (atomic)
+	lastMsg sim.Time // persistent: when the receiver completed its latest message
 
 	// What each end knows, when the registry is Deferred: the receiver sets done (and
 	// Finish), the sender failed, failedAt and failReason; Settle makes the Status of them.
@@ -105,6 +119,12 @@ type Registry struct {
 	// OnComplete, when set, is called as flow i completes (its receiver holds the whole
 	// message), at that time: collectives release the messages that waited for it.
 	OnComplete func(i int32, now sim.Time)
+	// OnMessage, when set, is called as the receiver of persistent flow i completes its
+	// message msg (numbered from 0 in posting order; they complete in order), at that time.
+	OnMessage func(i int32, msg int64, now sim.Time)
+	// OnAcked, when set, is called as the sender of persistent flow i learns that its
+	// message msg is acknowledged whole (the requester's completion), at that time.
+	OnAcked func(i int32, msg int64, now sim.Time)
 	// Seed is the run's seed: a flow's random choices (its source port, SourcePortRandom)
 	// are drawn from it and the flow's index.
 	Seed uint64
@@ -151,6 +171,8 @@ func (r *Registry) checkStart(f *Flow, src, dst *NIC, cfgErr error) error {
 		return fmt.Errorf("flow %d has no NIC at one end", f.ID)
 	case f.Size < 0:
 		return fmt.Errorf("flow %d has a negative size, %d bytes", f.ID, f.Size)
+	case f.Persistent && f.Size != 0:
+		return fmt.Errorf("flow %d is persistent with a size of %d bytes: a persistent flow starts with none, its messages are posted (Registry.Post)", f.ID, f.Size)
 	case int(f.Priority) >= topology.NumPriorities:
 		return fmt.Errorf("flow %d has priority %d: there are %d", f.ID, f.Priority, topology.NumPriorities)
 	case f.Rate < 0:
@@ -216,6 +238,7 @@ func (r *Registry) ended(f *Flow) {
 // failed. Call it where no partition runs (between windows, or after the run).
 func (r *Registry) Settle() {
 	for _, f := range r.Flows {
+		r.settleClosed(f)
 		switch {
 		case f.Status != Pending:
 		case f.done && (!f.failed || f.Finish <= f.failedAt):

@@ -13,12 +13,17 @@ type goBack0 struct {
 // onAck starts the message over on a sequence NAK; an ACK is go-back-N's.
 func (g *goBack0) onAck(q *roceSeq, p *topology.Packet) ackActions {
 	if p.IB().Syndrome == topology.SyndromeNAKSequence {
-		// The responder threw the message away; send it all again.
-		q.una, q.sndNxt = 0, 0
+		// The responder threw the message away and NAKs its first PSN; send it all again.
+		// (On a persistent queue pair the messages before it are complete: a NAK below the
+		// oldest message not acknowledged is stale.)
+		if p.PSN < q.msgStart {
+			return 0
+		}
+		q.una, q.sndNxt = p.PSN, p.PSN
 		return ackRestart | ackSend
 	}
 	return g.goBackN.onAck(q, p)
 }
 
-// timedOut goes back to PSN 0: the whole message again.
-func (g *goBack0) timedOut(q *roceSeq) { q.una, q.sndNxt = 0, 0 }
+// timedOut goes back to the first PSN of the message: the whole message again.
+func (g *goBack0) timedOut(q *roceSeq) { q.una, q.sndNxt = q.msgStart, q.msgStart }

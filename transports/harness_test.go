@@ -150,6 +150,8 @@ type tap struct {
 	reg  *transports.Registry
 	next topology.Receiver
 	drop func(a arrival, seen int) bool
+	// mark, when set, marks the ECN-capable frames it chooses CE (congestion experienced).
+	mark func(a arrival, seen int) bool
 	seen map[tapKey]int
 	got  []arrival
 }
@@ -161,9 +163,18 @@ func (t *tap) Receive(now sim.Time, p *topology.Packet, port int) {
 		syndrome: ib.Syndrome, msn: ib.MSN, sentAt: p.SentAt, prio: p.Priority, dscp: p.DSCP,
 		src: p.Src, dst: p.Dst, srcIP: p.SrcIP, dstIP: p.DstIP, srcPort: p.SrcPort, dstPort: p.DstPort,
 		protocol: p.Protocol, destQP: ib.DestQP}
+	if p.DstPort == topology.UDPPortUET || p.SrcPort == topology.UDPPortUET {
+		// A UET frame: its extension region holds UET's fields, not the BTH's.
+		u := p.UET()
+		a.opcode, a.ackReq, a.dmaLen = u.Opcode, u.AckReq, u.DMALen
+		a.reth, a.aeth, a.syndrome, a.msn, a.destQP = false, false, 0, 0, 0
+	}
 	k := tapKey{p.Flow, p.Kind, p.PSN}
 	seen := t.seen[k]
 	t.seen[k]++
+	if t.mark != nil && p.ECN != topology.ECNNotECT && t.mark(a, seen) {
+		p.ECN = topology.ECNCE
+	}
 	if t.drop != nil && t.drop(a, seen) {
 		a.dropped = true
 		t.pool.Drop(p)

@@ -142,6 +142,9 @@ func (r *Registry) StartIWARP(i int32, src, dst *NIC, cross bool, cfg IWARPConfi
 	s.cc = newCongestionControl(cfg.ECN, cfg.DCTCPGain, &s.win)
 	s.rec = newLossRecovery(s)
 	s.timer = newAlarm(src, s, tcpOpTimer)
+	if f.Persistent {
+		s.stream = &tcpStream{}
+	}
 	rcv := &IWARPReceiver{tcpConn: c}
 	rcv.ackTimer = newAlarm(dst, rcv, tcpOpDelAck)
 	r.senders[i] = s

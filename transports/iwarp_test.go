@@ -155,9 +155,17 @@ func tableD(mtu int, ts, markers bool) int64 {
 // the first FPDU when markers are on (RFC 5044 section 5), each FPDU = 2 + 14 + d, padded to
 // 4, + CRC 4.
 func layoutOf(size, d int64, markers bool) []fpduSeg {
+	var pos int64
+	return layoutAt(&pos, size, d, markers)
+}
+
+// layoutAt is layoutOf for a message whose first FPDU starts at stream offset *pos (after
+// the messages before it on the connection); it moves *pos past the message.
+func layoutAt(at *int64, size, d int64, markers bool) []fpduSeg {
 	n := max((size+d-1)/d, 1)
 	var segs []fpduSeg
-	var pos int64
+	pos := *at
+	defer func() { *at = pos }()
 	for k := int64(0); k < n; k++ {
 		dk := min(d, size-k*d)
 		fp := (2+14+dk+3)/4*4 + 4

@@ -95,8 +95,9 @@ type qp struct {
 	srcIP, dstIP   topology.IPv4
 	dataHash       uint32 // ECMP hash of the data direction
 	ackHash        uint32 // of the reverse direction
-	npkts          uint32
+	npkts          uint32 // the message's packets; 0 for a persistent flow
 	mtu            int32
+	persistent     bool // Flow.Persistent: messages are posted (roce_qp.go)
 	src, dst       *NIC
 	cfg            RoCEConfig
 }
@@ -115,7 +116,10 @@ type RoCESender struct {
 	timer    alarm     // the retransmit timer
 	timeouts int       // consecutive timeouts without progress
 	over     bool
-	sprayed  uint32 // SourcePortPerPacket: the data packets sent, each one's entropy
+	sprayed  uint32  // SourcePortPerPacket: the data packets sent, each one's entropy
+	live     bool    // it has started (a message posted before waits for the start)
+	posted   msgRing // persistent: the messages not yet acknowledged whole, PSN spans
+	acked    int64   // persistent: the messages acknowledged whole
 }
 
 // RoCEReceiver is the responder side: it accepts packets in PSN order, acknowledges them in
@@ -132,6 +136,7 @@ type RoCEReceiver struct {
 	np       *ecn.NotificationPoint // DCQCN, nil without congestion control
 	pacer    *cnpPacer              // np's pacer: the flow's own, or the NIC port's
 	echo     *topology.INT          // HPCC: the telemetry the next ACK echoes
+	inMsg                           // persistent: the message being received (roce_qp.go)
 	// ce is DCTCP's CE state (cc dctcp; RFC 8257 section 3.2): whether the latest data
 	// packet came marked, which each ACK echoes in its BTH BECN bit.
 	ce bool
@@ -155,13 +160,13 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 	if err != nil {
 		return r.refuse(i, err)
 	}
-	npkts := uint32((f.Size + int64(cfg.MTU) - 1) / int64(cfg.MTU))
-	if npkts == 0 {
-		npkts = 1
+	npkts := packets(f.Size, cfg.MTU)
+	if f.Persistent {
+		npkts = 0 // messages come by Post
 	}
 	qpn := qpBase + uint32(i)
 	q := qp{reg: r, flow: f, index: i, qpn: qpn, sport: r.sourcePort(cfg.SourcePort, qpn, i), src: src, dst: dst, cross: cross,
-		npkts: npkts, mtu: int32(cfg.MTU), cfg: cfg, version: uint8(cfg.Version), priority: f.Priority,
+		npkts: npkts, mtu: int32(cfg.MTU), persistent: f.Persistent, cfg: cfg, version: uint8(cfg.Version), priority: f.Priority,
 		srcTTL: src.TTL, dstTTL: dst.TTL, srcID: src.ID, dstID: dst.ID, srcIP: src.IP, dstIP: dst.IP}
 	if cfg.Version == 1 {
 		// No IP or UDP: an L2 switch hashes on the MAC addresses, so every queue pair
@@ -175,7 +180,11 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 	s := &RoCESender{qp: q, roceSeq: roceSeq{total: npkts}, nic: src}
 	s.timer = newAlarm(src, s, opTimer)
 	s.rec = newRoCERecovery(&cfg)
-	s.cc = newRoCECC(src, &cfg, src.Wire.Params.Rate, f.Start, npkts)
+	ccPkts := npkts
+	if f.Persistent {
+		ccPkts = math.MaxUint32 // no end known
+	}
+	s.cc = newRoCECC(src, &cfg, src.Wire.Params.Rate, f.Start, ccPkts)
 	rcv := &RoCEReceiver{qp: q, nic: dst}
 	if cfg.DCQCN != nil {
 		if cfg.DCQCN.PortPacing {
@@ -200,6 +209,7 @@ func (s *RoCESender) Handle(now sim.Time, op int, _ any) {
 			s.fail(reason)
 			return
 		}
+		s.live = true
 		s.nic.activate(now, s)
 	case opTimer:
 		if s.timer.expired(now) && !s.over {
@@ -250,15 +260,20 @@ func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 		s.spray(p, s.sprayed)
 		s.sprayed++
 	}
+	first, size, n := uint32(0), s.flow.Size, s.npkts
+	if s.persistent {
+		first, size, n = s.posted.place(psn, s.mtu)
+	}
+	k := psn - first // the packet's place in its message
 	p.Payload = s.mtu
-	last := psn == s.npkts-1
+	last := k == n-1
 	if last {
-		p.Payload = int32(s.flow.Size - int64(psn)*int64(s.mtu))
+		p.Payload = int32(size - int64(k)*int64(s.mtu))
 	}
 	switch {
-	case s.npkts == 1:
+	case n == 1:
 		ib.Opcode, ib.HasRETH = topology.OpWriteOnly, true
-	case psn == 0:
+	case k == 0:
 		ib.Opcode, ib.HasRETH = topology.OpWriteFirst, true
 	case last:
 		ib.Opcode = topology.OpWriteLast
@@ -266,7 +281,7 @@ func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 		ib.Opcode = topology.OpWriteMiddle
 	}
 	if ib.HasRETH {
-		ib.DMALen = uint32(min(s.flow.Size, 1<<32-1))
+		ib.DMALen = uint32(min(size, 1<<32-1))
 	}
 	ib.AckReq = s.rec.sending(&s.roceSeq, psn, kind) || last
 	if s.cfg.Version != 1 {
@@ -299,6 +314,9 @@ func (s *RoCESender) onAck(now sim.Time, p *topology.Packet) {
 		return
 	}
 	a := s.rec.onAck(&s.roceSeq, p)
+	if s.persistent {
+		s.retire(now)
+	}
 	if a&ackProgress != 0 {
 		s.timeouts = 0
 	}
@@ -359,11 +377,14 @@ func (r *RoCEReceiver) onData(now sim.Time, p *topology.Packet) {
 		r.onDataIRN(now, p)
 		return
 	}
-	if r.cfg.GoBack0 && p.PSN == 0 && r.ePSN > 0 && r.ePSN < r.npkts {
+	if r.cfg.GoBack0 && p.PSN == r.start && r.ePSN > r.start && (r.persistent || r.ePSN < r.npkts) {
 		// The requester started the message over: so does the responder.
-		r.ePSN, r.flow.Delivered, r.nakSent = 0, 0, false
+		r.ePSN, r.flow.Delivered, r.nakSent = r.start, r.base, false
 	}
 	switch {
+	case p.PSN == r.ePSN && !p.Trimmed && r.persistent:
+		r.nakSent, r.dupAcked = false, false
+		r.inOrder(now, r.take(now, p.PSN, p.IB().DMALen) || p.IB().AckReq)
 	case p.PSN == r.ePSN && !p.Trimmed:
 		r.ePSN++
 		r.flow.Delivered += int64(p.Payload)
@@ -378,7 +399,7 @@ func (r *RoCEReceiver) onData(now sim.Time, p *topology.Packet) {
 		if !r.nakSent {
 			r.nakSent = true
 			if r.cfg.GoBack0 {
-				r.ePSN, r.flow.Delivered = 0, 0
+				r.ePSN, r.flow.Delivered = r.start, r.base
 			}
 			r.flow.NAKs++
 			r.ack(now, topology.SyndromeNAKSequence, r.ePSN)
@@ -429,14 +450,25 @@ func (r *RoCEReceiver) onDataIRN(now sim.Time, p *topology.Packet) {
 		}
 	case p.PSN == r.ePSN:
 		filled := r.held.n > 0
-		r.accept(p.PSN)
-		for r.held.has(r.ePSN) {
-			r.accept(r.ePSN)
+		if r.persistent {
+			done := r.take(now, p.PSN, p.IB().DMALen)
+			for r.held.has(r.ePSN) {
+				done = r.take(now, r.ePSN, r.heldLen(r.ePSN)) || done
+			}
+			filled = filled || done
+		} else {
+			r.accept(p.PSN)
+			for r.held.has(r.ePSN) {
+				r.accept(r.ePSN)
+			}
 		}
 		r.held.advance(r.ePSN)
 		r.dupAcked = false
 		r.inOrder(now, filled || p.IB().AckReq)
 	case p.PSN > r.ePSN:
+		if r.persistent && p.IB().HasRETH && !r.held.has(p.PSN) {
+			r.firsts = append(r.firsts, heldFirst{p.PSN, p.IB().DMALen})
+		}
 		r.held.add(p.PSN)
 		r.flow.NAKs++
 		n := r.control(now, topology.SyndromeNAKSequence, r.ePSN)
@@ -475,6 +507,9 @@ func (r *RoCEReceiver) control(now sim.Time, syndrome uint8, psn uint32) *topolo
 	ib.MSN = 0
 	if syndrome == topology.SyndromeACK && psn == r.npkts-1 {
 		ib.MSN = 1
+	}
+	if r.persistent {
+		ib.MSN = uint32(r.msgs) & 0xFFFFFF // AETH MSN, 24 bits: the messages completed (docs/model.md section 16)
 	}
 	if r.echo != nil {
 		p.INT, r.echo = r.echo, nil // HPCC: the responder echoes the telemetry

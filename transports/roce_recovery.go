@@ -11,7 +11,10 @@ type roceSeq struct {
 	una     uint32 // oldest PSN not acknowledged
 	sndNxt  uint32 // next PSN to send (go-back-N goes back; IRN: the next new one)
 	maxSent uint32 // one past the highest PSN ever sent
-	total   uint32 // the message's packets
+	total   uint32 // the message's packets (a persistent queue pair's: all posted so far)
+	// msgStart is the first PSN of the oldest message not acknowledged whole (0 on a queue
+	// pair of one message): where go-back-0 starts over.
+	msgStart uint32
 }
 
 // Kinds of packet a loss recovery lets go next.

@@ -19,8 +19,8 @@ func (r *sackRecovery) onAck(p *topology.Packet, ref, _ int64) int64 {
 	n := int(th.SACKBlocks)
 	var blocks [topology.TCPMaxSACKs][2]int64
 	for b := 0; b < n; b++ {
-		lo := s.lay.Covered(unwrap(ref, th.SACK[b][0]-s.isn) - s.base)
-		hi := s.lay.Covered(unwrap(ref, th.SACK[b][1]-s.isn) - s.base)
+		lo := s.covered(unwrap(ref, th.SACK[b][0]-s.isn) - s.base)
+		hi := s.covered(unwrap(ref, th.SACK[b][1]-s.isn) - s.base)
 		lo, hi = max(lo, s.una), min(hi, s.nxt)
 		blocks[b] = [2]int64{lo, hi}
 		if lo < hi {

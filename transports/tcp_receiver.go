@@ -11,11 +11,13 @@ import (
 // echo.
 type IWARPReceiver struct {
 	tcpConn
-	ra       reassembly
-	pending  int   // in-order segments not yet acknowledged
-	lastAck  int64 // the segment index the latest ACK named (RFC 7323 Last.ACK.sent)
-	ackTimer alarm // the delayed-ACK timer
-	eceState bool  // classic: echo ECE until CWR; DCTCP: the CE state of the last segment
+	ra       reassembly // in segments; on a persistent connection in stream bytes
+	ends     []int64    // persistent: the stream offsets past the messages' last FPDUs heard of, not complete, ascending
+	msgs     int64      // persistent: the messages completed
+	pending  int        // in-order segments not yet acknowledged
+	lastAck  int64      // the segment index the latest ACK named (RFC 7323 Last.ACK.sent)
+	ackTimer alarm      // the delayed-ACK timer
+	eceState bool       // classic: echo ECE until CWR; DCTCP: the CE state of the last segment
 	tsRecent uint32
 	rx       delayLine
 }
@@ -71,9 +73,49 @@ func (r *IWARPReceiver) process(now sim.Time, p *topology.Packet) {
 // completes the message, one out of order (a duplicate ACK with SACK blocks), one that fills
 // a gap and a duplicate (RFC 5681 section 4.2, RFC 1122 4.2.3.2).
 func (r *IWARPReceiver) fpdu(now sim.Time, p *topology.Packet) {
+	if r.flow.Persistent {
+		r.fpduStream(now, p)
+		return
+	}
 	th := p.TCP()
 	ref := r.base + r.lay.Start(r.ra.nxt)
 	k := r.lay.Covered(unwrap(ref, th.Seq-r.isn) - r.base)
+	r.echoCE(now, p)
+	if r.cfg.Timestamps && k <= r.lastAck && int32(th.TSVal-r.tsRecent) >= 0 {
+		r.tsRecent = th.TSVal // RFC 7323 section 4.3
+	}
+	before := r.ra.nxt
+	advanced, _, filled := r.ra.add(k, r.maxBlocks)
+	if advanced == 0 {
+		r.ack(now)
+		return
+	}
+	r.flow.Delivered += r.lay.PayloadBetween(before, r.ra.nxt)
+	if r.ra.nxt == r.lay.Segments() {
+		r.reg.complete(r.index, now)
+		r.ack(now)
+		return
+	}
+	r.held(now, filled)
+}
+
+// held is the ACK policy for an in-order segment that did not complete the message: every
+// second one at once, one that filled a gap at once, else the delayed-ACK timer.
+func (r *IWARPReceiver) held(now sim.Time, filled bool) {
+	r.pending++
+	if filled || r.pending >= 2 || r.cfg.DelayedAck == 0 {
+		r.ack(now)
+		return
+	}
+	if !r.ackTimer.running() {
+		r.ackTimer.set(now + r.cfg.DelayedAck)
+	}
+}
+
+// echoCE updates the ECN echo for data segment p: classic ECN echoes CE until a CWR;
+// DCTCP follows each segment's CE, acknowledging at once what came before a change.
+func (r *IWARPReceiver) echoCE(now sim.Time, p *topology.Packet) {
+	th := p.TCP()
 	ce := p.ECN == topology.ECNCE
 	switch r.cfg.ECN {
 	case ECNClassic:
@@ -91,29 +133,6 @@ func (r *IWARPReceiver) fpdu(now sim.Time, p *topology.Packet) {
 			r.eceState = ce
 		}
 	}
-	if r.cfg.Timestamps && k <= r.lastAck && int32(th.TSVal-r.tsRecent) >= 0 {
-		r.tsRecent = th.TSVal // RFC 7323 section 4.3
-	}
-	before := r.ra.nxt
-	advanced, _, filled := r.ra.add(k, r.maxBlocks)
-	if advanced == 0 {
-		r.ack(now)
-		return
-	}
-	r.flow.Delivered += r.lay.PayloadBetween(before, r.ra.nxt)
-	if r.ra.nxt == r.lay.Segments() {
-		r.reg.complete(r.index, now)
-		r.ack(now)
-		return
-	}
-	r.pending++
-	if filled || r.pending >= 2 || r.cfg.DelayedAck == 0 {
-		r.ack(now)
-		return
-	}
-	if !r.ackTimer.running() {
-		r.ackTimer.set(now + r.cfg.DelayedAck)
-	}
 }
 
 // ack sends an ACK for everything in order, with the SACK blocks and the ECN echo.
@@ -122,7 +141,7 @@ func (r *IWARPReceiver) ack(now sim.Time) {
 	th := p.TCP()
 	r.frame(p, r.dst, r.src, r.ackHash, topology.TCPPortIWARP, r.sport)
 	th.Seq = r.irs + uint32(r.rlen)
-	th.AckNum = r.isn + uint32(r.base+r.lay.Start(r.ra.nxt))
+	th.AckNum = r.isn + uint32(r.base+r.offset(r.ra.nxt, false))
 	th.Flags = topology.TCPFlagACK
 	if r.eceState {
 		th.Flags |= topology.TCPFlagECE
@@ -132,7 +151,7 @@ func (r *IWARPReceiver) ack(now sim.Time) {
 			if int(th.SACKBlocks) == r.maxBlocks {
 				break
 			}
-			th.SACK[th.SACKBlocks] = [2]uint32{r.isn + uint32(r.base+r.lay.Start(b.lo)), r.isn + uint32(r.base+r.lay.End(b.hi-1))}
+			th.SACK[th.SACKBlocks] = [2]uint32{r.isn + uint32(r.base+r.offset(b.lo, false)), r.isn + uint32(r.base+r.offset(b.hi, true))}
 			th.SACKBlocks++
 		}
 	}

@@ -45,6 +45,9 @@ type IWARPSender struct {
 	tsRecent         uint32 // the receiver's latest TSval, echoed
 
 	rx delayLine
+	// stream is a persistent connection's layout of its messages (tcp_stream.go); nil: the
+	// connection carries one message, laid out by lay.
+	stream *tcpStream
 	// Stats counts what the sender did; read it with Registry.TCPStats.
 	stats TCPStats
 }
@@ -143,8 +146,8 @@ func (s *IWARPSender) pick() (int64, bool) {
 			return sb.retxScan, true
 		}
 	}
-	if s.nxt < s.lay.Segments() && s.nxt-s.una < sb.capacity() &&
-		s.lay.End(s.nxt)-s.lay.Start(s.una) <= s.cfg.ReceiveWindow {
+	if s.nxt < s.segments() && s.nxt-s.una < sb.capacity() &&
+		s.segEnd(s.nxt)-s.segStart(s.una) <= s.cfg.ReceiveWindow {
 		return s.nxt, false
 	}
 	if s.ca == caRecovery {
@@ -173,7 +176,7 @@ func (s *IWARPSender) emit(now sim.Time) *topology.Packet {
 	p := s.src.pool.Get(topology.KindData)
 	th := p.TCP()
 	s.frame(p, s.src, s.dst, s.dataHash, s.sport, topology.TCPPortIWARP)
-	s.fillFPDU(p, k)
+	s.fill(p, k)
 	th.AckNum = s.irs + uint32(s.rlen)
 	switch {
 	case s.cfg.ECN == ECNDCTCP, s.cfg.ECN == ECNClassic && !retx:
@@ -222,9 +225,9 @@ func (s *IWARPSender) emit(now sim.Time) *topology.Packet {
 // onAck takes an ACK of the established connection: the cumulative ACK and SACK blocks
 // update the scoreboard, then congestion control reacts (RFC 5681, 6675, 3168, 8257).
 func (s *IWARPSender) onAck(now sim.Time, p *topology.Packet) {
-	ref := s.base + s.lay.Start(s.una)
+	ref := s.base + s.segStart(s.una)
 	ack := unwrap(ref, p.TCP().AckNum-s.isn) - s.base
-	newUna := min(max(s.lay.Covered(ack), s.una), s.nxt)
+	newUna := min(max(s.covered(ack), s.una), s.nxt)
 	ece := p.TCP().Flags&topology.TCPFlagECE != 0 && s.cfg.ECN != ECNOff
 	prevUna := s.una
 	var delivered int64
@@ -240,6 +243,9 @@ func (s *IWARPSender) onAck(now sim.Time, p *topology.Packet) {
 		}
 	}
 	delivered += s.rec.onAck(p, ref, prevUna)
+	if s.stream != nil {
+		s.retire(now)
+	}
 	s.cc.acked(delivered, ece, s.una, s.nxt)
 	if w := &s.win; s.una >= w.useEnd {
 		w.prevLimited, w.prevMaxOut = w.limited, w.maxOut
@@ -271,7 +277,7 @@ func (s *IWARPSender) onAck(now sim.Time, p *topology.Packet) {
 	case newUna > prevUna:
 		s.timer.set(now + s.rto) // (5.3)
 	}
-	if s.una < s.lay.Segments() {
+	if s.una < s.segments() {
 		s.src.activate(now, s)
 	}
 }

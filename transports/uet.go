@@ -148,6 +148,11 @@ type UETSender struct {
 	highestRtxSent uint32
 
 	baseRTT, networkRTT sim.Time
+
+	live      bool    // it has started (a message posted before waits for the start)
+	newBytes  int64   // payload bytes of the PSNs below highest
+	posted    msgRing // persistent: the messages not yet acknowledged whole (uet_qp.go)
+	msgsAcked int64   // persistent: the messages acknowledged whole
 }
 
 // StartUET creates the PDC of flow i between NICs src and dst and schedules its start; cross
@@ -172,8 +177,11 @@ func (r *Registry) StartUET(i int32, src, dst *NIC, cross bool, cfg UETConfig) e
 // newUET makes the two ends of UET flow i.
 func (r *Registry) newUET(i int32, src, dst *NIC, cross bool, cfg UETConfig) (*UETSender, *UETReceiver) {
 	f := r.Flows[i]
-	npkts := uint32(max((f.Size+int64(cfg.MTU)-1)/int64(cfg.MTU), 1))
-	q := qp{reg: r, flow: f, index: i, qpn: qpBase + uint32(i), sport: ephemeralPort(r.draw("uet", i)), src: src, dst: dst, cross: cross,
+	npkts := packets(f.Size, cfg.MTU)
+	if f.Persistent {
+		npkts = 0 // messages come by Post
+	}
+	q := qp{persistent: f.Persistent, reg: r, flow: f, index: i, qpn: qpBase + uint32(i), sport: ephemeralPort(r.draw("uet", i)), src: src, dst: dst, cross: cross,
 		npkts: npkts, mtu: int32(cfg.MTU), version: 2, priority: f.Priority,
 		srcTTL: src.TTL, dstTTL: dst.TTL, srcID: src.ID, dstID: dst.ID, srcIP: src.IP, dstIP: dst.IP}
 	q.dataHash = topology.FlowHash(src.IP, dst.IP, topology.IPProtoUDP, q.sport, topology.UDPPortUET)
@@ -240,6 +248,7 @@ func (s *UETSender) Handle(now sim.Time, op int, _ any) {
 			s.rc.maxwnd = s.cc.maxwnd
 			s.rc.credit, s.rc.speculating = s.rc.maxwnd, true
 		}
+		s.live = true
 		s.nic.activate(now, s)
 	case opTimer:
 		if s.timer.expired(now) && !s.over {
@@ -259,7 +268,9 @@ func (s *UETSender) rec(psn uint32) *uetRec { return &s.recs[psn&uint32(len(s.re
 // size is PSN psn's size as the window counts it.
 func (s *UETSender) size(psn uint32) int64 {
 	pl := int64(s.mtu)
-	if psn == s.npkts-1 {
+	if s.persistent {
+		pl = s.payload(psn)
+	} else if psn == s.npkts-1 {
 		pl = s.flow.Size - int64(psn)*int64(s.mtu)
 	}
 	return pl + s.hdr
@@ -309,6 +320,7 @@ func (s *UETSender) emit(now sim.Time) *topology.Packet {
 			s.grow()
 		}
 		s.highest++
+		s.newBytes += size - s.hdr
 	}
 	r := s.rec(psn)
 	if !resend {
@@ -326,15 +338,20 @@ func (s *UETSender) emit(now sim.Time) *topology.Packet {
 	frames.UETStack(p)
 	p.PSN = psn
 	p.Payload = int32(size - s.hdr)
-	ue.DMALen = uint32(min(s.flow.Size, math.MaxUint32))
-	ue.Offset = psn * uint32(s.mtu)
+	first, msize, n := uint32(0), s.flow.Size, s.npkts
+	if s.persistent {
+		first, msize, n = s.posted.place(psn, s.mtu)
+	}
+	k := psn - first // the packet's place in its message
+	ue.DMALen = uint32(min(msize, math.MaxUint32))
+	ue.Offset = k * uint32(s.mtu)
 	ue.Opcode = topology.OpWriteMiddle // the SES start and end of message, as a WRITE's place
 	switch {
-	case s.npkts == 1:
+	case n == 1:
 		ue.Opcode = topology.OpWriteOnly
-	case psn == 0:
+	case k == 0:
 		ue.Opcode = topology.OpWriteFirst
-	case psn == s.npkts-1:
+	case k == n-1:
 		ue.Opcode = topology.OpWriteLast
 	}
 	// uet-htsim sendNewPacket: AR on the last packet, when the window is full or the credit
@@ -345,7 +362,7 @@ func (s *UETSender) emit(now sim.Time) *topology.Packet {
 		ue.CCReq, ue.Credit = true, uint32(s.pullTarget())
 		full = full || s.rc.credit <= 0
 	}
-	ue.AckReq = resend || psn == s.npkts-1 || full
+	ue.AckReq = resend || k == n-1 || full
 	if ue.AckReq && !resend {
 		s.asked = psn + 1
 	}
@@ -456,8 +473,11 @@ func (s *UETSender) onAck(now sim.Time, p *topology.Packet) {
 	if s.cfg.CC.nscc() && s.cfg.SLEEK { // uet-htsim: _sender_based_cc && _enable_sleek (processAck, uec.cpp 1642)
 		s.sleek(int64(ue.OOO))
 	}
+	if s.persistent {
+		s.retire(now)
+	}
 	if s.cum == s.npkts {
-		s.over = true // every PSN acknowledged: done (uet-htsim checkFinished)
+		s.over = !s.persistent // every PSN acknowledged: done (uet-htsim checkFinished)
 		s.timer.stop()
 		return
 	}

@@ -113,7 +113,7 @@ func (s *UETSender) backlog() int64 {
 		return 0
 	}
 	left := s.npkts - s.highest
-	return s.flow.Size - int64(s.highest)*int64(s.mtu) + int64(left)*s.hdr
+	return s.flow.Size - s.newBytes + int64(left)*s.hdr
 }
 
 // stopSpeculating withdraws what is left of the speculative credit, once.

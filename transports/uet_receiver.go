@@ -29,6 +29,8 @@ type UETReceiver struct {
 	recvd      uint32 // bytes received, headers included (NSCC's rcvd_bytes), modulo 2^32
 	rccc       bool   // the flow runs RCCC: the receiver's NIC grants it credit
 	rc         rcccReceiver
+	ends       []uint32 // persistent: one past the last PSN of each message heard of, not complete, ascending
+	msgs       int64    // persistent: the messages completed
 }
 
 func newUETReceiver(q qp, nic *NIC, cfg UETConfig) *UETReceiver {
@@ -73,6 +75,9 @@ func (r *UETReceiver) onData(now sim.Time, p *topology.Packet) {
 		r.accepted = 0
 		return
 	}
+	if r.persistent {
+		r.learn(p.PSN, p.UET().Offset, p.UET().DMALen)
+	}
 	force := !r.gotAny
 	r.gotAny = true
 	r.recvd += uint32(size)
@@ -93,6 +98,9 @@ func (r *UETReceiver) onData(now sim.Time, p *topology.Packet) {
 	} else {
 		r.hold(p.PSN)
 		r.ooo++
+	}
+	if r.persistent && r.messagesIn(now) {
+		force = true
 	}
 	if r.expected == r.npkts && r.flow.receiverOpen() {
 		r.reg.complete(r.index, now) // a collective's next messages wait for this (OnComplete)

@@ -17,6 +17,7 @@ import (
 	"github.com/fabricsim/fabricsim/experiment"
 	"github.com/fabricsim/fabricsim/internal/hugepages"
 	"github.com/fabricsim/fabricsim/results"
+	"github.com/fabricsim/fabricsim/scenarios"
 )
 
 // benchScenario is what `fabricsim bench` with no scenario measures.
@@ -46,7 +47,8 @@ func newBenchCommand(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench [SCENARIO]",
 		Short: "Run a scenario and print the simulator's speed: events/s, packet hops/s, events and allocations per hop, peak RSS",
-		Long: `bench runs a scenario (by default the bundled perf-leafspine) without writing results and
+		Long: `bench runs a scenario (by default the bundled perf-leafspine, or one of bench's own presets,
+` + "`" + `ai-allreduce-1024` + "`" + ` among them: a 1,024-rank training job's allreduce) without writing results and
 prints how fast the simulator went: events and packet hops (frames put on links) per second
 of wall time and per second of CPU time, events per hop, heap allocations per hop (building
 the fabric included) and the process's peak resident memory. On a shared machine, run a
@@ -55,6 +57,7 @@ second with --calib: bench then prints hops/s divided by it, a figure that stays
 across machines and loads.`,
 		Example: `  fabricsim bench
   fabricsim bench perf-leafspine --stop 20ms --calib 16.4
+  fabricsim bench ai-allreduce-1024 --threads 2
   fabricsim bench my.yaml --set topology.params.leaves=32 --workers 2`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -75,7 +78,7 @@ across machines and loads.`,
 			if err != nil {
 				return usagef("--threads %v", err)
 			}
-			f, err := loadScenario(scenario, sets, stderr, true)
+			f, err := loadFrom(scenario, readBenchScenario, sets, stderr, true, scenarios.LoadOptions{})
 			if err != nil {
 				return err
 			}

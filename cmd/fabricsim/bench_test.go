@@ -1,12 +1,15 @@
 package main
 
 import (
+	"io"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/fabricsim/fabricsim/scenarios"
 )
 
 // TestBenchPrintsSpeedFigures runs bench on a short stretch of perf-leafspine and checks
@@ -94,4 +97,19 @@ func TestBenchAllocatesNothingPerHop(t *testing.T) {
 	perHop := float64(a1-a0) / float64(h1-h0)
 	t.Logf("steady state: %d allocations over %d hops (%.2g per hop; the leak made %.2g)", a1-a0, h1-h0, perHop, leak)
 	require.Less(t, perHop, leak/10, "allocations per hop in the steady state: %d over %d hops", a1-a0, h1-h0)
+}
+
+// TestBenchPresetsLoad: every bench preset loads and is accepted as it is, the 1,024-rank
+// allreduce among them (a flow record per message refused it before queue pairs: 4,190,208
+// flows, about 8.6 GB), and a preset's name reaches bench but not run.
+func TestBenchPresetsLoad(t *testing.T) {
+	names := benchPresetNames()
+	require.Contains(t, names, "ai-allreduce-1024")
+	for _, name := range names {
+		f, err := loadFrom(name, readBenchScenario, nil, io.Discard, true, scenarios.LoadOptions{})
+		require.NoError(t, err, name)
+		require.NotEmpty(t, f.Name())
+	}
+	_, err := loadScenario("ai-allreduce-1024", nil, io.Discard, true)
+	require.Error(t, err, "a bench preset is not a bundled scenario")
 }

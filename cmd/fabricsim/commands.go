@@ -186,6 +186,11 @@ func loadScenario(arg string, sets []string, stderr io.Writer, quiet bool) (*sce
 
 // loadScenarioWith is loadScenario for a run that does what opt says (-o: the time series).
 func loadScenarioWith(arg string, sets []string, stderr io.Writer, quiet bool, opt scenarios.LoadOptions) (*scenarios.File, error) {
+	return loadFrom(arg, readScenario, sets, stderr, quiet, opt)
+}
+
+// loadFrom is loadScenarioWith reading the scenario with read.
+func loadFrom(arg string, read func(string) (string, []byte, error), sets []string, stderr io.Writer, quiet bool, opt scenarios.LoadOptions) (*scenarios.File, error) {
 	var ovs []scenarios.Override
 	for _, s := range sets {
 		o, err := scenarios.ParseOverride(s)
@@ -195,7 +200,7 @@ func loadScenarioWith(arg string, sets []string, stderr io.Writer, quiet bool, o
 		ovs = append(ovs, o)
 	}
 	done := slowNotice(stderr, "reading and checking "+arg, quiet)
-	name, data, err := readScenario(arg)
+	name, data, err := read(arg)
 	if err != nil {
 		done()
 		return nil, err

@@ -30,6 +30,9 @@ type Layout struct {
 	full    int64 // bytes of a full FPDU without markers: length field, DDP header, d, pad, CRC
 	lastD   int64 // DDP payload of the last FPDU
 	last    int64 // bytes of the last FPDU without markers
+	// origin is the marker-free offset of the message's first byte in a stream that carries
+	// messages one after another (NewLayoutAt); 0 for the first.
+	origin int64
 }
 
 // fpduBytes is the size of an FPDU with d bytes of tagged-DDP payload, markers aside:
@@ -69,6 +72,18 @@ func NewLayout(mtu int, timestamps, markers bool, size int64) Layout {
 	return l
 }
 
+// NewLayoutAt is the layout of a message of size bytes whose first FPDU follows, in the same
+// TCP stream, FPDUs of origin bytes (markers aside: the Next of the message before): its
+// offsets are the stream's, so MPA's markers keep their places every 512 bytes of it.
+func NewLayoutAt(mtu int, timestamps, markers bool, size, origin int64) Layout {
+	l := NewLayout(mtu, timestamps, markers, size)
+	l.origin = origin
+	return l
+}
+
+// Next is the marker-free stream offset just past the message: the next message's origin.
+func (l *Layout) Next() int64 { return l.dataEnd(l.n - 1) }
+
 // Segments is the number of FPDUs, one per data segment.
 func (l *Layout) Segments() int64 { return l.n }
 
@@ -96,9 +111,9 @@ func (l *Layout) PayloadBetween(a, b int64) int64 {
 // dataEnd is the marker-free offset just past FPDU k.
 func (l *Layout) dataEnd(k int64) int64 {
 	if k == l.n-1 {
-		return k*l.full + l.last
+		return l.origin + k*l.full + l.last
 	}
-	return (k + 1) * l.full
+	return l.origin + (k+1)*l.full
 }
 
 // withMarkers maps a marker-free offset just past a data byte to the stream offset just past
@@ -119,9 +134,18 @@ func (l *Layout) End(k int64) int64 { return l.withMarkers(l.dataEnd(k)) }
 // Start is the stream offset of segment k's first byte (see End).
 func (l *Layout) Start(k int64) int64 {
 	if k <= 0 {
-		return 0
+		if l.origin == 0 {
+			return 0
+		}
+		return l.withMarkers(l.origin) // where the message before ended
 	}
 	return l.End(k - 1)
+}
+
+// SegmentLength is the TCP payload of data segment p of a stream: its FPDU (with p.Payload
+// bytes of tagged-DDP payload) and the markers in it.
+func SegmentLength(p *topology.Packet) int64 {
+	return fpduBytes(int64(p.Payload)) + topology.MPAMarker*int64(p.TCP().MPAMarkers)
 }
 
 // length is the TCP payload of segment k; markersIn how many MPA markers it holds.
@@ -145,7 +169,7 @@ func (l *Layout) Covered(e int64) int64 {
 	if l.markers {
 		data = e / topology.MPAMarkerInterval * (topology.MPAMarkerInterval - topology.MPAMarker)
 	}
-	k := min(max(data/l.full, 0), l.n)
+	k := min(max((data-l.origin)/l.full, 0), l.n)
 	for k < l.n && l.End(k) <= e {
 		k++
 	}

@@ -63,3 +63,37 @@ func sumMarkers(l *Layout) int64 {
 	}
 	return m
 }
+
+// TestLayoutAtContinuesTheStream: messages laid out one after another (NewLayoutAt from the
+// Next of the one before) tile the stream: each starts where the one before ended, every
+// segment holds the markers that fall in it (one at each multiple of 512 of the whole
+// stream, RFC 5044 section 5, counted here directly), the stream's length is the FPDUs plus
+// its markers, and Covered maps each segment's end back to it.
+func TestLayoutAtContinuesTheStream(t *testing.T) {
+	for _, markers := range []bool{false, true} {
+		t.Run(fmt.Sprintf("markers %v", markers), func(t *testing.T) {
+			var origin, end, fpdus int64
+			for k, size := range []int64{3*1428 + 11, 0, 1, 5 * 1428, 777} {
+				l := NewLayoutAt(1500, false, markers, size, origin)
+				require.Equal(t, end, l.Start(0), "message %d starts where the one before ended", k)
+				for j := int64(0); j < l.Segments(); j++ {
+					var in int64 // markers at multiples of 512 in [Start, End), one before the first byte
+					for o := l.Start(j); o < l.End(j); o++ {
+						if markers && o%512 == 0 {
+							in++
+						}
+					}
+					require.Equal(t, in, l.markersIn(j), "message %d segment %d", k, j)
+					require.Equal(t, j+1, l.Covered(l.End(j)), "message %d segment %d", k, j)
+					fpdus += l.length(j) - 4*in
+				}
+				origin, end = l.Next(), l.End(l.Segments()-1)
+			}
+			want := fpdus
+			if markers {
+				want += 4 * ((end + 511) / 512) // one per 512 bytes of stream begun
+			}
+			require.Equal(t, want, end)
+		})
+	}
+}
