@@ -177,6 +177,10 @@ func (f *fabric) describe(b *strings.Builder) {
 			cc = fmt.Sprintf("Swift (a window of packets held to a target delay per ACK: target base %v + %v per switch on the route + up to %v of flow scaling as the window falls from %v to %v packets; below it add %v packet per RTT, above it cut by beta %v x (delay - target)/delay, at most %v, once per RTT; a loss cuts by %v, %d timeouts in a row drop the window to %v packets; below one packet, one packet every RTT/cwnd)",
 				sw.BaseTarget, sw.H, sw.FSRange, sw.FSMaxCwnd, sw.FSMinCwnd, sw.AI, sw.Beta, sw.MaxMDF, sw.MaxMDF, sw.RetxResetThreshold, sw.MinCwnd)
 		}
+		if cc == "dctcp" {
+			cc = fmt.Sprintf("DCTCP (a window of packets from %d, slow start then one packet per RTT; each ACK echoes the ECN marks of what it acknowledges, and an echo cuts the window by alpha/2 once per window, alpha the moving average, gain %v, of the echoed fraction; a NAK halves the flight, a timeout restarts from one packet)",
+				r.DCTCP.InitCwnd, r.DCTCP.G)
+		}
 		recovery := fmt.Sprintf("%s recovery, retransmit timeout %v", r.Recovery, r.RetransmitTimeout)
 		if r.Recovery == "irn" {
 			bdp := "the path's round trip"

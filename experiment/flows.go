@@ -7,7 +7,6 @@ import (
 	"github.com/fabricsim/fabricsim/switchmodel"
 	"github.com/fabricsim/fabricsim/topology"
 	"github.com/fabricsim/fabricsim/transports"
-	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
 // roceConfig is the queue-pair configuration of a RoCE transport ("rocev1" or "rocev2").
@@ -28,6 +27,9 @@ func (f *fabric) roceConfig(transport string) transports.RoCEConfig {
 	if cfg.Recovery == "irn" {
 		rc.IRN = &transports.IRNParams{}
 		_ = copySettings(rc.IRN, cfg.IRN) // cannot fail, as above
+		if c := cfg.IRN.BDPCap; !c.Auto {
+			rc.IRN.BDPCapBytes = c.Bytes
+		}
 	}
 	if cfg.CC == "dcqcn" {
 		p := cfg.DCQCN
@@ -50,6 +52,11 @@ func (f *fabric) roceConfig(transport string) transports.RoCEConfig {
 		var p transports.SwiftParams
 		_ = copySettings(&p, cfg.Swift) // cannot fail: build checks settingsReachModels first
 		rc.Swift = &p
+	}
+	if cfg.CC == "dctcp" {
+		var p transports.DCTCPParams
+		_ = copySettings(&p, cfg.DCTCP) // cannot fail: build checks settingsReachModels first
+		rc.DCTCP = &p
 	}
 	return rc
 }
@@ -88,13 +95,6 @@ func (f *fabric) uetConfig() transports.UETConfig {
 	return uc
 }
 
-// uetRTT is a UET flow's unloaded round trip: a full data packet along its path and an ACK
-// back along the reverse path, store and forward at every hop (see pipeline); 0 when the
-// reverse path is unknown.
-func (f *fabric) uetRTT(fl *transports.Flow, i int32, hops []topology.Hop, uc transports.UETConfig) sim.Time {
-	return f.roundTrip(fl, i, hops, uc.WireBytes(int64(uc.MTU)), frames.UETAckWireBytes())
-}
-
 // uetQueueDrain is how long the deepest queue a switch port may hold takes to drain at rate:
 // the trimming threshold when switch.trimming sets one, else the dynamic threshold's limit
 // for one queue alone, alpha / (1 + alpha) of the buffer (Choudhury and Hahne). uet-htsim's
@@ -107,12 +107,6 @@ func (f *fabric) uetQueueDrain(rate sim.Rate) sim.Time {
 		q = min(q, t.Threshold.Bytes)
 	}
 	return rate.TxTime(q)
-}
-
-// uetIdealFCT is a UET flow's completion time alone on the empty fabric: its packets through
-// the store-and-forward pipeline of its path at line rate (or its pace).
-func (f *fabric) uetIdealFCT(fl *transports.Flow, hops []topology.Hop, uc transports.UETConfig) sim.Time {
-	return uetTrain(uc, fl.Size).through(f.pathHops(hops), 0, fl.Rate)
 }
 
 // addFlows registers every flow, decides which can be routed, computes each one's ideal FCT
@@ -242,28 +236,21 @@ func (f *fabric) startFlow(i int32) error {
 		st.loops++
 		return nil
 	}
+	path := f.path(fl, i, hops)
 	switch {
 	case uet:
-		f.ideal[i] = f.uetIdealFCT(fl, hops, st.uc)
-		u := uetFlow{i, f.uetRTT(fl, i, hops, st.uc)}
+		f.ideal[i] = st.uc.IdealFCT(path, fl.Size, fl.Rate)
+		u := uetFlow{i, st.uc.RTT(path)}
 		if st.uetsSet {
 			f.setUETRTT(u) // a collective's message, started after the others
 		} else {
 			st.uets = append(st.uets, u)
 		}
 	case iwarp:
-		f.ideal[i] = f.iwarpIdealFCT(fl, i, hops, ic)
+		f.ideal[i] = ic.IdealFCT(path, fl.Size, fl.Rate)
 	default:
-		f.ideal[i] = f.idealFCT(fl, hops, rc)
-		if rc.IRN != nil {
-			f.reg.SetBDPCap(i, f.bdpCap(fl, i, hops, rc))
-		}
-	}
-	if rc.HPCC != nil && rc.HPCC.BaseRTT == 0 {
-		f.reg.SetBaseRTT(i, f.hpccBaseRTT(fl, i, hops, rc))
-	}
-	if rc.Swift != nil {
-		f.reg.SetSwiftHops(i, len(hops)-1) // the switches between the two hosts
+		f.ideal[i] = rc.IdealFCT(path, fl.Size, fl.Rate)
+		f.reg.SetPath(i, path) // IRN's BDP cap, HPCC's base RTT, Swift's hops
 	}
 	return nil
 }
@@ -284,154 +271,28 @@ func (f *fabric) roceV1Unroutable(fl *transports.Flow) string {
 		s.Name, s.Subnet, d.Name, d.Subnet, where)
 }
 
-// idealFCT is the flow's completion time alone on the empty fabric, along its path: each
-// packet is serialized at every hop after it has fully arrived (store and forward), behind
-// the previous packet, then propagates; the source is paced at the flow's rate if it has one.
-// See pipeline.
-func (f *fabric) idealFCT(fl *transports.Flow, hops []topology.Hop, rc transports.RoCEConfig) sim.Time {
-	return roceTrain(rc, fl.Size).through(f.pathHops(hops), 0, fl.Rate)
-}
-
-// bdpCap is IRN flow i's BDP cap in packets: transports.rocev2.irn.bdp_cap over a full
-// packet's wire bytes, rounded up; or, when auto, the packets that fill the path's bottleneck
-// until the first one's acknowledgement is back, on the empty fabric: a full data packet out,
-// store-and-forward at every hop, and an ACK back on the reverse path, divided by a full
-// packet's time at the bottleneck, rounded up; plus ack_interval - 1, since the responder
-// acknowledges a packet only with the last of its coalesced ACK's packets.
-func (f *fabric) bdpCap(fl *transports.Flow, i int32, hops []topology.Hop, rc transports.RoCEConfig) int {
-	cfg := f.sc.Transports.RoCEv2
-	if rc.Version == 1 {
-		cfg = f.sc.Transports.RoCEv1
-	}
-	full, ack := frames.RoCEWireBytes(rc.Version, int64(rc.MTU), false), frames.RoCEAckWireBytes(rc.Version)
-	if rc.HPCC != nil {
-		full, ack = full+topology.INTHeader, ack+topology.INTHeader // both carry HPCC's telemetry
-	}
-	if c := cfg.IRN.BDPCap; !c.Auto {
-		return int((c.Bytes + full - 1) / full)
-	}
-	fwd := f.pathHops(hops)
-	bottleneck := fwd[0].rate
-	for _, h := range fwd {
-		bottleneck = min(bottleneck, h.rate)
-	}
-	rtt := pipeline(fwd, 0, 1, 0, -1, func(int64) int64 { return full })
+// path is flow i's path description for its transport: hops, the route out, as
+// transports.PathHop, and the route of its acknowledgements back, when known.
+func (f *fabric) path(fl *transports.Flow, i int32, hops []topology.Hop) transports.Path {
+	p := transports.Path{Fwd: f.pathHops(hops)}
 	ackHash, _ := f.reg.AckHash(i)
 	if back, loop, err := f.routes.Path(fl.Dst, fl.Src, ackHash, f.pathLimit()); err == nil && !loop {
-		rtt = pipeline(f.pathHops(back), rtt, 1, 0, -1, func(int64) int64 { return ack })
+		p.Back = f.pathHops(back)
 	}
-	tx := bottleneck.TxTime(full)
-	return int(rtt.Plus(tx-1)/tx) + rc.AckInterval - 1
+	return p
 }
 
-// hpccBaseRTT is HPCC's T for a flow: one full data packet along its path and one ACK back
-// along the reverse path, each with its INT header, store and forward at every hop, with
-// propagation and switch latencies (see pipeline); 0 when the reverse path is unknown.
-func (f *fabric) hpccBaseRTT(fl *transports.Flow, i int32, hops []topology.Hop, rc transports.RoCEConfig) sim.Time {
-	data := frames.RoCEWireBytes(rc.Version, int64(rc.MTU), false) + topology.INTHeader
-	ack := frames.RoCEAckWireBytes(rc.Version) + topology.INTHeader
-	return f.roundTrip(fl, i, hops, data, ack)
-}
-
-// iwarpIdealFCT is an iWARP flow's completion time alone on the empty fabric: with a
-// handshake, the SYN, the SYN-ACK (on the reverse path), the ACK and MPA Request back to back,
-// and the MPA Reply, each handed to TCP the NIC's delay after it arrives; then the FPDUs
-// through the store-and-forward pipeline at line rate (or the flow's pace), and the NIC's
-// delay for the last. It does not model slow start: a flow that the congestion window holds
-// back shows it as a slowdown above 1, the cost of TCP on an empty fabric.
-func (f *fabric) iwarpIdealFCT(fl *transports.Flow, i int32, hops []topology.Hop, ic transports.IWARPConfig) sim.Time {
-	fr := ic.Frames(fl.Size)
-	fwd := f.pathHops(hops)
-	var t sim.Time
-	if ic.Handshake {
-		ackHash, _ := f.reg.AckHash(i)
-		back, loop, err := f.routes.Path(fl.Dst, fl.Src, ackHash, f.pathLimit())
-		if err != nil || loop {
-			return 0
-		}
-		rev := f.pathHops(back)
-		hs := fr.Handshake()
-		one := func(w int64) func(int64) int64 { return func(int64) int64 { return w } }
-		t = pipeline(fwd, t, 1, 0, -1, one(hs[0])).Plus(ic.NICDelay)
-		t = pipeline(rev, t, 1, 0, -1, one(hs[1])).Plus(ic.NICDelay)
-		t = pipeline(fwd, t, 2, 0, -1, func(k int64) int64 { return hs[2+k] }).Plus(ic.NICDelay)
-		t = pipeline(rev, t, 1, 0, -1, one(hs[4])).Plus(ic.NICDelay)
-	}
-	return iwarpTrain(ic, fl.Size).through(fwd, t, fl.Rate)
-}
-
-// pathHop is one link of a path: its rate and delay, and the forwarding latency of the node
-// it leaves from.
-type pathHop struct {
-	rate    sim.Rate
-	delay   sim.Time
-	latency sim.Time
-}
-
-func (f *fabric) pathHops(hops []topology.Hop) []pathHop {
-	hs := make([]pathHop, len(hops))
+// pathHops is a route's hops as the transports' ideal times see them (transports.PathHop).
+func (f *fabric) pathHops(hops []topology.Hop) []transports.PathHop {
+	hs := make([]transports.PathHop, len(hops))
 	for i, h := range hops {
 		l := f.nw.Links[f.nw.Nodes[h.Node].Ports[h.Port].Link]
-		hs[i] = pathHop{rate: l.Params.Rate, delay: l.Params.Delay}
+		hs[i] = transports.PathHop{Rate: l.Params.Rate, Delay: l.Params.Delay}
 		if i > 0 {
-			hs[i].latency = f.switchLatency(h.Node)
+			hs[i].Latency = f.switchLatency(h.Node)
 		}
 	}
 	return hs
-}
-
-// pipeline is when the last bit of the last of n packets reaches the end of path hs, the
-// first leaving the source at t0: each packet is serialized at every hop after it has fully
-// arrived (store and forward), behind the previous packet, then propagates; the source is
-// paced at rate pace if it is > 0. wire(k) is packet k's wire bytes. The recurrence
-// leave_i(k) = max(arrive_i(k), leave_i(k-1)) + tx_i(k) is exact for this model. Packets
-// uniformFrom..n-2 are all alike (uniformFrom < 0: no such run), so once one of them advances
-// every hop by the same period, every later one does too (by induction on the recurrence):
-// the run is then skipped in one step, which makes the cost independent of the flow size.
-// Its sums saturate at sim.Never: a whole large flow at a slow rate may take longer than
-// sim.Time holds, and is then never done.
-func pipeline(hs []pathHop, t0 sim.Time, n int64, pace sim.Rate, uniformFrom int64, wire func(int64) int64) sim.Time {
-	leave := make([]sim.Time, len(hs))
-	prev := make([]sim.Time, len(hs))
-	paced, arrive := t0, t0
-	for k := int64(0); k < n; k++ {
-		w := wire(k)
-		copy(prev, leave)
-		t := max(paced, leave[0])
-		for i := range hs {
-			if i > 0 {
-				t = max(arrive.Plus(hs[i].latency), leave[i])
-			}
-			leave[i] = t.Plus(hs[i].rate.TxTime(w))
-			arrive = leave[i].Plus(hs[i].delay)
-		}
-		if pace > 0 {
-			paced = (leave[0] - hs[0].rate.TxTime(w)).Plus(pace.TxTime(w))
-		}
-		if uniformFrom >= 0 && k >= uniformFrom && k > 0 && k < n-2 {
-			if period, steady := uniformAdvance(prev, leave); steady {
-				skip := sim.Time(n - 2 - k) // packets of the run left, each one period later
-				gone := period.Times(int64(skip))
-				for i := range leave {
-					leave[i] = leave[i].Plus(gone)
-				}
-				arrive, paced = arrive.Plus(gone), paced.Plus(gone)
-				k = n - 2
-			}
-		}
-	}
-	return arrive
-}
-
-// uniformAdvance reports whether every hop moved on by the same time from prev to cur.
-func uniformAdvance(prev, cur []sim.Time) (sim.Time, bool) {
-	d := cur[0] - prev[0]
-	for i := range cur {
-		if cur[i]-prev[i] != d {
-			return 0, false
-		}
-	}
-	return d, true
 }
 
 func (f *fabric) switchLatency(n topology.NodeID) sim.Time {

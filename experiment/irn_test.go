@@ -88,7 +88,8 @@ func TestIRNBDPCapIsThePathsRoundTrip(t *testing.T) {
 	fl := f.reg.Flows[0]
 	hops, _, err := f.routes.Path(fl.Src, fl.Dst, f.reg.Hash(0), f.pathLimit())
 	require.NoError(t, err)
-	got := f.bdpCap(fl, 0, hops, f.roceConfig("rocev2"))
+	got := f.roceConfig("rocev2").BDPCap(f.path(fl, 0, hops), 0)
+	require.Equal(t, got, f.reg.BDPCapOf(0), "what the flow was given at its start (Registry.SetPath)")
 	t.Logf("round trip %v, cap %d packets", rtt, got)
 	require.Equal(t, want, got)
 	require.Equal(t, 48+15, got, "4.19 us / 88.48 ns = 47.4, rounded up, and 15 more for the ACK every 16 packets")

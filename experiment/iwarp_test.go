@@ -12,6 +12,7 @@ import (
 	"github.com/fabricsim/fabricsim/scenarios"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
+	"github.com/fabricsim/fabricsim/transports"
 )
 
 // iWARP at the experiment level: scenario fields, the ideal FCT, routing, the small-message
@@ -103,7 +104,7 @@ func TestIWARPAloneTakesTheIdealTime(t *testing.T) {
 	require.NoError(t, err)
 	ic := f.iwarpConfig()
 	fr := ic.Frames(fl.Size)
-	brute := pipeline(f.pathHops(hops), 0, fr.Segments(), 0, -1, fr.SegmentWire) + ic.NICDelay
+	brute := transports.Pipeline(f.pathHops(hops), 0, fr.Segments(), 0, -1, fr.SegmentWire) + ic.NICDelay
 	require.Equal(t, brute, f.ideal[0])
 	// A long flow pays for slow start: alone, its slowdown is a little above 1.
 	v := runOne(t, fmt.Sprintf(iwarpStar, "1us", "50MB", "iwarp"), 0)

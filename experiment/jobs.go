@@ -3,6 +3,7 @@ package experiment
 import (
 	"github.com/fabricsim/fabricsim/jobs"
 	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/transports"
 	"github.com/fabricsim/fabricsim/transports/frames"
 )
 
@@ -42,14 +43,14 @@ func (a jobsFabric) Path(transport, src, dst string) (jobs.Path, bool) {
 		return jobs.Path{}, false
 	}
 	ph := f.pathHops(hops)
-	rate := ph[0].rate
+	rate := ph[0].Rate
 	for _, h := range ph {
-		rate = min(rate, h.rate)
+		rate = min(rate, h.Rate)
 	}
 	full, _ := a.Frame(transport)
-	alpha := pipeline(ph, 0, 1, 0, -1, func(int64) int64 { return full }) - ph[0].rate.TxTime(full)
+	alpha := transports.Pipeline(ph, 0, 1, 0, -1, func(int64) int64 { return full }) - ph[0].Rate.TxTime(full)
 	return jobs.Path{Rate: rate, Alpha: alpha, Alone: func(bytes int64) sim.Time {
-		return f.starter.train(transport, bytes).through(ph, 0, 0)
+		return f.starter.train(transport, bytes).Through(ph, 0, 0)
 	}}, true
 }
 

@@ -46,10 +46,11 @@ func variantNamed(t *testing.T, d *results.Document, name string) *results.Varia
 // TestWebsearchLeafSpineLesson: about 2,000 flows; the PFC variants drop nothing; lossy RoCE
 // v2 retransmits; every variant reports the small flows' p99 slowdown; and what the
 // description says to look for holds: PFC without congestion control has the worst
-// small-flow tail of the lossless variants, DCQCN cuts it, DCTCP without PFC cuts it most.
+// small-flow tail of the lossless variants, DCQCN cuts it, DCTCP without PFC cuts it most,
+// and the same DCTCP on RoCE with PFC cuts it below DCQCN's without a pause.
 func TestWebsearchLeafSpineLesson(t *testing.T) {
 	d := fresh(t, "websearch-leafspine")
-	require.Len(t, d.Variants, 10)
+	require.Len(t, d.Variants, 11)
 	small := func(v *results.Variant) float64 {
 		b := v.SlowdownBySize[0]
 		require.EqualValues(t, 0, b.LoBytes)
@@ -72,6 +73,9 @@ func TestWebsearchLeafSpineLesson(t *testing.T) {
 	require.Greater(t, small(pfcOnly), 5*small(dcqcn), "DCQCN shortens the small flows' tail under PFC")
 	require.Less(t, small(dctcp), small(dcqcn), "DCTCP keeps queues shortest")
 	require.Zero(t, dctcp.Drops.Total, "DCTCP's marks keep the lossy fabric from dropping")
+	roceDCTCP := variantNamed(t, d, "RoCEv2 + PFC + DCTCP")
+	require.Less(t, small(roceDCTCP), small(dcqcn), "DCTCP's window on RoCE keeps the queues shorter than DCQCN's rate")
+	require.Zero(t, roceDCTCP.PFC.PauseFrames, "DCTCP on RoCE holds the queues below XOFF: PFC never acts")
 	hpcc := variantNamed(t, d, "RoCEv2 + PFC + HPCC")
 	require.Less(t, small(hpcc), small(dcqcn), "HPCC's telemetry keeps the queues shorter than DCQCN's marks")
 	require.Zero(t, hpcc.PFC.PauseFrames, "HPCC holds the queues below XOFF: PFC never acts")

@@ -108,13 +108,8 @@ func (f *fabric) fixedTimeout(transport string) (field string, timeout sim.Time,
 
 // roundTrip is flow i's round trip on the empty fabric: a data packet of data wire bytes
 // along hops, its path, and an acknowledgement of ack bytes back along the reverse path,
-// store and forward at every hop (pipeline); 0 when the reverse path is unknown.
+// store and forward at every hop (transports.Path.RoundTrip); 0 when the reverse path is
+// unknown.
 func (f *fabric) roundTrip(fl *transports.Flow, i int32, hops []topology.Hop, data, ack int64) sim.Time {
-	ackHash, _ := f.reg.AckHash(i)
-	back, loop, err := f.routes.Path(fl.Dst, fl.Src, ackHash, f.pathLimit())
-	if err != nil || loop {
-		return 0
-	}
-	one := func(w int64) func(int64) int64 { return func(int64) int64 { return w } }
-	return pipeline(f.pathHops(back), pipeline(f.pathHops(hops), 0, 1, 0, -1, one(data)), 1, 0, -1, one(ack))
+	return f.path(fl, i, hops).RoundTrip(data, ack)
 }

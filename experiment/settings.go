@@ -54,6 +54,7 @@ func settingsReachModels() error {
 		{&transports.HPCCParams{}, scenarios.HPCCConfig{}},
 		{&transports.TIMELYParams{}, scenarios.TIMELYConfig{}},
 		{&transports.SwiftParams{}, scenarios.SwiftConfig{}},
+		{&transports.DCTCPParams{}, scenarios.DCTCPConfig{}},
 		{&transports.UETConfig{}, scenarios.UETConfig{}},
 	} {
 		if err := copySettings(c.dst, c.src); err != nil {

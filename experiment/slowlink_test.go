@@ -8,6 +8,7 @@ import (
 	"github.com/fabricsim/fabricsim/results"
 	"github.com/fabricsim/fabricsim/scenarios"
 	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/transports"
 )
 
 // TestSlowestLinkRuns: pfc-storm with x's link at MinLinkRate, where x's 65535-quanta PAUSEs
@@ -52,9 +53,9 @@ func noNegativeTime(t *testing.T, v *results.Variant) {
 func TestPipelineSaturates(t *testing.T) {
 	wire := func(int64) int64 { return 1106 }
 	n := int64(1<<32 - 1)
-	slow := []pathHop{{rate: scenarios.MinLinkRate, delay: sim.Microsecond}, {rate: scenarios.MinLinkRate, delay: sim.Microsecond}}
-	require.Equal(t, sim.Never, pipeline(slow, 0, n, 0, 1, wire))
-	fast := []pathHop{{rate: 100 * sim.Gbps, delay: sim.Microsecond}, {rate: 100 * sim.Gbps, delay: sim.Microsecond}}
+	slow := []transports.PathHop{{Rate: scenarios.MinLinkRate, Delay: sim.Microsecond}, {Rate: scenarios.MinLinkRate, Delay: sim.Microsecond}}
+	require.Equal(t, sim.Never, transports.Pipeline(slow, 0, n, 0, 1, wire))
+	fast := []transports.PathHop{{Rate: 100 * sim.Gbps, Delay: sim.Microsecond}, {Rate: 100 * sim.Gbps, Delay: sim.Microsecond}}
 	tx := (100 * sim.Gbps).TxTime(1106)
-	require.Equal(t, tx+sim.Microsecond+sim.Time(n)*tx+sim.Microsecond, pipeline(fast, 0, n, 0, 1, wire))
+	require.Equal(t, tx+sim.Microsecond+sim.Time(n)*tx+sim.Microsecond, transports.Pipeline(fast, 0, n, 0, 1, wire))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fabricsim/fabricsim/internal/accuracy"
+	"github.com/fabricsim/fabricsim/results"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/transports"
 	"github.com/fabricsim/fabricsim/transports/frames"
@@ -56,25 +57,63 @@ func (r swiftStarRun) meanDelay() sim.Time {
 }
 
 // jain is Jain's fairness index of the goodputs.
-func (r swiftStarRun) jain() float64 {
-	var s, sq float64
-	for _, g := range r.goodput {
-		s, sq = s+g, sq+g*g
-	}
-	return s * s / (float64(len(r.goodput)) * sq)
-}
+func (r swiftStarRun) jain() float64 { return jainIndex(r.goodput) }
 
 // runSwiftStar runs N flows for t1 and measures the second half.
 func runSwiftStar(t *testing.T, n int, t1 sim.Time, swift string) swiftStarRun {
 	t.Helper()
+	f := build0(t, fmt.Sprintf(swiftStar, fmt.Sprintf("%dus", int64(t1/sim.Microsecond)), n+1, swift, starFlows(n)))
+	for i := range n {
+		require.Equal(t, 1, f.reg.SwiftOf(int32(i)).Hops, "flow %d crosses one switch", i)
+	}
+	h := runStarHalves(t, f, n, t1, func() {
+		for i := range n {
+			f.reg.SwiftOf(int32(i)).Stats = transports.SwiftStats{} // count the second half only
+		}
+	})
+	r := swiftStarRun{util: h.util, queueMean: h.queueMean, goodput: h.goodput}
+	for i := range n {
+		s := f.reg.SwiftOf(int32(i))
+		r.stats = append(r.stats, s.Stats)
+		r.cwnd = append(r.cwnd, s.Cwnd())
+	}
+	return r
+}
+
+// starFlows is the traffic of a star of n senders h1..hn into hn+1: a long flow each.
+func starFlows(n int) string {
 	var flows []string
 	for i := 1; i <= n; i++ {
 		flows = append(flows, fmt.Sprintf("  - flow: {src: h%d, dst: h%d, size: 10GB, transport: rocev2}", i, n+1))
 	}
-	f := build0(t, fmt.Sprintf(swiftStar, fmt.Sprintf("%dus", int64(t1/sim.Microsecond)), n+1, swift, strings.Join(flows, "\n")))
-	for i := range n {
-		require.Equal(t, 1, f.reg.SwiftOf(int32(i)).Hops, "flow %d crosses one switch", i)
+	return strings.Join(flows, "\n")
+}
+
+// starHalf is what the second half of a star run shows at the port into the receiver: its
+// utilisation of 100 Gb/s (wire bytes), its time-mean queue (bytes), each flow's goodput,
+// and the run's results.
+type starHalf struct {
+	util, queueMean float64
+	goodput         []float64
+	v               *results.Variant
+}
+
+// jain is Jain's fairness index of the goodputs.
+func (h starHalf) jain() float64 { return jainIndex(h.goodput) }
+
+// jainIndex is Jain's fairness index of xs: (sum x)^2 / (n sum x^2).
+func jainIndex(xs []float64) float64 {
+	var s, sq float64
+	for _, x := range xs {
+		s, sq = s+x, sq+x*x
 	}
+	return s * s / (float64(len(xs)) * sq)
+}
+
+// runStarHalves runs f, a star of n senders into host hn+1, to t1, calls atHalf at t1/2, and
+// measures the second half; it requires no drop and no timeout.
+func runStarHalves(t *testing.T, f *fabric, n int, t1 sim.Time, atHalf func()) starHalf {
+	t.Helper()
 	pt, _ := loopPort(t, f, "sw", fmt.Sprintf("h%d", n+1))
 	q := &pt.Queues[pfcClass]
 	t0 := t1 / 2
@@ -83,23 +122,19 @@ func runSwiftStar(t *testing.T, n int, t1 sim.Time, swift string) swiftStarRun {
 	del0 := make([]int64, n)
 	for i := range n {
 		del0[i] = f.reg.Flows[i].Delivered
-		f.reg.SwiftOf(int32(i)).Stats = transports.SwiftStats{} // count the second half only
 	}
+	atHalf()
 	f.runUntil(t1)
 	require.NoError(t, f.audit())
-	v := f.collect()
-	require.Zero(t, v.Drops.Total)
-	var r swiftStarRun
-	r.util = float64(pt.Wire.Bytes()-bytes0) * 8 / (t1 - t0).Seconds() / float64(100*sim.Gbps)
-	r.queueMean = (q.MeanBytes(t1)*float64(t1) - area0) / float64(t1-t0)
+	h := starHalf{v: f.collect()}
+	require.Zero(t, h.v.Drops.Total)
+	h.util = float64(pt.Wire.Bytes()-bytes0) * 8 / (t1 - t0).Seconds() / float64(100*sim.Gbps)
+	h.queueMean = (q.MeanBytes(t1)*float64(t1) - area0) / float64(t1-t0)
 	for i := range n {
 		require.Zero(t, f.reg.Flows[i].Timeouts, "flow %d: no timeouts", i)
-		s := f.reg.SwiftOf(int32(i))
-		r.goodput = append(r.goodput, gbps(f.reg.Flows[i].Delivered-del0[i], t1-t0))
-		r.stats = append(r.stats, s.Stats)
-		r.cwnd = append(r.cwnd, s.Cwnd())
+		h.goodput = append(h.goodput, gbps(f.reg.Flows[i].Delivered-del0[i], t1-t0))
 	}
-	return r
+	return h
 }
 
 // swiftFixedPoint is the delay Swift settles at with n flows of full packets of wire bytes

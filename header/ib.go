@@ -35,6 +35,7 @@ const (
 	bthAckReq  = 8 // A bit and 7 reserved bits
 	bthPSN     = 9 // 24 bits
 	bthAckBit  = 0x80
+	bthBECNBit = 0x40 // in the byte at bthResv8a: FECN 0x80, BECN 0x40 (IBA 9.2)
 	qpnMask    = 0xFFFFFF
 	grhTClass  = 0 // version 4 bits, traffic class 8 bits, flow label 20 bits
 	grhPayLen  = 4
@@ -50,18 +51,24 @@ type BTHFields struct {
 	DestQP uint32
 	AckReq bool
 	PSN    uint32
+	// BECN is the backward explicit congestion notification bit: an ACK echoes congestion
+	// its requester caused (fabricsim's cc dctcp puts DCTCP's ECN echo there).
+	BECN bool
 }
 
 // BTH is a base transport header.
 type BTH []byte
 
 // Encode writes the header: no solicited event, no pad, transport version 0, the default
-// partition key, FECN and BECN clear.
+// partition key, FECN clear.
 func (b BTH) Encode(f *BTHFields) {
 	b[bthOpcode] = f.Opcode
 	b[bthFlags] = 0
 	binary.BigEndian.PutUint16(b[bthPKey:], DefaultPKey)
 	binary.BigEndian.PutUint32(b[bthResv8a:], f.DestQP&qpnMask)
+	if f.BECN {
+		b[bthResv8a] = bthBECNBit
+	}
 	ack := uint32(0)
 	if f.AckReq {
 		ack = bthAckBit << 24
@@ -74,6 +81,9 @@ func (b BTH) Opcode() uint8 { return b[bthOpcode] }
 
 // DestQP is the destination queue pair number.
 func (b BTH) DestQP() uint32 { return binary.BigEndian.Uint32(b[bthResv8a:]) & qpnMask }
+
+// BECN is the backward explicit congestion notification bit.
+func (b BTH) BECN() bool { return b[bthResv8a]&bthBECNBit != 0 }
 
 // AckReq is the A bit: the requester asks for an acknowledgement.
 func (b BTH) AckReq() bool { return b[bthAckReq]&bthAckBit != 0 }

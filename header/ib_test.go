@@ -46,3 +46,16 @@ func TestChecksumRFC1071Example(t *testing.T) {
 	require.Equal(t, uint16(0xddf2), Checksum([]byte{0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7}, 0))
 	require.Equal(t, uint16(0xddf2), Checksum([]byte{0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7, 0x00}, 0))
 }
+
+// TestBTHBECN: BECN is bit 6 of the BTH's byte 4 (IBA 9.2), beside the 24-bit queue pair
+// number, and the ICRC masks it with the byte (a switch may set it on the way).
+func TestBTHBECN(t *testing.T) {
+	b := make(BTH, BTHSize)
+	b.Encode(&BTHFields{Opcode: 0x11, DestQP: 0xABCDEF, PSN: 5, BECN: true})
+	require.Equal(t, byte(0x40), b[4])
+	require.True(t, b.BECN())
+	require.Equal(t, uint32(0xABCDEF), b.DestQP())
+	b.Encode(&BTHFields{Opcode: 0x11, DestQP: 0xABCDEF, PSN: 5})
+	require.Zero(t, b[4])
+	require.False(t, b.BECN())
+}

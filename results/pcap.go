@@ -206,7 +206,7 @@ const irnTrimmedFlag = 1 << 24
 // acknowledged PSN behind the AETH, and an HPCC packet's INT header behind those.
 func ibTransport(b []byte, p *topology.Packet) {
 	ib := p.IB()
-	header.BTH(b).Encode(&header.BTHFields{Opcode: ib.Opcode, DestQP: ib.DestQP, AckReq: ib.AckReq, PSN: p.PSN})
+	header.BTH(b).Encode(&header.BTHFields{Opcode: ib.Opcode, DestQP: ib.DestQP, AckReq: ib.AckReq, PSN: p.PSN, BECN: ib.BECN})
 	b = b[header.BTHSize:]
 	switch {
 	case ib.HasRETH:

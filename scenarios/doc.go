@@ -158,10 +158,13 @@
 //	hosts.plane_spread            qp (qp | flow | packet): a plane per queue pair or flow (by
 //	                              hash), or per frame (MRC)
 //	transports.rocev2.mtu         1024 (256, 512, 1024, 2048, 4096): the path MTU
-//	transports.rocev2.cc          none (none | dcqcn | hpcc | timely | swift): congestion
-//	                              control (dcqcn, hpcc: RoCE v2 only; timely: RTT-based, Mittal
-//	                              et al., SIGCOMM'15, see timely; swift: a window held to a
-//	                              target delay, Kumar et al., SIGCOMM'20, see swift)
+//	transports.rocev2.cc          none (none | dcqcn | hpcc | timely | swift | dctcp):
+//	                              congestion control (dcqcn, hpcc, dctcp: RoCE v2 only; timely:
+//	                              RTT-based, Mittal et al., SIGCOMM'15, see timely; swift: a
+//	                              window held to a target delay, Kumar et al., SIGCOMM'20, see
+//	                              swift; dctcp: TCP's DCTCP, RFC 8257, over a window of packets,
+//	                              on the ECN echo each ACK carries in its BTH BECN bit, see
+//	                              dctcp)
 //	transports.rocev2.recovery    go-back-n (go-back-n | go-back-0 | irn): go-back-0 sends the
 //	                              whole message again, as old NICs did; irn resends only what
 //	                              was lost, with packets in flight capped at the path's BDP
@@ -350,6 +353,15 @@
 //	                              the delay in the NICs and hosts (SIGCOMM'20 section 5.4:
 //	                              100us); this NIC model answers at once, so its endpoint delay
 //	                              is 0 and the endpoint window never binds (docs/model.md)
+//	transports.rocev2.dctcp.g     0.0625 ((0,1]): g, the gain of alpha, the moving average of
+//	                              the fraction of packets acknowledged with an ECN echo, one
+//	                              sample per window of data (RFC 8257 section 4.2: 1/16); an
+//	                              echo cuts the window by alpha/2, once per window
+//	transports.rocev2.dctcp.init_cwnd 10 (1..65536): the window a flow starts with, in packets
+//	                              (RFC 6928's ten segments); slow start and congestion avoidance
+//	                              follow (RFC 5681, with byte counting, RFC 3465), a NAK halves
+//	                              the flight once per window and a retransmit timeout restarts
+//	                              from one packet
 //	transports.rocev1             as rocev2, with the same defaults; cc none, timely or swift
 //	                              only (RoCE v1 frames carry no IP header, so no ECN and no INT)
 //	transports.iwarp.mtu          1500 (576..9216): the IPv4 MTU (RFC 791's 576 to the largest

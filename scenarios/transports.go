@@ -37,7 +37,7 @@ type UETConfig struct {
 // RoCEConfig configures a RoCE (v1 or v2) reliable-connection endpoint.
 type RoCEConfig struct {
 	MTU               int      `yaml:"mtu" default:"1024" model:"MTU" oneof:"256,512,1024,2048,4096" means:"the InfiniBand path MTUs" doc:"the path MTU"`
-	CC                string   `yaml:"cc" default:"none" oneof:"none,dcqcn,hpcc,timely,swift" what:"congestion control" doc:"congestion control (dcqcn, hpcc: RoCE v2 only; timely: RTT-based, Mittal et al., SIGCOMM'15, see timely; swift: a window held to a target delay, Kumar et al., SIGCOMM'20, see swift)"`
+	CC                string   `yaml:"cc" default:"none" oneof:"none,dcqcn,hpcc,timely,swift,dctcp" what:"congestion control" doc:"congestion control (dcqcn, hpcc, dctcp: RoCE v2 only; timely: RTT-based, Mittal et al., SIGCOMM'15, see timely; swift: a window held to a target delay, Kumar et al., SIGCOMM'20, see swift; dctcp: TCP's DCTCP, RFC 8257, over a window of packets, on the ECN echo each ACK carries in its BTH BECN bit, see dctcp)"`
 	Recovery          string   `yaml:"recovery" default:"go-back-n" oneof:"go-back-n,go-back-0,irn" what:"recovery" doc:"go-back-0 sends the whole message again, as old NICs did; irn resends only what was lost, with packets in flight capped at the path's BDP (Mittal et al., SIGCOMM'18; see irn)"`
 	RetransmitTimeout sim.Time `yaml:"retransmit_timeout" default:"1.048576ms" model:"RetransmitTimeout" gt:"0" eg:"1ms" doc:"4.096us x 2^8: the InfiniBand local ACK timeout (4.096us x 2^timeout) with QP timeout attribute 8"`
 	RetryLimit        int      `yaml:"retry_limit" default:"7" model:"RetryLimit" min:"0" max:"7" means:"the InfiniBand retry count has 3 bits" doc:"retransmissions of one packet before the flow fails (IB retry_cnt has 3 bits)"`
@@ -55,6 +55,16 @@ type RoCEConfig struct {
 	TIMELY TIMELYConfig `yaml:"timely"`
 	// Swift holds Swift's parameters, when CC is swift.
 	Swift SwiftConfig `yaml:"swift"`
+	// DCTCP holds DCTCP's parameters, when CC is dctcp.
+	DCTCP DCTCPConfig `yaml:"dctcp"`
+}
+
+// DCTCPConfig declares transports.rocev2.dctcp, whose values go to transports.DCTCPParams
+// (DCTCP, RFC 8257, run by the requester over a window of packets as iWARP's TCP runs it
+// over segments; docs/model.md).
+type DCTCPConfig struct {
+	G        float64 `yaml:"g" default:"0.0625" gt:"0" max:"1" means:"the alpha gain" model:"G" doc:"g, the gain of alpha, the moving average of the fraction of packets acknowledged with an ECN echo, one sample per window of data (RFC 8257 section 4.2: 1/16); an echo cuts the window by alpha/2, once per window"`
+	InitCwnd int     `yaml:"init_cwnd" default:"10" min:"1" max:"65536" means:"packets" model:"InitCwnd" doc:"the window a flow starts with, in packets (RFC 6928's ten segments); slow start and congestion avoidance follow (RFC 5681, with byte counting, RFC 3465), a NAK halves the flight once per window and a retransmit timeout restarts from one packet"`
 }
 
 // SwiftConfig declares transports.rocev2.swift, whose values go to transports.SwiftParams
@@ -180,10 +190,13 @@ func uetAfter(r *resolver, path string, c *UETConfig, _ map[string]bool) {
 	}
 }
 
-// transportsAfter rejects DCQCN, HPCC and per-packet source ports over RoCE v1.
+// transportsAfter rejects DCQCN, HPCC, DCTCP and per-packet source ports over RoCE v1.
 func transportsAfter(r *resolver, _ string, t *Transports, given map[string]bool) {
 	if given["rocev1"] && t.RoCEv1.CC == "dcqcn" {
 		r.errf("transports.rocev1.cc", "RoCE v1 frames carry no IP header, so no ECN field: DCQCN cannot run over them; use cc: none")
+	}
+	if given["rocev1"] && t.RoCEv1.CC == "dctcp" {
+		r.errf("transports.rocev1.cc", "RoCE v1 frames carry no IP header, so no ECN field: DCTCP cannot run over them; use cc: none, timely or swift")
 	}
 	if given["rocev1"] && t.RoCEv1.CC == "hpcc" {
 		r.errf("transports.rocev1.cc", "HPCC's in-band telemetry rides in RoCE v2 (IP/UDP) packets only: it cannot run over RoCE v1; use cc: none")

@@ -50,6 +50,9 @@ type IBFields struct {
 	HasRETH  bool
 	HasAETH  bool
 	Syndrome uint8
+	// BECN is the BTH's backward congestion notification bit: with cc dctcp an ACK's echo of
+	// the CE marks on the data it acknowledges (RFC 8257's ECE).
+	BECN bool
 	// HasSACK says an IRN NAK carries the IRNSACK bytes after its AETH: SACKPSN is the PSN
 	// that revealed the gap (or, with Packet.Trimmed, the PSN a switch trimmed).
 	HasSACK bool

@@ -75,9 +75,9 @@ func TestExtensionBlocksFit(t *testing.T) {
 		block any
 		size  uintptr // the block's size, from its fields (see each below)
 	}{
-		// IB: Opcode, AckReq, HasRETH, HasAETH, Syndrome, HasSACK (6 x 1), pad 2, DestQP,
-		// DMALen, MSN, SACKPSN (4 x 4).
-		{"IB", IBFields{}, 6 + 2 + 4*4},
+		// IB: Opcode, AckReq, HasRETH, HasAETH, Syndrome, BECN, HasSACK (7 x 1), pad 1,
+		// DestQP, DMALen, MSN, SACKPSN (4 x 4).
+		{"IB", IBFields{}, 7 + 1 + 4*4},
 		// UET: SACKBitmap 8, SACKBase, CumPSN, RecvdBytes, DMALen, Offset, Credit (6 x 4),
 		// OOO, Entropy (2 x 2), Opcode and six flags (7 x 1), pad to 8.
 		{"UET", UETFields{}, 8 + 6*4 + 2*2 + 7 + 5},

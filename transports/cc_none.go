@@ -9,10 +9,8 @@ import (
 // window; only loss recovery and PFC hold it back.
 type noCC struct{}
 
-func (noCC) start() string                                          { return "" }
-func (noCC) rate() (sim.Rate, bool)                                 { return 0, false }
-func (noCC) windowOpen(uint32) bool                                 { return true }
-func (noCC) sent(*topology.Packet, uint32)                          {}
-func (noCC) acked(sim.Time, *topology.Packet, uint32, uint32) ccAck { return 0 }
-func (noCC) cnp(sim.Time)                                           {}
-func (noCC) timedOut(sim.Time)                                      {}
+func (noCC) start() string                 { return "" }
+func (noCC) rate() (sim.Rate, bool)        { return 0, false }
+func (noCC) windowOpen(uint32) bool        { return true }
+func (noCC) sent(*topology.Packet, uint32) {}
+func (noCC) signal(ccSignal) ccAck         { return 0 }

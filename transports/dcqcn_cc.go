@@ -44,9 +44,13 @@ func (c *dcqcnCC) windowOpen(uint32) bool { return true }
 // sent counts the frame's bytes for the byte counter.
 func (c *dcqcnCC) sent(p *topology.Packet, _ uint32) { c.rp.Sent(int64(p.Frame)) }
 
-func (c *dcqcnCC) acked(sim.Time, *topology.Packet, uint32, uint32) ccAck { return 0 }
-
-func (c *dcqcnCC) timedOut(sim.Time) {}
+// signal takes a CNP: DCQCN's reaction point reacts to nothing else.
+func (c *dcqcnCC) signal(s ccSignal) ccAck {
+	if s.event == ccNotified {
+		c.cnp(s.now)
+	}
+	return 0
+}
 
 // cnp cuts the rate (now, or at the end of the decrease period) and restarts the
 // rate-increase timer.

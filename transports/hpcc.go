@@ -41,7 +41,7 @@ type HPCCParams struct {
 	// sender's line rate, the authors' run.py setting.
 	AI sim.Rate
 	// BaseRTT is T, the flow's base round-trip time. 0: the caller sets it for the flow from
-	// its path with Registry.SetBaseRTT before the flow starts.
+	// its path (Registry.SetPath) before the flow starts.
 	BaseRTT sim.Time
 }
 
@@ -272,18 +272,14 @@ func (c *hpccCC) sent(p *topology.Packet, inFlight uint32) {
 	}
 }
 
-// acked feeds an ACK's echoed telemetry to the reaction point.
-func (c *hpccCC) acked(_ sim.Time, p *topology.Packet, una, sndNxt uint32) ccAck {
-	if p.INT == nil {
+// signal feeds an ACK's or NAK's echoed telemetry to the reaction point.
+func (c *hpccCC) signal(s ccSignal) ccAck {
+	if s.event > ccLost || s.telemetry == nil {
 		return 0
 	}
-	c.h.OnAck(una, sndNxt, p.INT)
+	c.h.OnAck(s.una, s.next, s.telemetry)
 	return ccWindow
 }
-
-func (c *hpccCC) cnp(sim.Time) {}
-
-func (c *hpccCC) timedOut(sim.Time) {}
 
 // hpccKeep takes a data packet's INT for the next ACK to echo (the newest wins). Once the
 // flow has completed nothing is echoed (its last ACK took the last record), so a late
@@ -299,15 +295,6 @@ func (r *RoCEReceiver) hpccKeep(p *topology.Packet) {
 		return
 	}
 	r.echo, p.INT = p.INT, nil
-}
-
-// SetBaseRTT sets flow i's HPCC base RTT T; it does nothing for a flow without HPCC.
-func (r *Registry) SetBaseRTT(i int32, t sim.Time) {
-	if s, ok := r.senders[i].(*RoCESender); ok {
-		if c, ok := s.cc.(*hpccCC); ok {
-			c.h.SetBaseRTT(t)
-		}
-	}
 }
 
 // HPCCOf is flow i's HPCC reaction point, nil for a flow without HPCC.

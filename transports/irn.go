@@ -28,23 +28,11 @@ type IRNParams struct {
 	// for fabrics that spray a flow's packets over paths of different queueing delay.
 	ReorderThreshold int
 	// BDPCap is the most packets the requester keeps outstanding (sent and not cumulatively
-	// acknowledged): BDP-FC. The scenario computes it from the flow's path unless set; 0
-	// leaves it uncapped.
-	BDPCap int
-}
-
-// SetBDPCap sets the BDP cap of IRN flow i, in packets (0: uncapped), before it starts; it
-// reports false for a flow that is not an IRN flow.
-func (r *Registry) SetBDPCap(i int32, packets int) bool {
-	s, ok := r.senders[i].(*RoCESender)
-	if !ok || packets < 0 {
-		return false
-	}
-	ir, ok := s.rec.(*irnSender)
-	if ok {
-		ir.p.BDPCap = packets
-	}
-	return ok
+	// acknowledged): BDP-FC. Registry.SetPath computes it from the flow's path
+	// (RoCEConfig.BDPCap): BDPCapBytes in whole packets, or, when 0, the packets that fill the
+	// path for a round trip. 0 leaves it uncapped.
+	BDPCap      int
+	BDPCapBytes int64
 }
 
 // validate reports a value IRN cannot run with.

@@ -31,7 +31,7 @@ type RoCEConfig struct {
 	// AckInterval is how many in-order packets the responder takes per coalesced ACK; the last
 	// packet of a message is always acknowledged at once.
 	AckInterval int
-	// RoCECC is the congestion control (roce_cc.go): DCQCN, HPCC, TIMELY, Swift or none.
+	// RoCECC is the congestion control (roce_cc.go): DCQCN, HPCC, TIMELY, Swift, DCTCP or none.
 	RoCECC
 	// CNPPriority is the traffic class of the CNPs the responder sends.
 	CNPPriority uint8
@@ -137,6 +137,9 @@ type RoCEReceiver struct {
 	pacer    *cnpPacer              // np's pacer: the flow's own, or the NIC port's
 	echo     *topology.INT          // HPCC: the telemetry the next ACK echoes
 	inMsg                           // persistent: the message being received (roce_qp.go)
+	// ce is DCTCP's CE state (cc dctcp; RFC 8257 section 3.2): whether the latest data
+	// packet came marked, which each ACK echoes in its BTH BECN bit.
+	ce bool
 }
 
 const (
@@ -326,7 +329,7 @@ func (s *RoCESender) onAck(now sim.Time, p *topology.Packet) {
 	if a&ackSend != 0 || a&ackSendIfData != 0 && s.hasData() {
 		s.nic.activate(now, s)
 	}
-	c := s.cc.acked(now, p, s.una, s.sndNxt)
+	c := s.cc.signal(roceSignal(now, p, s.una, s.sndNxt))
 	if c&ccUnpace != 0 {
 		s.sched.readyAt = min(s.sched.readyAt, now)
 	}
@@ -349,13 +352,16 @@ func (s *RoCESender) timeout(now sim.Time) {
 		return
 	}
 	s.rec.timedOut(&s.roceSeq)
-	s.cc.timedOut(now)
+	s.cc.signal(ccSignal{event: ccTimedOut, now: now, una: s.una, next: s.sndNxt})
 	s.nic.activate(now, s)
 }
 
 func (r *RoCEReceiver) onData(now sim.Time, p *topology.Packet) {
 	if p.INT != nil {
 		r.hpccKeep(p)
+	}
+	if r.cfg.DCTCP != nil {
+		r.dctcpEcho(now, p.ECN == topology.ECNCE)
 	}
 	if r.np != nil {
 		r.pacer.Arrived(now) // the first packet starts the window timer (ecn.NPWindow)
@@ -508,6 +514,7 @@ func (r *RoCEReceiver) control(now sim.Time, syndrome uint8, psn uint32) *topolo
 	if r.echo != nil {
 		p.INT, r.echo = r.echo, nil // HPCC: the responder echoes the telemetry
 	}
+	ib.BECN = r.ce
 	p.SentAt = now
 	return p
 }
@@ -549,7 +556,7 @@ func (s *RoCESender) rate() sim.Rate   { return s.Rate() }
 func (s *RoCESender) onControl(now sim.Time, p *topology.Packet) {
 	if p.Kind == topology.KindCNP {
 		if !s.over {
-			s.cc.cnp(now)
+			s.cc.signal(ccSignal{event: ccNotified, now: now, una: s.una, next: s.sndNxt})
 		}
 		return
 	}

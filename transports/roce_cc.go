@@ -23,6 +23,8 @@ type RoCECC struct {
 	TIMELY *TIMELYParams
 	// Swift, when not nil, runs Swift congestion control (swift.go) with these parameters.
 	Swift *SwiftParams
+	// DCTCP, when not nil, runs DCTCP (roce_dctcp.go) with these parameters: RoCE v2 only.
+	DCTCP *DCTCPParams
 }
 
 // RateBased reports whether the congestion control paces the flow at a rate of its own.
@@ -59,6 +61,17 @@ func (c *RoCECC) validate(version int) error {
 			return err
 		}
 	}
+	if p := c.DCTCP; p != nil {
+		switch {
+		case version == 1:
+			return errors.New("DCTCP over RoCE v1: it needs ECN marks, and RoCE v1 frames carry no IP header")
+		case c.DCQCN != nil || c.HPCC != nil || c.TIMELY != nil || c.Swift != nil:
+			return errors.New("DCTCP with DCQCN, HPCC, TIMELY or Swift: a flow runs one congestion control")
+		}
+		if err := p.validate(); err != nil {
+			return err
+		}
+	}
 	if p := c.HPCC; p != nil {
 		switch {
 		case version == 1:
@@ -73,12 +86,13 @@ func (c *RoCECC) validate(version int) error {
 
 // roceCC is a RoCE requester's congestion control, as congestionControl is a TCP sender's:
 // the requester asks it for its pacing rate and whether its window lets a new packet go, and
-// tells it about each data packet sent, each ACK (with the telemetry or timestamps it
-// echoes) and each CNP. The requester decides when an event happens; the congestion control
+// tells it about each data packet sent and each event, as a ccSignal: an ACK or NAK (with
+// the ECN echo or telemetry it carries), a CNP, a retransmit timeout. The requester decides when an event happens; the congestion control
 // decides what it does to the rate and the window. None of its methods allocates.
 //
 // The implementations: none (cc_none.go), DCQCN's reaction point (dcqcn_cc.go, on
-// ecn.ReactionPoint), HPCC (hpcc.go), TIMELY (timely.go), Swift (swift.go). A new one is a
+// ecn.ReactionPoint), HPCC (hpcc.go), TIMELY (timely.go), Swift (swift.go), DCTCP
+// (roce_dctcp.go, TCP's DCTCP over a window of packets). A new one is a
 // type in its own file and a case in newRoCECC (docs/architecture.md).
 type roceCC interface {
 	// start is the flow's start: "" when it may send, else why it cannot run.
@@ -92,14 +106,10 @@ type roceCC interface {
 	// sent is a data packet leaving, sealed, with inFlight packets outstanding before it: it
 	// may add headers (and seal again) or ask for an ACK (AckReq).
 	sent(p *topology.Packet, inFlight uint32)
-	// acked is an ACK or NAK p after loss recovery has taken it, with the requester's una and
-	// next new PSN; it reports whether the window may have opened and whether the flow has
-	// stopped pacing (ccAck).
-	acked(now sim.Time, p *topology.Packet, una, sndNxt uint32) ccAck
-	// cnp is a congestion notification packet at now.
-	cnp(now sim.Time)
-	// timedOut is a retransmit timeout at now that the flow survives (retries are left).
-	timedOut(now sim.Time)
+	// signal is an event (cc_signal.go): an ACK or NAK after loss recovery has taken it, a
+	// congestion notification, a retransmit timeout the flow survives. It reports whether
+	// the window may have opened and whether the flow has stopped pacing (ccAck).
+	signal(s ccSignal) ccAck
 }
 
 // ccAck says what an ACK did to a congestion control: ccWindow, its window may have opened
@@ -124,6 +134,8 @@ func newRoCECC(src *NIC, cfg *RoCEConfig, line sim.Rate, start sim.Time, npkts u
 		return newTIMELYCC(*cfg.TIMELY, line, start)
 	case cfg.Swift != nil:
 		return newSwiftCC(cfg, line, npkts)
+	case cfg.DCTCP != nil:
+		return newRoceDCTCP(*cfg.DCTCP, npkts)
 	}
 	return noCC{}
 }

@@ -43,7 +43,10 @@ type SwiftParams struct {
 	// (the paper, sections 5.1-5.2: 25 us; Isekai fabric_base_delay 25 us).
 	BaseTarget sim.Time
 	// H is h, the target added per hop of the flow's path (Isekai topo_scaling_per_hop 1
-	// us). The hops are the switches on the flow's route (SetSwiftHops).
+	// us). The hops are the switches on the flow's route, from its path (Registry.SetPath):
+	// the paper counts the forward path's IP hops by the TTL the receiver sees (section 3.5,
+	// echoed in the ACK); a layer-2 switch leaves the TTL alone, and on a fabric of routers
+	// the switches are the TTL difference.
 	H sim.Time
 	// FSRange is fs_range, the most flow-based scaling adds (Isekai max_flow_scaling 100
 	// us; htsim 5 x its 20 us base).
@@ -377,19 +380,27 @@ func (c *swiftCC) sent(p *topology.Packet, _ uint32) {
 	p.IB().AckReq = true
 }
 
-// acked takes an ACK's delay sample and the packets it newly acknowledges, or a NAK's
-// loss; it says the window may have opened, and that the flow stops pacing when the
-// window has grown to a packet or more.
-func (c *swiftCC) acked(now sim.Time, p *topology.Packet, una, _ uint32) ccAck {
+// signal takes an ACK's delay sample and the packets it newly acknowledges, a NAK's loss,
+// or a retransmit timeout; it says the window may have opened, and that the flow stops
+// pacing when the window has grown to a packet or more.
+func (c *swiftCC) signal(s ccSignal) ccAck {
+	switch s.event {
+	case ccTimedOut:
+		c.timedOut(s.now)
+		return 0
+	case ccNotified:
+		return 0
+	}
+	now := s.now
 	n := float64(0)
-	if una > c.una {
-		n, c.una = float64(una-c.una), una
+	if s.una > c.una {
+		n, c.una = float64(s.una-c.una), s.una
 	}
 	switch {
-	case p.Kind == topology.KindNak:
+	case s.event == ccLost:
 		c.s.FastRecovery(now)
 	case n > 0:
-		i, ok := c.slot(p.PSN)
+		i, ok := c.slot(s.psn)
 		if !ok || c.sentAt[i] < 0 {
 			return ccWindow
 		}
@@ -405,8 +416,6 @@ func (c *swiftCC) acked(now sim.Time, p *topology.Packet, una, _ uint32) ccAck {
 	return ccWindow
 }
 
-func (c *swiftCC) cnp(sim.Time) {}
-
 // timedOut is a retransmit timeout: Algorithm 1's "On Retransmit Timeout".
 func (c *swiftCC) timedOut(now sim.Time) {
 	c.s.Timeout(now)
@@ -421,15 +430,4 @@ func (r *Registry) SwiftOf(i int32) *Swift {
 		}
 	}
 	return nil
-}
-
-// SetSwiftHops sets flow i's hops for Swift's topology-based scaling; it does nothing for a
-// flow without Swift. The paper counts the forward path's IP hops by the TTL the receiver
-// sees (section 3.5, echoed in the ACK); a layer-2 switch leaves the TTL alone, so the
-// caller passes the switches on the flow's route, which is the TTL difference on a fabric
-// of routers.
-func (r *Registry) SetSwiftHops(i int32, hops int) {
-	if s := r.SwiftOf(i); s != nil {
-		s.Hops = hops
-	}
 }

@@ -86,7 +86,7 @@ func TestSwiftTranscripts(t *testing.T) {
 			return fmt.Sprintf("resend=%t ackreq=%t", resend, p.IB().AckReq)
 		case "ackpsn":
 			before := c.s.Stats
-			a := c.acked(cmd.Time("at"), &topology.Packet{Kind: topology.KindAck, PSN: uint32(cmd.Int("psn"))}, uint32(cmd.Int("una")), 0)
+			a := c.signal(roceSignal(cmd.Time("at"), &topology.Packet{Kind: topology.KindAck, PSN: uint32(cmd.Int("psn"))}, uint32(cmd.Int("una")), 0))
 			if c.s.Stats.Samples == before.Samples {
 				return "no sample " + flags(a)
 			}
@@ -94,7 +94,7 @@ func TestSwiftTranscripts(t *testing.T) {
 		case "nak":
 			nak := &topology.Packet{Kind: topology.KindNak}
 			nak.IB().Syndrome = topology.SyndromeNAKSequence
-			a := c.acked(cmd.Time("at"), nak, c.una, 0)
+			a := c.signal(roceSignal(cmd.Time("at"), nak, c.una, 0))
 			return flags(a) + " " + windows()
 		case "window":
 			return fmt.Sprintf("open=%t", c.windowOpen(uint32(cmd.Int("inflight"))))
@@ -147,7 +147,7 @@ func TestSwiftAllocatesNothingPerPacket(t *testing.T) {
 		c.sent(pkt, 0)
 		ack.PSN = psn
 		psn++
-		c.acked(now+30*sim.Microsecond, ack, psn, psn)
+		c.signal(roceSignal(now+30*sim.Microsecond, ack, psn, psn))
 		c.windowOpen(1)
 		c.rate()
 	})

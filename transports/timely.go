@@ -286,19 +286,16 @@ func (c *timelyCC) sent(p *topology.Packet, _ uint32) {
 	}
 }
 
-// acked takes the sample when the cumulative acknowledgement passes the timed packet.
-func (c *timelyCC) acked(now sim.Time, _ *topology.Packet, una, _ uint32) ccAck {
-	if !c.timed || una <= c.timedPSN {
+// signal takes the sample when an ACK's or NAK's cumulative acknowledgement passes the timed
+// packet.
+func (c *timelyCC) signal(s ccSignal) ccAck {
+	if s.event > ccLost || !c.timed || s.una <= c.timedPSN {
 		return 0
 	}
 	c.timed = false
-	c.t.Sample(now, max(now-c.timedAt-c.timedTx, 0))
+	c.t.Sample(s.now, max(s.now-c.timedAt-c.timedTx, 0))
 	return 0
 }
-
-func (c *timelyCC) cnp(sim.Time) {}
-
-func (c *timelyCC) timedOut(sim.Time) {}
 
 // TIMELYOf is flow i's TIMELY rate computation, nil for a flow without TIMELY.
 func (r *Registry) TIMELYOf(i int32) *TIMELY {

@@ -68,7 +68,7 @@ func TestTIMELYTranscripts(t *testing.T) {
 			return "timing none"
 		case "ack":
 			before := c.t.Stats
-			c.acked(cmd.Time("at"), &topology.Packet{}, uint32(cmd.Int("una")), 0)
+			c.signal(roceSignal(cmd.Time("at"), &topology.Packet{}, uint32(cmd.Int("una")), 0))
 			if c.t.Stats.Samples == before.Samples {
 				return "no sample"
 			}
