@@ -99,3 +99,65 @@ func TestHierarchicalAllreduceAtItsPhases(t *testing.T) {
 	require.InEpsilon(t, want, got, 0.03)
 	require.Zero(t, aiSpinePackets(v), "hierarchical: every byte stays on its rail or in its server")
 }
+
+// TestRailRingAtItsClosedForm runs NCCL's rail ring allreduce (4 servers x 8 GPUs, 8
+// channels: one a rail) alone on the fabric and holds it within 3% of
+// collective.RailRingPipelined: the busier link class's 2(N-1) steps of bytes back to back at
+// w/B plus one path latency. The step-synchronous RailRingIdeal (a latency every step) is
+// 1.5x the run here: the channels' rings move on as data arrives, so the NIC carrying a rail's
+// units never waits. Cases:
+//   - PXN: the NICs bound it (S/(g N) a step at 400 Gb/s against S/N at 3.6 Tb/s); no frame
+//     on a spine;
+//   - no PXN, one spine of 4 x 400 Gb/s (no oversubscription, no ECMP choice): the same bound,
+//     the last GPU's unit through the spine; every crossing unit's packets twice on spine
+//     links (up and down), plus their ACKs;
+//   - no PXN, one spine of 400 Gb/s: a leaf's 4 crossing queue pairs (one a server) share
+//     its uplink, so a crossing byte costs 4 w/B: 4x the time. The rail preset's default of
+//     2 spines is this case or between: ECMP places each leaf's 4 crossing queue pairs on
+//     its 2 uplinks by hash, and one leaf with all 4 on one spine makes the whole ring 4x.
+func TestRailRingAtItsClosedForm(t *testing.T) {
+	slow(t, "three 32-GPU ring allreduces of 64 and 16 MiB")
+	const n, g, C = 4, 8, 8
+	const N = n * g
+	for _, c := range []struct {
+		name        string
+		pxn         bool
+		size        int64
+		fabric      string
+		share       float64 // a crossing flow's share of the NIC's rate
+		spineFrames bool
+	}{
+		{"PXN", true, 64 << 20, "400Gbps", 1, false},
+		{"no PXN, non-blocking spine", false, 64 << 20, "1600Gbps", 1, true},
+		{"no PXN, 4:1 spine", false, 16 << 20, "400Gbps", 0.25, true},
+	} {
+		coll := fmt.Sprintf("op: allreduce, hosts: all, size: %dB, channels: %d", c.size, C)
+		v := aiRun(t, n, 1, c.fabric, coll, fmt.Sprintf("hosts.pxn=%v", c.pxn))
+		got := aiJobUS(t, v)
+		unit := c.size / (C * N) // a channel's unit, one message
+		su := aiLink(unit, aiSU, aiSUDelay)
+		nic := aiLink(unit, aiNIC, aiNICDelay)
+		nic.PerByte /= c.share
+		if !c.pxn { // through the spine: two more links and a store and forward
+			nic.Alpha += (2*sim.Microsecond + aiNIC.TxTime(aiMTU+roceV2Overhead)).Seconds()
+		}
+		want := collective.RailRingPipelined(collective.AllReduce, c.size, n, g, C, c.pxn, su, nic) * 1e6
+		lockstep := collective.RailRingIdeal(collective.AllReduce, c.size, n, g, C, c.pxn, su, nic) * 1e6
+		t.Logf("%s: %.2f us, pipelined closed form %.2f us (%.2f%%), step-synchronous %.2f us", c.name, got, want, 100*(got/want-1), lockstep)
+		require.InEpsilon(t, want, got, 0.03, c.name)
+		frames := aiSpinePackets(v)
+		if !c.spineFrames {
+			require.Zero(t, frames, c.name)
+			continue
+		}
+		// Every inter-server unit crosses rails: 2(N-1) steps x n servers x C channels... of
+		// which one channel's unit a server a step leaves the server (C = g, k = 1): per step
+		// n C crossing messages of unit bytes, each on two spine links; their ACKs: one per
+		// AckInterval (16) packets and the last.
+		msgs := int64(2*(N-1)) * n * (C / g) * g
+		pkts := unit / aiMTU
+		data := 2 * msgs * pkts
+		require.GreaterOrEqual(t, frames, data, c.name)
+		require.LessOrEqual(t, frames, data+2*msgs*(pkts/16+1), c.name)
+	}
+}
