@@ -161,3 +161,92 @@ func TestRailRingAtItsClosedForm(t *testing.T) {
 		require.LessOrEqual(t, frames, data+2*msgs*(pkts/16+1), c.name)
 	}
 }
+
+// aiWireAny is a WRITE of bytes on the wire, its last packet partial.
+func aiWireAny(bytes int64) int64 {
+	w := aiWire(bytes / aiMTU * aiMTU)
+	if r := bytes % aiMTU; r > 0 {
+		w += r + roceV2Overhead
+	}
+	return w
+}
+
+// aiBytes sums the queue pairs' posted bytes by sender and by receiver.
+func aiBytes(v *results.Variant) (sent, received map[string]int64) {
+	sent, received = map[string]int64{}, map[string]int64{}
+	for _, f := range v.PerFlow {
+		if f.QueuePair {
+			sent[f.Src] += f.SizeBytes
+			received[f.Dst] += f.SizeBytes
+		}
+	}
+	return sent, received
+}
+
+// TestAllToAllOnRails runs a direct all_to_all of S = 4 MiB a rank over 4 servers x 8 GPUs
+// (one channel), uniform, with and without PXN: every GPU sends and receives (N-1) S/N bytes
+// (it keeps its own share); with PXN each share leaves by the sender's GPU on the
+// destination's rail and no frame is on a spine; without PXN the shares between different
+// servers and rails, n g (n-1)(g-1) of S/N bytes, cross a spine, each packet twice (up and
+// down) with its ACKs.
+func TestAllToAllOnRails(t *testing.T) {
+	const n, g, S = 4, 8, 4 << 20
+	const N = n * g
+	for _, pxn := range []bool{true, false} {
+		v := aiRun(t, n, 2, "400Gbps", fmt.Sprintf("op: all_to_all, hosts: all, size: %dB, channels: 1", S), fmt.Sprintf("hosts.pxn=%v", pxn))
+		aiJobUS(t, v)
+		sent, received := aiBytes(v)
+		require.Len(t, sent, N)
+		require.Len(t, received, N)
+		for gpu, b := range sent {
+			require.Equal(t, int64((N-1)*(S/N)), b, "%s sends (N-1) S/N", gpu)
+			require.Equal(t, int64((N-1)*(S/N)), received[gpu], "%s receives (N-1) S/N", gpu)
+		}
+		frames := aiSpinePackets(v)
+		if pxn {
+			require.Zero(t, frames, "PXN: no frame on a spine")
+			continue
+		}
+		msgs := int64(n * g * (n - 1) * (g - 1))
+		pkts := int64(S / N / aiMTU)
+		data := 2 * msgs * pkts
+		require.GreaterOrEqual(t, frames, data)
+		require.LessOrEqual(t, frames, data+2*msgs*(pkts/16+1))
+	}
+}
+
+// TestZipfAllToAllAtItsHottestReceiver runs a direct all_to_all of S = 4 MiB a rank over 4
+// servers x 8 GPUs with PXN under Zipf skew s = 1: the hottest rank's share is S / H(N, 1)
+// (H the harmonic number; within a byte, each share cut at the rounded running total), and
+// it receives it from the N-1 others: from its server's 7 GPUs over its scale-up link, from
+// the other 24 over its NIC link, which is the busier. The time is at least, and within 5%
+// above, those wire bytes at 400 Gb/s plus one path latency: the shortest into that link, a
+// same-rail sender's (its NIC link, the leaf, the receiver's NIC link; the relayed senders'
+// first bytes come a scale-up hop later, while the link is already busy).
+func TestZipfAllToAllAtItsHottestReceiver(t *testing.T) {
+	const n, g, S = 4, 8, 4 << 20
+	const N = n * g
+	v := aiRun(t, n, 2, "400Gbps", fmt.Sprintf("op: all_to_all, hosts: all, size: %dB, channels: 1, skew: {dist: zipf, s: 1}", S))
+	got := aiJobUS(t, v)
+	var H float64
+	for k := 1; k <= N; k++ {
+		H += 1 / float64(k)
+	}
+	_, received := aiBytes(v)
+	hot, hotBytes := "", int64(0)
+	for gpu, b := range received {
+		if b > hotBytes || b == hotBytes && gpu < hot {
+			hot, hotBytes = gpu, b
+		}
+	}
+	share := hotBytes / (N - 1)
+	require.Equal(t, int64(N-1)*share, hotBytes, "%s receives one share from each other rank", hot)
+	require.InDelta(t, S/H, float64(share), 1, "%s's share is S/H(N,1)", hot)
+	nicWire := int64((n-1)*g) * aiWireAny(share)
+	suWire := int64(g-1) * aiWireAny(share)
+	alpha := aiLink(aiMTU, aiNIC, aiNICDelay).Alpha // the same-rail senders' path: NIC, leaf, NIC
+	bound := max(aiNIC.TxTime(nicWire), aiSU.TxTime(suWire)).Seconds()*1e6 + alpha*1e6
+	t.Logf("Zipf all_to_all: %.2f us; hottest receiver %s, %d bytes, bound %.2f us (+%.2f%%)", got, hot, hotBytes, bound, 100*(got/bound-1))
+	require.GreaterOrEqual(t, got, bound*(1-1e-9))
+	require.LessOrEqual(t, got, bound*1.05)
+}
