@@ -250,3 +250,40 @@ func TestZipfAllToAllAtItsHottestReceiver(t *testing.T) {
 	require.GreaterOrEqual(t, got, bound*(1-1e-9))
 	require.LessOrEqual(t, got, bound*1.05)
 }
+
+// relayShare is three servers of 2 GPUs on one stripe: s1g1 writes 1 MB to s2g2 (with PXN
+// relayed by s1g2, whose NIC is on rail 2) while s1g2 writes 1 MB of its own to s3g2.
+const relayShare = `version: 1
+name: relay-share
+stop: 1ms
+topology: {preset: rail, params: {servers_per_stripe: 3, gpus_per_server: 2, spines: 1, nic_link: {rate: 400Gbps, delay: 1us}, fabric_link: {rate: 400Gbps, delay: 1us}, scaleup: {}}}
+transports: {rocev2: {cc: none}}
+traffic:
+  - flow: {src: s1g1, dst: s2g2, size: 1000000B, transport: rocev2}
+  - flow: {src: s1g2, dst: s3g2, size: 1000000B, transport: rocev2}
+`
+
+// TestRelayTakesItsTurn checks that a GPU's NIC serves the data it relays for another GPU of
+// its server (PXN) in turn with its own, not ahead of it: the relayed write and s1g2's own
+// share s1g2's NIC link frame by frame, which is busy from s1g2's first frame to the relayed
+// write's last, the two writes' wire bytes at 400 Gb/s. The relayed write ends then plus its
+// path's latency (NIC link, leaf, NIC link); s1g2's own, which began alone while the
+// relayed write's first frame crossed NVLink (two scale-up links), that much earlier. Served
+// ahead, the relayed write, which comes over NVLink at 3.6 Tb/s, would hold the NIC for its
+// whole length and s1g2's own write would end at about twice the relayed one's time.
+func TestRelayTakesItsTurn(t *testing.T) {
+	v := runOne(t, relayShare, 0)
+	require.Len(t, v.PerFlow, 2)
+	const size = 1000000
+	pkts := int64((size + aiMTU - 1) / aiMTU)
+	wire := size + pkts*roceV2Overhead + topology.RETHHeader
+	both := aiNIC.TxTime(2 * wire).Seconds() * 1e6
+	lat := aiLink(aiMTU, aiNIC, aiNICDelay).Alpha * 1e6
+	head := aiLink(aiMTU, aiSU, aiSUDelay).Alpha * 1e6
+	want := map[string]float64{"s1g1": both + lat, "s1g2": both + lat - head}
+	for _, f := range v.PerFlow {
+		require.NotNil(t, f.FCTUS, f.Src)
+		t.Logf("%s -> %s: %.3f us, want %.3f us", f.Src, f.Dst, *f.FCTUS, want[f.Src])
+		require.InEpsilon(t, want[f.Src], *f.FCTUS, 0.002, "%s -> %s", f.Src, f.Dst)
+	}
+}
