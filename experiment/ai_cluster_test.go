@@ -277,7 +277,7 @@ func TestRelayTakesItsTurn(t *testing.T) {
 	const size = 1000000
 	pkts := int64((size + aiMTU - 1) / aiMTU)
 	wire := size + pkts*roceV2Overhead + topology.RETHHeader
-	both := aiNIC.TxTime(2 * wire).Seconds() * 1e6
+	both := aiNIC.TxTime(2*wire).Seconds() * 1e6
 	lat := aiLink(aiMTU, aiNIC, aiNICDelay).Alpha * 1e6
 	head := aiLink(aiMTU, aiSU, aiSUDelay).Alpha * 1e6
 	want := map[string]float64{"s1g1": both + lat, "s1g2": both + lat - head}

@@ -79,6 +79,7 @@ type NIC struct {
 
 	active   [topology.NumPriorities][]sender
 	relays   [topology.NumPriorities]*relayQueue // PXN: the data relayed for other GPUs, by class (relay.go)
+	depth    *topology.DepthLog                  // LogDepth's, for the relay queues made after it
 	rr       [topology.NumPriorities]int
 	IP       topology.IPv4
 	TTL      uint8
@@ -190,8 +191,12 @@ func (n *NIC) Handle(now sim.Time, op int, _ any) {
 func (n *NIC) LogDepth(l *topology.DepthLog) {
 	for c := range n.Control {
 		n.Control[c].LogTo(l)
+		if r := n.relays[c]; r != nil {
+			r.q.LogTo(l)
+		}
 	}
 	n.PFCOut.LogTo(l)
+	n.depth = l
 }
 
 // SendPause makes the NIC send one PFC frame pausing class c for quanta (0 resumes it), as

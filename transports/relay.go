@@ -30,6 +30,15 @@ func (r *relayQueue) class() uint8                         { return r.prio }
 func (r *relayQueue) hash() uint32                         { return 0 }
 func (r *relayQueue) rate() sim.Rate                       { return 0 }
 
+// RelayQueue is the queue of the data frames the NIC relays for other GPUs in class c (PXN),
+// nil while it has relayed none.
+func (n *NIC) RelayQueue(c int) *topology.Queue {
+	if r := n.relays[c]; r != nil {
+		return &r.q
+	}
+	return nil
+}
+
 // relay sends on a frame that the scale-up switch brought to this GPU for another (PXN):
 // a control frame (ACK, NAK, CNP) with the NIC's control frames of its class, a data frame
 // on the class's relay queue, in turn with the NIC's own data.
@@ -42,6 +51,9 @@ func (n *NIC) relay(now sim.Time, p *topology.Packet) {
 	r := n.relays[p.Priority]
 	if r == nil {
 		r = &relayQueue{prio: p.Priority}
+		if n.depth != nil {
+			r.q.LogTo(n.depth)
+		}
 		n.relays[p.Priority] = r
 	}
 	r.q.Push(now, p)
