@@ -103,3 +103,27 @@ func RailRingIdeal(op string, size int64, n, g, C int, pxn bool, su, nic Link) f
 	}
 	return steps * (max(suBytes*su.PerByte, S/(float64(g)*N)*nic.PerByte) + alpha)
 }
+
+// RailRingPipelined is the closed form of op by NCCL's rail ring as it runs when bandwidth
+// bounds it: each channel's ring moves on as each rank's data arrives, not in lockstep, so a
+// link class busy every step carries its 2(N-1) steps' bytes back to back and the path
+// latency is paid once (the first relayed unit's way in and the last one's way out), not per
+// step as in RailRingIdeal. Same arguments and per-step bytes as RailRingIdeal; nic.PerByte is
+// the cost of a byte crossing between servers, which without PXN (the last GPU's unit through
+// a spine) is the NIC's or, when the crossing flows of a leaf share its uplinks, that share's
+// (docs/model.md section 17). It holds when a unit's way around the g GPUs of a server (g-1
+// scale-up hops and one NIC hop, each with its latency) is shorter than the g steps the
+// busier link class needs: the ring then never waits on latency.
+func RailRingPipelined(op string, size int64, n, g, C int, pxn bool, su, nic Link) float64 {
+	N, S := float64(n*g), float64(size)
+	k := float64(C / g)
+	steps := N - 1
+	if op == AllReduce {
+		steps *= 2
+	}
+	suBytes, alpha := S/N, su.Alpha+nic.Alpha
+	if !pxn {
+		suBytes, alpha = S*(float64(C)-k)/(float64(C)*N), nic.Alpha
+	}
+	return steps*max(suBytes*su.PerByte, S/(float64(g)*N)*nic.PerByte) + alpha
+}

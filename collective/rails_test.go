@@ -180,7 +180,9 @@ func TestBuildOnFlatIsBuild(t *testing.T) {
 // 16 channels, each step's time is its busiest scale-up link's and busiest NIC's bytes (from
 // the messages, a relayed one on both) at their cost, the longer, plus the step's longest
 // path latency (a relayed message crosses both link classes); summed over the steps it is
-// the closed form, with and without PXN.
+// the closed form, with and without PXN. RailRingPipelined is the busiest link's bytes over
+// all steps at its cost plus one path latency (a relayed message's with PXN, a NIC path's
+// without).
 func TestRailRingIdeal(t *testing.T) {
 	const n, g = 4, 8
 	N := n * g
@@ -219,18 +221,36 @@ func TestRailRingIdeal(t *testing.T) {
 					}
 				}
 				var got float64
+				suTotal, nicTotal := map[int]int64{}, map[int]int64{}
 				for s := range p.Steps {
 					var a, b int64
-					for _, x := range suLoad[s] {
+					for k, x := range suLoad[s] {
 						a = max(a, x)
+						suTotal[k] += x
 					}
-					for _, x := range nicLoad[s] {
+					for k, x := range nicLoad[s] {
 						b = max(b, x)
+						nicTotal[k] += x
 					}
 					got += max(float64(a)*su.PerByte, float64(b)*nic.PerByte) + alpha[s]
 				}
 				if want := RailRingIdeal(op, S, n, g, C, pxn, su, nic); math.Abs(got-want) > 1e-12*want {
 					t.Errorf("%s C=%d pxn=%v: the plan's steps give %g s, the closed form %g s", op, C, pxn, got, want)
+				}
+				var a, b int64
+				for _, x := range suTotal {
+					a = max(a, x)
+				}
+				for _, x := range nicTotal {
+					b = max(b, x)
+				}
+				once := nic.Alpha
+				if pxn {
+					once += su.Alpha
+				}
+				got = max(float64(a)*su.PerByte, float64(b)*nic.PerByte) + once
+				if want := RailRingPipelined(op, S, n, g, C, pxn, su, nic); math.Abs(got-want) > 1e-12*want {
+					t.Errorf("%s C=%d pxn=%v: the busiest link's bytes give %g s, the pipelined closed form %g s", op, C, pxn, got, want)
 				}
 			}
 		}

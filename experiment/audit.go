@@ -44,6 +44,9 @@ func (f *fabric) audit() error {
 		for _, nic := range f.nicList {
 			for q := range nic.Control {
 				where += nic.Control[q].Count(k)
+				if rq := nic.RelayQueue(q); rq != nil {
+					where += rq.Count(k)
+				}
 			}
 			where += nic.PFCOut.Count(k)
 		}

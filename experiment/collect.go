@@ -108,6 +108,13 @@ func (f *fabric) collect() *results.Variant {
 		by.Unroutable += nic.Misdelivered
 		for prio := range nic.Control {
 			f.addQueue(v, nic.ID, nic.Port, prio, &nic.Control[prio], now)
+			if rq := nic.RelayQueue(prio); rq != nil && rq.MaxBytes > 0 {
+				// The data relayed for other GPUs (PXN): a record of its own, marked relay,
+				// not in the time series (whose rows are by node, port and class).
+				n := &f.nw.Nodes[nic.ID]
+				v.Queues = append(v.Queues, results.Queue{Node: n.Name, Port: nic.Port + 1, Peer: f.nw.Nodes[n.Ports[nic.Port].Peer].Name,
+					Priority: prio, Relay: true, MeanBytes: rq.MeanBytes(now), P99Bytes: rq.QuantileBytes(0.99, now), MaxBytes: rq.MaxBytes})
+			}
 			paused := nic.Pause.PausedTime(prio, now)
 			v.PFC.PausedTimeUS += paused.Microseconds()
 			v.PFC.PauseFrames += nic.PausesSent[prio]

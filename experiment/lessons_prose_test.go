@@ -26,10 +26,10 @@ import (
 // "replication:NAME" its entry of the replication list instead) and a path into that object
 // of the golden results document: keys joined by dots, a list element chosen by [N] (from 0)
 // or by [key=value,...] (the first whose fields match; a missing field matches the empty
-// value), and an optional factor xF that scales the value (units). The number written
-// before the comment, a unit word between them allowed, must be the golden value rounded to
-// the decimals written (thousands separators ignored). A figure from a --set run that no
-// golden holds is written without a mark.
+// value, a true one "true"), and an optional factor xF that scales the value (units). The
+// number written before the comment, a unit word between them allowed, must be the golden
+// value rounded to the decimals written (thousands separators ignored). A figure from a
+// --set run that no golden holds is written without a mark.
 var goldenMark = regexp.MustCompile(`([0-9][0-9,]*(?:\.[0-9]+)?)(?:\s?[A-Za-z/%]+)?<!-- golden ([^>]*?) -->`)
 
 // markedNumber is a figure with its mark, as found in docs/lessons.md.
@@ -172,6 +172,8 @@ func matches(el any, sel string) bool {
 			got = v
 		case float64:
 			got = strconv.FormatFloat(v, 'f', -1, 64)
+		case bool:
+			got = strconv.FormatBool(v)
 		default:
 			return false
 		}

@@ -248,6 +248,9 @@ type Queue struct {
 	MeanBytes float64 `json:"mean_bytes"`
 	P99Bytes  float64 `json:"p99_bytes"`
 	MaxBytes  int64   `json:"max_bytes"`
+	// Relay marks a GPU NIC's queue of the data it relays for other GPUs of its server (PXN),
+	// beside the NIC's own queue of that class; omitted otherwise.
+	Relay bool `json:"relay,omitempty"`
 }
 
 // PFCPort is the PFC activity of one port and class that sent or received a pause. Node's

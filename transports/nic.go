@@ -16,7 +16,8 @@ import (
 // flow sends from the one topology.Routes.HostPort names (or from all its planes, Spray),
 // and a frame the scale-up switch brought to a GPU for another GPU is relayed on (relay,
 // PXN). Control frames (ACK, NAK) go first; then requesters with data are served by strict
-// priority and round robin within a priority, each within its pacing rate.
+// priority and round robin within a priority, each within its pacing rate (the data relayed
+// for other GPUs is one requester of its class: relayQueue).
 // A class the switch has paused (PFC) sends nothing until the pause ends. A working NIC
 // never sends PAUSE: it takes what arrives at line rate. A broken one may (a fault): PFC
 // frames it is made to send go out ahead of everything, and are never paused themselves.
@@ -77,6 +78,8 @@ type NIC struct {
 	stormUntil              [topology.NumPriorities]sim.Time // a pause storm on the class lasts until then
 
 	active   [topology.NumPriorities][]sender
+	relays   [topology.NumPriorities]*relayQueue // PXN: the data relayed for other GPUs, by class (relay.go)
+	depth    *topology.DepthLog                  // LogDepth's, for the relay queues made after it
 	rr       [topology.NumPriorities]int
 	IP       topology.IPv4
 	TTL      uint8
@@ -189,8 +192,12 @@ func (n *NIC) Handle(now sim.Time, op int, _ any) {
 func (n *NIC) LogDepth(l *topology.DepthLog) {
 	for c := range n.Control {
 		n.Control[c].LogTo(l)
+		if r := n.relays[c]; r != nil {
+			r.q.LogTo(l)
+		}
 	}
 	n.PFCOut.LogTo(l)
+	n.depth = l
 }
 
 // SendPause makes the NIC send one PFC frame pausing class c for quanta (0 resumes it), as
@@ -272,14 +279,6 @@ func (n *NIC) sprayPort(dst topology.NodeID) *NIC {
 		}
 	}
 	return n
-}
-
-// relay sends on a frame that the scale-up switch brought to this GPU for another (PXN): it
-// waits with the control frames of its class, ahead of the NIC's own data, as NCCL's proxy
-// posts it at once.
-func (n *NIC) relay(now sim.Time, p *topology.Packet) {
-	n.Relayed++
-	n.sendControl(now, p)
 }
 
 // activate puts a requester with data to send on the schedule.
