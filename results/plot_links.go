@@ -177,7 +177,7 @@ func linksHeatmapFigure(v *Variant) (*Figure, string, error) {
 		}
 	}
 	start, end := s.TimesUS[0], s.TimesUS[s.Len()-1]
-	u := unitFor(end - start)
+	u, axisStart, axisEnd := timeAxisOf(v)
 	rowPx := max(1, heatPixelsHigh/len(rows))
 	img := image.NewRGBA(image.Rect(0, 0, heatPixelsWide, rowPx*len(rows)))
 	cmap := heatColours()
@@ -223,9 +223,10 @@ func linksHeatmapFigure(v *Variant) (*Figure, string, error) {
 		f.Curves = append(f.Curves, Curve{Label: grp.name, Points: bins})
 	}
 	f.plot.Add(d)
+	f.heat = d
 	f.plot.Y.Tick.Marker = plot.ConstantTicks(ticks)
 	f.plot.Y.Min, f.plot.Y.Max = -0.5, float64(len(rows))-0.5
-	setTimeAxis(f.plot, u, start, end)
+	setTimeAxis(f.plot, u, axisStart, axisEnd)
 	for _, share := range []float64{0, 0.25, 0.5, 0.75, 1} {
 		label := fmt.Sprintf("%.0f%% of line rate", share*100)
 		if share == 0 {

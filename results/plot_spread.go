@@ -194,6 +194,6 @@ func spreadFigure(v *Variant) (*Figure, string, error) {
 			labels[y] = hops + " hops: " + r.label
 		}
 	}
-	addPauseRows(f, s, idx, labels)
+	addPauseRows(f, v, idx, labels)
 	return f, "", nil
 }

@@ -32,11 +32,9 @@ type timeCurve struct {
 // timeFigure draws curves over the variant's active period (the series' first to last
 // sample), or reports why it is empty.
 func timeFigure(name string, v *Variant, title, yLabel, caption string, curves []timeCurve) (*Figure, error) {
-	s := v.Series
 	f := newFigure(name, v.Name, v.Name+": "+title, "", yLabel)
 	f.Caption = caption
-	start, end := s.TimesUS[0], s.TimesUS[s.Len()-1]
-	u := unitFor(end - start)
+	u, start, end := timeAxisOf(v)
 	for i, c := range curves {
 		pts := make(plotter.XYs, len(c.xsUS))
 		for k := range c.xsUS {
@@ -49,8 +47,10 @@ func timeFigure(name string, v *Variant, title, yLabel, caption string, curves [
 		switch {
 		case c.thin:
 			l.Color, l.Dashes, l.Width = lineColor(c.group-1), nil, vg.Points(0.5)
+			f.Curves[len(f.Curves)-1].byPlace = false
 		case c.id > 0:
 			l.Color, l.Dashes = flowStyle(c.id)
+			f.Curves[len(f.Curves)-1].byPlace = false
 		}
 	}
 	setTimeAxis(f.plot, u, start, end)
