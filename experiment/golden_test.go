@@ -133,13 +133,15 @@ func checkFigures(t *testing.T, doc *results.Document) {
 // TestGoldenResults pins every bundled scenario's results document byte for byte, so that a
 // refactor that claims to change nothing is checked, and a change of behaviour shows where.
 // After a change that is meant to move results, rerun with -update and say why in the commit.
-// The figures are rendered and checked in the full suite only (not under -short).
+// The figures are rendered and checked in the full suite only (not under -short), and the
+// output directory's figures held to a paper's needs (checkOutputFigures).
 func TestGoldenResults(t *testing.T) {
 	for _, s := range scenarios.Bundled() {
 		t.Run(s.Name, func(t *testing.T) {
 			got, doc := goldenDocument(t, s.Name)
 			if !testing.Short() {
 				checkFigures(t, doc)
+				checkOutputFigures(t, s.Name, doc)
 			}
 			for _, v := range doc.Variants {
 				require.Equal(t, v.Drops.ByReason, results.DropPlacesByReason(v.DropPlaces),

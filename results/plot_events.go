@@ -63,7 +63,7 @@ func queueCDFFigure(v *Variant) (*Figure, string, error) {
 	}
 	order := busiest(len(qs), mean)
 	shown := order[:min(len(order), maxPlotLines)]
-	f := newFigure("queue-cdf-", v.Name, v.Name+": egress queue depth, time-weighted CDF", "queue depth (KB, log scale)", "share of the run's time at or below")
+	f := newFigure("queue-cdf-", v.Name, v.Name+": egress queue depth, time-weighted CDF", "queue depth (KB, log scale)", "time at or below the depth (fraction of the run)")
 	f.Caption = "For each of the busiest egress queues (by time-weighted mean depth), the share of the whole run's time it held at most each depth: time-weighted from the queue's own record of how long it held each depth (exact below 32 bytes, then in ranges of 1/16 of a power of two, each drawn at its upper end, never above the queue's maximum), not from the samples. The depth axis is logarithmic; a line starts at the share of the time its queue was empty. A line that starts high spent most of the run empty; one that reaches 1 far right held a deep queue."
 	// Depths span bytes to megabytes: a log axis, from the least depth above 0 any line
 	// reaches, where each line starts at its share of the time at depth 0.
@@ -180,6 +180,6 @@ func eventsFigure(v *Variant) (*Figure, string, error) {
 		left = append(left, eventName(&s.Events[i]))
 	}
 	caption += leftOutNames("smaller counts", left, FileEvents)
-	f, err := timeFigure("events-", v, "drops, retransmissions, ECN marks and CNPs", "count so far", caption, curves)
+	f, err := timeFigure("events-", v, "drops, retransmissions, ECN marks and CNPs", "count so far (packets)", caption, curves)
 	return f, "", err
 }

@@ -33,7 +33,7 @@ func runsByName(d *Document) [][]*Variant {
 // stops below 1, by the share that did not, which its legend entry names. A replicated
 // variant's seeds are pooled into one line.
 func fctFigure(d *Document) (*Figure, string, error) {
-	f := newFigure("fct-cdf", "", d.Scenario+": flow completion time", "FCT (us, log scale)", "fraction of all flows")
+	f := newFigure("fct-cdf", "", d.Scenario+": flow completion time", "FCT (us, log scale)", "flows completed (fraction of all)")
 	f.Caption = "The share of each variant's flows (all of them, finished or not) that completed within a given time, on a logarithmic time axis. A variant whose curve stops below 1 left the rest unfinished (incomplete at stop, unroutable or failed): its legend entry says how many."
 	if seedsDiffer(d) {
 		f.Caption += " Each line pools the flows of all the variant's seeds."

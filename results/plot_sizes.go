@@ -14,7 +14,7 @@ import (
 // all groups), drawn at the bin's geometric middle on log axes. A replicated variant is one
 // line of the seeds' mean with its 95% interval as error bars.
 func sizesFigure(d *Document) (*Figure, string, error) {
-	f := newFigure("slowdown-by-size", "", d.Scenario+": slowdown by flow size", "flow size (bytes, log scale)", "slowdown (log scale)")
+	f := newFigure("slowdown-by-size", "", d.Scenario+": slowdown by flow size", "flow size (bytes, log scale)", "slowdown (FCT / FCT alone, log scale)")
 	f.Caption = fmt.Sprintf("Each variant's slowdown (FCT over the FCT alone on the empty fabric) by flow size: the p50 (solid) and p99 (dashed) of the completed flows of each size bin (slowdown_by_size, all groups), at the bin's geometric middle; bins with no completed flow have no point. Variants with fewer than %d flows are left out.", SizeTableMinFlows)
 	if seedsDiffer(d) {
 		f.Caption += " With several seeds, each point is the mean over the seeds and its bar the 95% confidence interval (Student's t)."
