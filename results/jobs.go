@@ -189,7 +189,7 @@ func jobStepsFigure(d *Document) (*Figure, string, error) {
 	if !hasJobs(d) {
 		return nil, "no collective in the scenario", nil
 	}
-	f := newFigure("jobs-steps", "", d.Scenario+": collective steps, first iteration", "step", "time since the iteration began (us)")
+	f := newFigure("jobs-steps", "", d.Scenario+": collective steps, first iteration", "step (index)", "time since the iteration began (us)")
 	f.Caption = "When each step of each collective's first iteration had all its messages arrived, from the iteration's start, one line per variant and job; the dashed line of the same colour is the ideal's (the critical path of the dependency graph alone on the empty fabric). Where a line rises above its ideal, the steps there waited: for a collision, a pause, a cut rate."
 	line := 0
 	ids := identities(d)
@@ -242,7 +242,7 @@ func jobsFigure(d *Document) (*Figure, string, error) {
 	if !hasJobs(d) {
 		return nil, "no collective in the scenario", nil
 	}
-	f := newFigure("jobs-iterations", "", d.Scenario+": collective iteration time", "iteration", "time (us)")
+	f := newFigure("jobs-iterations", "", d.Scenario+": collective iteration time", "iteration (index)", "time (us)")
 	f.Caption = "Each collective's iteration time, from its first message's release to its last message's arrival, per iteration, one line per variant and job; the dashed line of the same colour is the job's ideal: the critical path of its dependency graph alone on the empty fabric, with headers and each path's latency."
 	line := 0
 	ids := identities(d)
