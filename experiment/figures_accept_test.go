@@ -72,9 +72,11 @@ func checkOutputFigures(t *testing.T, name string, doc *results.Document) {
 	for _, f := range figs {
 		checkSeriesApart(t, f)
 		checkVariantColours(t, f, names, "", colours)
-		top, dataMax, natural := f.YAxis()
-		if !natural && dataMax > 0 {
-			assert.GreaterOrEqual(t, top, minHeadroomFactor*dataMax*(1-1e-9), "%s: the y axis ends at %g, the data reach %g", f.Name, top, dataMax)
+		for k, p := range f.Panels() {
+			top, dataMax, natural := p.YAxis()
+			if !natural && dataMax > 0 {
+				assert.GreaterOrEqual(t, top, minHeadroomFactor*dataMax*(1-1e-9), "%s panel %d: the y axis ends at %g, the data reach %g", f.Name, k, top, dataMax)
+			}
 		}
 		if strings.HasPrefix(f.Name, "fabric-") {
 			continue // a drawing, not a chart

@@ -97,7 +97,7 @@ func checkFigures(t *testing.T, doc *results.Document) {
 			require.Positive(t, c.Points, "%s: %s has no point", f.Name, c.Label)
 			// A time series; the fabric drawing and the queues' depth distribution (a point
 			// per depth range the queue held) are not.
-			if f.Variant != "" && !strings.HasPrefix(f.Name, "fabric-") && !strings.HasPrefix(f.Name, "queue-cdf-") {
+			if f.Variant != "" && !strings.HasPrefix(f.Name, "fabric-") && !strings.HasPrefix(f.Name, "queue-cdf") {
 				require.GreaterOrEqual(t, c.Points, 50, "%s: %s", f.Name, c.Label)
 			}
 		}

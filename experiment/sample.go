@@ -148,7 +148,8 @@ func (s *sampler) take(now sim.Time) {
 					}
 					k = int32(len(ss.Queues))
 					s.queueCol[at+c] = k
-					ss.Queues = append(ss.Queues, results.QueueSeries{Node: sw.Name, Port: pi + 1, Priority: c,
+					peer := f.nw.Nodes[f.nw.Nodes[sw.ID].Ports[pi].Peer].Name
+					ss.Queues = append(ss.Queues, results.QueueSeries{Node: sw.Name, Port: pi + 1, Peer: peer, Priority: c,
 						Bytes: make([]int64, n, n+1)})
 				}
 				ss.Queues[k].Bytes = append(ss.Queues[k].Bytes, q.Bytes)

@@ -52,6 +52,7 @@ type Curve struct {
 	line    *plotter.Line    // its line, when it is one
 	marker  draw.GlyphDrawer // its points' marker, if any
 	byPlace bool             // styled by its place in the figure (restyled in a panel figure)
+	ref     bool             // a reference line (a threshold, a capacity), not data
 }
 
 // Style is how a curve is drawn: its colour as #rrggbb, its dash pattern in points ("" for
@@ -286,6 +287,9 @@ func (f *Figure) readableAxes() {
 	for _, p := range f.panels {
 		p.readableAxes()
 	}
+	if len(f.panels) > 0 {
+		return // f.plot is the first panel's
+	}
 	if _, named := f.plot.Y.Tick.Marker.(plot.ConstantTicks); !f.natural && !named {
 		if top := f.maxY(); top > 0 && f.plot.Y.Max < headroom*top {
 			f.plot.Y.Max = headroom * top
@@ -320,8 +324,16 @@ func (f *Figure) maxY() float64 {
 	return m
 }
 
-// YAxis is the top of the figure's y axis (its first panel's), the largest y its curves
-// draw, and whether the axis ends at a natural bound instead (a CDF's 1, a share, a
+// Panels are the figure's panels (itself, when it has none).
+func (f *Figure) Panels() []*Figure {
+	if len(f.panels) == 0 {
+		return []*Figure{f}
+	}
+	return f.panels
+}
+
+// YAxis is the top of the figure's y axis (of a panel figure, its first panel's: see
+// Panels), the largest y its curves draw, and whether the axis ends at a natural bound instead (a CDF's 1, a share, a
 // timeline's named rows).
 func (f *Figure) YAxis() (top, dataMax float64, natural bool) {
 	f.readableAxes()

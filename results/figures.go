@@ -100,6 +100,8 @@ func variantFigures(d *Document) (figs []*Figure, omitted []Omitted, err error) 
 			f.panelTitle = v.Name
 			panels = append(panels, f)
 		}
+		panels, flat := dropFlatPanels(kind, panels)
+		why = append(why, flat...)
 		omitted = append(omitted, collapseOmitted(kind, why, len(firsts))...)
 		if len(panels) > 0 {
 			figs = append(figs, kindFigure(kind, d, panels))

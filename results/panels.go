@@ -1,7 +1,9 @@
 package results
 
 import (
+	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -14,7 +16,7 @@ import (
 
 // The size of one panel of a panel figure, and the room above the panels for the figure's
 // title.
-const panelWidth, panelHeight, panelTitleRoom = 11 * vg.Centimeter, 7 * vg.Centimeter, 1.2 * vg.Centimeter
+const panelWidth, panelHeight, panelTitleRoom = 11 * vg.Centimeter, 8 * vg.Centimeter, 1.2 * vg.Centimeter
 
 // panelGrid is how many columns and rows n panels take: one column for one, two up to four,
 // then three, so that a panel stays wide enough to read a time series in.
@@ -67,8 +69,8 @@ func (f *Figure) drawPanels(c draw.Canvas) {
 }
 
 // panelFigure is one figure of figs' kind with each of figs (one per variant) as a panel,
-// titled by its variant, on shared axes: the x range and, for numeric y axes of one scale,
-// the y range of all. A line styled by its place (a queue, a count) takes the style of its
+// titled by its variant, on shared axes: the x range and, for numeric y axes of one scale
+// whose peaks are within maxSharedSpread of each other, the y range of all. A line styled by its place (a queue, a count) takes the style of its
 // label's place among all panels' labels, so that one queue is one colour in every panel;
 // the legend lists each label once. The caption is the first figure's.
 func panelFigure(name, title string, figs []*Figure) *Figure {
@@ -78,6 +80,11 @@ func panelFigure(name, title string, figs []*Figure) *Figure {
 	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	shareY := true
 	_, logY := figs[0].plot.Y.Scale.(plot.LogScale)
+	lowPeak, highPeak := math.Inf(1), 0.0
+	for _, p := range figs {
+		lowPeak, highPeak = min(lowPeak, p.dataMax()), max(highPeak, p.dataMax())
+	}
+	apart := highPeak > maxSharedSpread*lowPeak
 	for k, p := range figs {
 		p.plot.Title.Text = p.panelTitle
 		p.plot.Title.TextStyle.Font.Size = vg.Points(11)
@@ -107,6 +114,11 @@ func panelFigure(name, title string, figs []*Figure) *Figure {
 	}
 	if !f.natural && f.maxY() > 0 {
 		yhi = max(yhi, headroom*f.maxY())
+	}
+	if shareY && apart {
+		shareY = false
+		f.Caption += fmt.Sprintf(" Each panel has a y axis of its own: their peaks differ more than %d-fold (from %s to %s), which one axis would draw as flat lines at 0.",
+			maxSharedSpread, strconv.FormatFloat(lowPeak, 'g', 3, 64), strconv.FormatFloat(highPeak, 'g', 3, 64))
 	}
 	for _, p := range figs {
 		p.plot.X.Min, p.plot.X.Max = xlo, xhi
@@ -178,4 +190,40 @@ func zoomToActivity(figs []*Figure) string {
 	unit := strings.TrimSuffix(strings.TrimPrefix(ax.Label.Text, "time ("), ")")
 	return " The time axis is zoomed to where anything changes, " + fixed(zlo) + " to " + fixed(zhi) + " " + unit +
 		" of the run's " + fixed(ax.Min) + " to " + fixed(ax.Max) + " " + unit + "; the same unit as every figure of the run."
+}
+
+// maxSharedSpread is how many times the largest panel's peak may be the smallest's for the
+// panels of a kind to share their y axis: beyond, a shared axis would draw the small ones as
+// flat lines at 0 (a queue HPCC keeps at 2 KB beside PFC's 12 MB), so each panel has its own.
+const maxSharedSpread = 20
+
+// dataMax is the largest y of f's data curves (not its reference lines).
+func (f *Figure) dataMax() float64 {
+	m := 0.0
+	for _, c := range f.Curves {
+		if !c.ref {
+			m = max(m, c.MaxY)
+		}
+	}
+	return m
+}
+
+// dropFlatPanels leaves out of figs (one kind's panels) those whose data are 0 throughout
+// (a blank panel), each listed with why; a lone panel, or one of named rows, always stays.
+func dropFlatPanels(kind string, figs []*Figure) (kept []*Figure, omitted []Omitted) {
+	if len(figs) < 2 {
+		return figs, nil
+	}
+	for _, f := range figs {
+		_, named := f.plot.Y.Tick.Marker.(plot.ConstantTicks)
+		if named || f.dataMax() > 0 || len(f.Curves) == 0 {
+			kept = append(kept, f)
+			continue
+		}
+		omitted = append(omitted, Omitted{kind, f.panelTitle + ": its " + f.plot.Y.Label.Text + " is 0 throughout"})
+	}
+	if len(kept) == 0 {
+		return figs, nil
+	}
+	return kept, omitted
 }

@@ -2,7 +2,6 @@ package results
 
 import (
 	"fmt"
-	"image/color"
 	"sort"
 
 	"gonum.org/v1/plot/plotter"
@@ -274,7 +273,7 @@ func queueFigure(v *Variant) (*Figure, string, error) {
 	var curves []timeCurve
 	for _, i := range idx {
 		q := &s.Queues[i]
-		curves = append(curves, timeCurve{label: fmt.Sprintf("%s:%d prio %d", q.Node, q.Port, q.Priority), xsUS: s.TimesUS, ys: kilobytes(q.Bytes)})
+		curves = append(curves, timeCurve{label: queueName(q.Node, q.Port, q.Peer, q.Priority), xsUS: s.TimesUS, ys: kilobytes(q.Bytes)})
 	}
 	f, err := timeFigure("queues-", v, "egress queue depth", "queue (KB)", caption, curves)
 	return f, "", err
@@ -307,24 +306,21 @@ func ingressFigure(v *Variant) (*Figure, string, error) {
 		curves = append(curves, timeCurve{label: fmt.Sprintf("%s:%d from %s prio %d", in.Node, in.Port, in.Peer, in.Priority), xsUS: s.TimesUS, ys: kilobytes(in.Bytes)})
 	}
 	top := &s.Ingress[idx[0]]
-	for _, th := range []struct {
-		name  string
-		bytes int64
-	}{{"XOFF", top.XoffBytes}, {"XON", top.XonBytes}} {
-		ys := make([]float64, s.Len())
-		for k := range ys {
-			ys[k] = float64(th.bytes) / 1e3
-		}
-		curves = append(curves, timeCurve{label: fmt.Sprintf("%s %s KB", th.name, fixed(float64(th.bytes)/1e3)), xsUS: s.TimesUS, ys: ys})
-	}
 	f, err := timeFigure("ingress-", v, "lossless ingress occupancy", "held from peer (KB)", caption, curves)
 	if err != nil {
 		return nil, "", err
 	}
-	// The thresholds: grey, XOFF long dashes and XON dots, so the two read apart in print.
-	for k, l := range f.lines[len(f.lines)-2:] {
-		l.Color = color.Gray{Y: 90}
-		l.Dashes = thresholdDashes[k]
+	// The thresholds: grey, XOFF long dashes and XON dots, so the two read apart in print,
+	// each named on its line, XOFF above and XON below, so that the names never overprint.
+	u, _, _ := timeAxisOf(v)
+	for k, th := range []struct {
+		name  string
+		bytes int64
+	}{{"XOFF", top.XoffBytes}, {"XON", top.XonBytes}} {
+		label := fmt.Sprintf("%s %s KB", th.name, fixed(float64(th.bytes)/1e3))
+		if err := f.addReference(label, float64(th.bytes)/1e3, s.TimesUS, u, thresholdDashes[k], k == 1); err != nil {
+			return nil, "", err
+		}
 	}
 	return f, "", nil
 }

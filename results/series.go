@@ -36,10 +36,12 @@ type FlowSeries struct {
 	CwndSegments   []float64
 }
 
-// QueueSeries is one switch egress queue that held a frame at some sample: its depth.
+// QueueSeries is one switch egress queue that held a frame at some sample: its depth. Peer
+// is the node at the other end of its port's link.
 type QueueSeries struct {
 	Node     string
 	Port     int
+	Peer     string
 	Priority int
 	Bytes    []int64
 }

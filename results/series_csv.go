@@ -117,12 +117,13 @@ func throughputGbps(bytes int64, us float64) float64 {
 }
 
 // writeQueuesCSV writes each switch egress queue that held a frame at some sample, at every
-// sample: its depth in bytes.
+// sample: its depth in bytes, and its port's peer.
 func writeQueuesCSV(w io.Writer, d *Document) error {
-	return seriesCSV(w, d, []string{"node", "port", "priority", "bytes"}, func(s *Series, emit func(...string) error) error {
+	// peer comes last: SPEC.md's columns may be extended, never moved.
+	return seriesCSV(w, d, []string{"node", "port", "priority", "bytes", "peer"}, func(s *Series, emit func(...string) error) error {
 		for k, t := range s.TimesUS {
 			for _, q := range s.Queues {
-				if err := emit(exact(t), q.Node, strconv.Itoa(q.Port), strconv.Itoa(q.Priority), integer(q.Bytes[k])); err != nil {
+				if err := emit(exact(t), q.Node, strconv.Itoa(q.Port), strconv.Itoa(q.Priority), integer(q.Bytes[k]), q.Peer); err != nil {
 					return err
 				}
 			}
