@@ -157,10 +157,16 @@ type box struct {
 	text           string
 }
 
-// checkNoTextOverlaps: no two texts of svg overlap, each measured in its font (the
-// figures' Liberation Serif) from its baseline: ascent 0.7 and descent 0.2 of its size.
+// checkNoTextOverlaps: no two texts of svg overlap (textOverlaps).
 func checkNoTextOverlaps(t *testing.T, file, svg string) {
 	t.Helper()
+	assert.Empty(t, textOverlaps(svg), "%s: texts overlap", file)
+}
+
+// textOverlaps are the pairs of texts of svg that overlap by more than a point both ways,
+// each measured in its font (the figures' Liberation Serif) from its baseline: ascent 0.7
+// and descent 0.2 of its size.
+func textOverlaps(svg string) (pairs []string) {
 	var boxes []box
 	for _, m := range svgText.FindAllStringSubmatch(svg, -1) {
 		x, _ := strconv.ParseFloat(m[2], 64)
@@ -184,9 +190,26 @@ func checkNoTextOverlaps(t *testing.T, file, svg string) {
 			// Overlap by more than a hair (a point) both ways.
 			ox := math.Min(a.x1, b.x1) - math.Max(a.x0, b.x0)
 			oy := math.Min(a.y1, b.y1) - math.Max(a.y0, b.y0)
-			assert.False(t, ox > 1 && oy > 1, "%s: %q and %q overlap", file, a.text, b.text)
+			if ox > 1 && oy > 1 {
+				pairs = append(pairs, strconv.Quote(a.text)+" and "+strconv.Quote(b.text))
+			}
 		}
 	}
+	return pairs
+}
+
+// TestTextOverlapsFindsThem: two labels at one place overlap, a rotated axis label beside
+// its ticks does not, and one that crosses them does.
+func TestTextOverlapsFindsThem(t *testing.T) {
+	text := func(x, y float64, s string) string {
+		return `<text x="` + strconv.FormatFloat(x, 'f', 2, 64) + `" y="` + strconv.FormatFloat(y, 'f', 2, 64) +
+			`" transform="scale(1, -1)"` + "\n\t" + `style="font-family:Liberation Serif;font-size:10px">` + s + `</text>`
+	}
+	require.Len(t, textOverlaps(text(100, -50, "agg1")+text(104, -52, "agg2")), 1, "agg1 and agg2 overprint")
+	require.Empty(t, textOverlaps(text(100, -50, "agg1")+text(140, -50, "agg2")), "side by side")
+	rotated := `<g transform="rotate(90)">` + "\n" + text(40, 15, "queue (KB)") + "</g>"
+	require.Empty(t, textOverlaps(rotated+text(30, -50, "100")), "the y label left of its ticks")
+	require.Len(t, textOverlaps(rotated+text(5, -45, "10000")), 1, "a tick label over the y label")
 }
 
 func unescapeXML(s string) string {

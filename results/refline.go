@@ -55,7 +55,12 @@ func (f *Figure) addReference(label string, y float64, xsUS []float64, u timeUni
 	return nil
 }
 
-// refPoints is y at the first and last of xsUS, in unit u.
+// refPoints is y at each of xsUS (the samples: a reference line is a series like the
+// others in the figure's record), in unit u.
 func refPoints(y float64, xsUS []float64, u timeUnit) plotter.XYs {
-	return plotter.XYs{{X: xsUS[0] / u.perUS, Y: y}, {X: xsUS[len(xsUS)-1] / u.perUS, Y: y}}
+	pts := make(plotter.XYs, len(xsUS))
+	for k, t := range xsUS {
+		pts[k] = plotter.XY{X: t / u.perUS, Y: y}
+	}
+	return pts
 }
