@@ -236,11 +236,23 @@ func (f *Figure) addJobLines(id identity, job int, label string, pts, ideal plot
 	return err
 }
 
+// minIterationsLine is the fewest iterations a job needs for a line through them.
+const minIterationsLine = 3
+
 // jobsFigure is each job's iteration time per iteration, one line per variant and job, with
 // each job's ideal as a dashed line of the same colour.
 func jobsFigure(d *Document) (*Figure, string, error) {
 	if !hasJobs(d) {
 		return nil, "no collective in the scenario", nil
+	}
+	most := 0
+	for i := range d.Variants {
+		for _, j := range d.Variants[i].Jobs {
+			most = max(most, len(j.PerIteration))
+		}
+	}
+	if most < minIterationsLine {
+		return nil, fmt.Sprintf("at most %d iterations per job: a line through so few says less than the jobs table, which gives each", most), nil
 	}
 	f := newFigure("jobs-iterations", "", d.Scenario+": collective iteration time", "iteration (index)", "time (us)")
 	f.Caption = "Each collective's iteration time, from its first message's release to its last message's arrival, per iteration, one line per variant and job; the dashed line of the same colour is the job's ideal: the critical path of its dependency graph alone on the empty fabric, with headers and each path's latency."

@@ -30,13 +30,25 @@ func runsByName(d *Document) [][]*Variant {
 // fctFigure is the distribution of flow completion times, one line per variant, on a log
 // axis, as a fraction of all the variant's flows, each variant in its colour and marker
 // (identities): a variant whose flows did not all finish
-// stops below 1, by the share that did not, which its legend entry names. A replicated
+// stops below 1, by the share that did not, which its legend entry names. Omitted when no
+// variant has minCDFFlows flows. A replicated
 // variant's seeds are pooled into one line.
 func fctFigure(d *Document) (*Figure, string, error) {
 	f := newFigure("fct-cdf", "", d.Scenario+": flow completion time", "FCT (us, log scale)", "flows completed (fraction of all)")
 	f.Caption = "The share of each variant's flows (all of them, finished or not) that completed within a given time, on a logarithmic time axis. A variant whose curve stops below 1 left the rest unfinished (incomplete at stop, unroutable or failed): its legend entry says how many."
 	if seedsDiffer(d) {
 		f.Caption += " Each line pools the flows of all the variant's seeds."
+	}
+	most := 0
+	for _, runs := range runsByName(d) {
+		n := 0
+		for _, v := range runs {
+			n += len(v.PerFlow)
+		}
+		most = max(most, n)
+	}
+	if most < minCDFFlows {
+		return nil, fmt.Sprintf("at most %d flows per variant: a distribution of so few says less than the flows table, which gives each FCT", most), nil
 	}
 	line := 0
 	ids := identities(d)
@@ -87,6 +99,10 @@ func fctFigure(d *Document) (*Figure, string, error) {
 	f.plot.X.Min, f.plot.X.Max = lo/1.5, max(hi*1.5, lo*10)
 	return f, "", nil
 }
+
+// minCDFFlows is the fewest flows a variant needs for its FCTs to be drawn as a
+// distribution: with fewer, the steps of a CDF say less than the flows' table.
+const minCDFFlows = 5
 
 // seedsDiffer reports whether d's variants ran under more than one seed.
 func seedsDiffer(d *Document) bool {

@@ -27,8 +27,8 @@ func sizesFigure(d *Document) (*Figure, string, error) {
 		}
 		p50, p50ci := binMeans(runs, func(b SizeBin) *float64 { return b.P50 })
 		p99, p99ci := binMeans(runs, func(b SizeBin) *float64 { return b.P99 })
-		if len(p50) == 0 {
-			continue
+		if len(p50) < 2 {
+			continue // a curve of one bin is a point: the sizes table says it better
 		}
 		for k, c := range []struct {
 			name string
@@ -70,7 +70,7 @@ func sizesFigure(d *Document) (*Figure, string, error) {
 		line++
 	}
 	if line == 0 {
-		return nil, fmt.Sprintf("no variant has %d flows or more with a completed one (the by-size table's threshold)", SizeTableMinFlows), nil
+		return nil, fmt.Sprintf("no variant has %d flows or more with completed ones in two size bins or more (the by-size table's threshold; one bin is no curve)", SizeTableMinFlows), nil
 	}
 	f.plot.X.Scale, f.plot.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	return f, "", nil
