@@ -149,7 +149,7 @@ func bufferFigure(v *Variant) (*Figure, string, error) {
 		return f, "", err
 	}
 	u, _, _ := timeAxisOf(v)
-	err = f.addReference(fmt.Sprintf("%s's buffer size %s KB", full.Node, fixed(capKB)), capKB, s.TimesUS, u, nil, false)
+	err = f.addReference("buffer size (value on the line)", fmt.Sprintf("%s's buffer size %s KB", full.Node, fixed(capKB)), capKB, s.TimesUS, u, nil, false)
 	return f, "", err
 }
 

@@ -318,7 +318,7 @@ func ingressFigure(v *Variant) (*Figure, string, error) {
 		bytes int64
 	}{{"XOFF", top.XoffBytes}, {"XON", top.XonBytes}} {
 		label := fmt.Sprintf("%s %s KB", th.name, fixed(float64(th.bytes)/1e3))
-		if err := f.addReference(label, float64(th.bytes)/1e3, s.TimesUS, u, thresholdDashes[k], k == 1); err != nil {
+		if err := f.addReference(th.name+" (value on the line)", label, float64(th.bytes)/1e3, s.TimesUS, u, thresholdDashes[k], k == 1); err != nil {
 			return nil, "", err
 		}
 	}

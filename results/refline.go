@@ -41,10 +41,10 @@ func (r refLabel) Plot(c draw.Canvas, plt *plot.Plot) {
 }
 
 // addReference draws a horizontal reference line at y across xsUS (the figure's time axis),
-// grey in dashes, in the legend under label and named by label on the line (below it when
-// below is true).
-func (f *Figure) addReference(label string, y float64, xsUS []float64, u timeUnit, dashes []vg.Length, below bool) error {
-	l, err := f.addLine(0, label, refPoints(y, xsUS, u))
+// grey in dashes, in the legend under name ("XOFF": one entry however many panels draw one)
+// and named by label, with its value, on the line (below it when below is true).
+func (f *Figure) addReference(name, label string, y float64, xsUS []float64, u timeUnit, dashes []vg.Length, below bool) error {
+	l, err := f.addLine(0, name, refPoints(y, xsUS, u))
 	if err != nil {
 		return err
 	}
