@@ -27,12 +27,15 @@ type Figure struct {
 	Title   string
 	Caption string
 	Curves  []Curve
-	plot    *plot.Plot
-	legend  []legendEntry
-	lines   []*plotter.Line // addLine's, in order
-	fabric  *fabricDrawing  // a fabric figure's drawing
-	pauses  *pauseRows      // a PFC timeline's rows
-	heat    *heatmapDrawing // a heat map's image
+	// Key is true for a figure that shows what the scenario's variants differ in (Figures
+	// puts these first): a report may show them apart.
+	Key    bool
+	plot   *plot.Plot
+	legend []legendEntry
+	lines  []*plotter.Line // addLine's, in order
+	fabric *fabricDrawing  // a fabric figure's drawing
+	pauses *pauseRows      // a PFC timeline's rows
+	heat   *heatmapDrawing // a heat map's image
 	// natural is true for a y axis with a natural bound it ends at (a CDF's 1, a share, named
 	// rows): no headroom above the data.
 	natural bool

@@ -2,10 +2,12 @@ package results
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
-// Figures are the plots of d that have something to show, in the order a report shows them:
+// Figures are the plots of d that have something to show, the key ones first (Key:
+// markKeyFigures), the rest in the order a report shows them:
 // the FCT distribution, the slowdown by flow size, the jobs, the metrics against the one
 // numeric parameter the variants vary (Document.Axis), then each variant's fabric
 // (fabric-VARIANT, VARIANT being the variant's file slug, VariantFileSlugs), then one figure
@@ -42,7 +44,41 @@ func Figures(d *Document) (figs []*Figure, omitted []Omitted, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return append(figs, vf...), append(omitted, vo...), nil
+	figs = append(figs, vf...)
+	markKeyFigures(d, figs)
+	sort.SliceStable(figs, func(a, b int) bool { return figs[a].Key && !figs[b].Key })
+	return figs, append(omitted, vo...), nil
+}
+
+// keyKinds are the figures that show what a scenario's variants differ in, when drawn, in
+// the order a reader wants them: the metrics against the varied setting, the completion
+// times, the collectives, then the congestion control's rates and windows and the pauses'
+// spread. A run whose flows never complete has its goodput over time as a key figure.
+var keyKinds = []string{"fct-cdf", "slowdown-by-size", "jobs-steps", "jobs-iterations", "rate", "cwnd", "pause-spread", "goodput-seeds"}
+
+// markKeyFigures sets Key on the figures of figs that show what d's variants differ in:
+// those against the varied setting, and those of keyKinds; the throughput when no FCT
+// distribution was drawn.
+func markKeyFigures(d *Document, figs []*Figure) {
+	names := map[string]*Figure{}
+	for _, f := range figs {
+		names[f.Name] = f
+	}
+	if d.Axis != nil {
+		for _, n := range ParamFigureNames(d.Axis.Path) {
+			if f := names[n]; f != nil {
+				f.Key = true
+			}
+		}
+	}
+	for _, k := range keyKinds {
+		if f := names[k]; f != nil {
+			f.Key = true
+		}
+	}
+	if f := names["throughput"]; f != nil && names["fct-cdf"] == nil {
+		f.Key = true
+	}
 }
 
 // NotPlotted are the figures of d that Figures does not draw, each with why (nothing to
