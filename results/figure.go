@@ -43,6 +43,8 @@ type Figure struct {
 	panels []*Figure
 	// panelTitle names a panel (its variant).
 	panelTitle string
+	// ownX is true for a panel zoomed to its own activity (zoomEach), its x range its own.
+	ownX bool
 }
 
 // Curve is one line (or timeline row) of a figure: its legend label, how many data points

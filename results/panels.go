@@ -121,7 +121,9 @@ func panelFigure(name, title string, figs []*Figure) *Figure {
 			maxSharedSpread, strconv.FormatFloat(lowPeak, 'g', 3, 64), strconv.FormatFloat(highPeak, 'g', 3, 64))
 	}
 	for _, p := range figs {
-		p.plot.X.Min, p.plot.X.Max = xlo, xhi
+		if !p.ownX {
+			p.plot.X.Min, p.plot.X.Max = xlo, xhi
+		}
 		if shareY {
 			p.plot.Y.Min, p.plot.Y.Max = ylo, yhi
 		}
@@ -131,6 +133,31 @@ func panelFigure(name, title string, figs []*Figure) *Figure {
 
 // panelKind is a figure kind's name without the variant: "queues-" is "queues".
 func panelKind(prefix string) string { return strings.TrimSuffix(prefix, "-") }
+
+// zoomEach zooms each of figs to its own activity when most of them are active in under
+// zoomShare of the span all are active in (one variant's run far longer than the others':
+// lossy-link's 67 ms timeouts beside runs of 2 ms), so that the short ones are not slivers;
+// the unit stays the run's. It returns the caption's note, "" when it did not.
+func zoomEach(figs []*Figure, union float64) string {
+	short := 0
+	for _, f := range figs {
+		if a, b, ok := activeSpan(f); ok && b-a < zoomShare*union {
+			short++
+		}
+	}
+	if len(figs) < 2 || 2*short < len(figs) {
+		return ""
+	}
+	for _, f := range figs {
+		if a, b, ok := activeSpan(f); ok {
+			pad := (b - a) / 20
+			f.plot.X.Min, f.plot.X.Max = max(f.plot.X.Min, a-pad), min(f.plot.X.Max, b+pad)
+			f.ownX = true
+		}
+	}
+	unit := strings.TrimSuffix(strings.TrimPrefix(figs[0].plot.X.Label.Text, "time ("), ")")
+	return " Each panel's time axis is zoomed to where its own lines change, in the run's one unit (" + unit + "): the variants' activity spans differ too much for one range."
+}
 
 // zoomShare is the largest share of the run's time axis the activity of a figure may fill
 // before the figure is drawn zoomed to it: under it, the activity would be a sliver at one
@@ -179,8 +206,11 @@ func zoomToActivity(figs []*Figure) string {
 		}
 	}
 	span := ax.Max - ax.Min
-	if hi <= lo || hi-lo >= zoomShare*span {
+	if hi <= lo {
 		return ""
+	}
+	if hi-lo >= zoomShare*span {
+		return zoomEach(figs, hi-lo)
 	}
 	pad := (hi - lo) / 20
 	zlo, zhi := max(ax.Min, lo-pad), min(ax.Max, hi+pad)

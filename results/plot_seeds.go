@@ -120,6 +120,8 @@ func seedsGoodputFigure(runs []*Variant, id identity) (*Figure, string, error) {
 	}
 	l.Color = id.color
 	f.Curves[len(f.Curves)-1].byPlace = false
+	// In the legend, one entry for every panel's mean: each panel is titled by its variant.
+	f.legend[len(f.legend)-1].label = fmt.Sprintf("mean of %d seeds (the variant's colour)", len(runs))
 	top := 0.0
 	for _, p := range upper {
 		top = max(top, p.Y)
