@@ -110,3 +110,43 @@ func (t thumbs) Thumbnail(c *draw.Canvas) {
 		th.Thumbnail(c)
 	}
 }
+
+// markAlike gives each labelled line drawn like an earlier one of the figure (two flows
+// whose ids are 84 apart share a colour and dash) a marker of its own, at variantMarkers
+// points along it, so that no two lines of the figure read alike.
+func (f *Figure) markAlike() error {
+	seen := map[Style]int{}
+	for k := range f.Curves {
+		c := &f.Curves[k]
+		if c.Label == "" || c.line == nil || c.marker != nil {
+			continue
+		}
+		st := c.Style()
+		n := seen[st]
+		seen[st]++
+		if n == 0 {
+			continue
+		}
+		pts := c.line.XYs
+		marks := pts
+		if len(pts) > variantMarkers {
+			marks = make(plotter.XYs, 0, variantMarkers)
+			for j := range variantMarkers {
+				marks = append(marks, pts[min(len(pts)-1, (2*j+1)*len(pts)/(2*variantMarkers))])
+			}
+		}
+		sc, err := plotter.NewScatter(marks)
+		if err != nil {
+			return err
+		}
+		sc.Color, sc.Shape, sc.Radius = c.line.Color, markers[(n-1)%len(markers)], vg.Points(3)
+		f.plot.Add(sc)
+		c.marker = sc.Shape
+		for i := range f.legend {
+			if f.legend[i].label == c.Label && f.legend[i].thumb == plot.Thumbnailer(c.line) {
+				f.legend[i].thumb = thumbs{c.line, sc}
+			}
+		}
+	}
+	return nil
+}

@@ -52,6 +52,9 @@ func timeFigure(name string, v *Variant, title, yLabel, caption string, curves [
 			f.Curves[len(f.Curves)-1].byPlace = false
 		}
 	}
+	if err := f.markAlike(); err != nil {
+		return nil, err
+	}
 	setTimeAxis(f.plot, u, start, end)
 	f.plot.Y.Min = min(f.plot.Y.Min, 0)
 	return f, nil
