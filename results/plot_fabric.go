@@ -301,9 +301,13 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 		d.edges = append(d.edges, *edges[k])
 	}
 	underGPUs(d, byTier[-1])
+	collapsed := collapseHosts(d)
 	f := newFigure("fabric-", v.Name, v.Name+": the fabric, its load and its pauses", "", "")
 	f.Caption = "The fabric as the run used it: hosts at the bottom, each switch tier above by its hops from the nearest host (leaves, then spines, or a fat-tree's edges, aggregation and cores), every link that carried a frame coloured and thickened by its busier direction's utilisation (links' utilization), and a red dot near each end whose sending PFC paused, larger the longer (pfc_ports' paused_us over the run)."
 	f.Caption += fmt.Sprintf(" Names and drop counts are drawn where they have room (of %d hosts and %d switches; the legend's list gives the largest drop counts, drops.csv every one).", hosts, len(names)-hosts)
+	if collapsed > 0 {
+		f.Caption += fmt.Sprintf(" With %d hosts, the hosts under each switch are drawn as one node named by their count (%d such nodes), their links as one: the busiest link's utilisation and peak, the longest pause at each end, every drop summed.", hosts, collapsed)
+	}
 	if d.hasPeak {
 		f.Caption += " A link's colour is its peak: the busier direction's busiest sample interval; its width the mean over the run."
 	}

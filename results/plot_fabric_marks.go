@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"sort"
 
 	"gonum.org/v1/plot/text"
@@ -123,4 +124,110 @@ func dropLegend(v *Variant) []legendEntry {
 		out = append(out, legendEntry{fmt.Sprintf("and %d more places (drops.csv)", len(places)-maxDropRows), blankThumb{}})
 	}
 	return out
+}
+
+// maxDrawnHosts is the most hosts a fabric drawing draws one by one; beyond, the hosts under
+// each switch are one node (collapseHosts).
+const maxDrawnHosts = 48
+
+// collapseHosts draws, when d has more than maxDrawnHosts hosts, the hosts that hang off one
+// switch each as one node per switch, named by their count, their links as one: the busiest
+// link's utilisation and peak, the longest pause at each end, every drop summed (the reason
+// of the larger count). It returns how many nodes it made.
+func collapseHosts(d *fabricDrawing) int {
+	var hosts []int
+	for i, n := range d.nodes {
+		if n.tier == 0 {
+			hosts = append(hosts, i)
+		}
+	}
+	if len(hosts) <= maxDrawnHosts {
+		return 0
+	}
+	degree := map[int]int{}
+	peer := map[int]int{}
+	for _, e := range d.edges {
+		for _, ends := range [][2]int{{e.a, e.b}, {e.b, e.a}} {
+			if d.nodes[ends[0]].tier == 0 {
+				degree[ends[0]]++
+				peer[ends[0]] = ends[1]
+			}
+		}
+	}
+	members := map[int][]int{} // switch -> its hosts of one link
+	var switches []int
+	for _, h := range hosts {
+		if degree[h] == 1 && d.nodes[peer[h]].tier != 0 {
+			s := peer[h]
+			if _, ok := members[s]; !ok {
+				switches = append(switches, s)
+			}
+			members[s] = append(members[s], h)
+		}
+	}
+	newIndex := make([]int, len(d.nodes))
+	var nodes []fabricNode
+	for i, n := range d.nodes {
+		if n.tier == 0 && degree[i] == 1 && len(members[peer[i]]) > 1 {
+			continue // placed with its group below
+		}
+		newIndex[i] = len(nodes)
+		nodes = append(nodes, n)
+	}
+	made := 0
+	for _, s := range switches {
+		m := members[s]
+		if len(m) < 2 {
+			continue
+		}
+		x := 0.0
+		for _, h := range m {
+			x += d.nodes[h].x / float64(len(m))
+			newIndex[h] = len(nodes)
+		}
+		nodes = append(nodes, fabricNode{name: fmt.Sprintf("%d hosts", len(m)), tier: 0, x: x})
+		made++
+	}
+	type key struct{ a, b int }
+	merged := map[key]int{}
+	var edges []fabricEdge
+	for _, e := range d.edges {
+		e.a, e.b = newIndex[e.a], newIndex[e.b]
+		if e.a > e.b {
+			e.a, e.b = e.b, e.a
+			e.pausedA, e.pausedB = e.pausedB, e.pausedA
+			e.dropsA, e.dropsB = e.dropsB, e.dropsA
+			e.reasonA, e.reasonB = e.reasonB, e.reasonA
+		}
+		k, ok := merged[key{e.a, e.b}]
+		if !ok {
+			merged[key{e.a, e.b}] = len(edges)
+			edges = append(edges, e)
+			continue
+		}
+		m := &edges[k]
+		m.util, m.peak = math.Max(m.util, e.util), math.Max(m.peak, e.peak)
+		m.pausedA, m.pausedB = math.Max(m.pausedA, e.pausedA), math.Max(m.pausedB, e.pausedB)
+		if e.dropsA > m.dropsA {
+			m.reasonA = e.reasonA
+		}
+		if e.dropsB > m.dropsB {
+			m.reasonB = e.reasonB
+		}
+		m.dropsA, m.dropsB = m.dropsA+e.dropsA, m.dropsB+e.dropsB
+		m.deadlock = m.deadlock || e.deadlock
+	}
+	// The host row evenly spaced again, in the order of the nodes' places.
+	var row []int
+	for i, n := range nodes {
+		if n.tier == 0 {
+			row = append(row, i)
+		}
+	}
+	sort.SliceStable(row, func(a, b int) bool { return nodes[row[a]].x < nodes[row[b]].x })
+	for k, i := range row {
+		nodes[i].x = (float64(k) + 0.5) / float64(len(row))
+	}
+	d.nodes, d.edges = nodes, edges
+	return made
 }
