@@ -171,7 +171,7 @@ func (s *sampler) take(now sim.Time) {
 			s.ingressCol[i] = k
 			ss.Ingress = append(ss.Ingress, results.IngressSeries{Node: r.sw.Name, Port: r.port + 1,
 				Peer: f.nw.Nodes[f.nw.Nodes[r.sw.ID].Ports[r.port].Peer].Name, Priority: r.prio,
-				XoffBytes: in.Xoff, XonBytes: in.Xon, Bytes: make([]int64, n, n+1)})
+				XoffBytes: in.Xoff, XonBytes: in.Xon, HeadroomBytes: in.Headroom, Bytes: make([]int64, n, n+1)})
 		}
 		ss.Ingress[k].Bytes = append(ss.Ingress[k].Bytes, in.Bytes)
 	}

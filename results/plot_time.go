@@ -283,7 +283,8 @@ func queueFigure(v *Variant) (*Figure, string, error) {
 }
 
 // ingressFigure is what the lossless ingress port-classes held from their peers, against
-// XOFF (a PAUSE goes upstream above it) and XON (a resume at or below it).
+// XOFF (a PAUSE goes upstream above it), XON (a resume at or below it) and XOFF + headroom
+// (a frame above it is dropped).
 func ingressFigure(v *Variant) (*Figure, string, error) {
 	s := v.Series
 	if len(s.Ingress) == 0 {
@@ -298,7 +299,7 @@ func ingressFigure(v *Variant) (*Figure, string, error) {
 		}
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return peak[idx[a]] > peak[idx[b]] })
-	caption := "The bytes each lossless port-class of a switch holds from its peer (ingress accounting), against XOFF (above it the switch pauses the peer) and XON (at or below it, it resumes); the thresholds drawn are those of the fullest port-class."
+	caption := "The bytes each lossless port-class of a switch holds from its peer (ingress accounting), against XOFF (above it the switch pauses the peer), XON (at or below it, it resumes) and XOFF + headroom (a frame above it is dropped), each a grey line named on it; the thresholds drawn are those of the fullest port-class."
 	if len(idx) > maxPlotLines-2 {
 		caption += fmt.Sprintf(" The %d fullest of %d port-classes.", maxPlotLines-2, len(idx))
 		idx = idx[:maxPlotLines-2]
@@ -319,7 +320,10 @@ func ingressFigure(v *Variant) (*Figure, string, error) {
 	for k, th := range []struct {
 		name  string
 		bytes int64
-	}{{"XOFF", top.XoffBytes}, {"XON", top.XonBytes}} {
+	}{{"XOFF", top.XoffBytes}, {"XON", top.XonBytes}, {"XOFF + headroom", top.XoffBytes + top.HeadroomBytes}} {
+		if k == 2 && top.HeadroomBytes <= 0 {
+			continue
+		}
 		label := fmt.Sprintf("%s %s KB", th.name, fixed(float64(th.bytes)/1e3))
 		if err := f.addReference(th.name+" (value on the line)", label, float64(th.bytes)/1e3, s.TimesUS, u, thresholdDashes[k], k == 1); err != nil {
 			return nil, "", err
@@ -328,8 +332,8 @@ func ingressFigure(v *Variant) (*Figure, string, error) {
 	return f, "", nil
 }
 
-// thresholdDashes are the dash patterns of the XOFF and XON lines.
-var thresholdDashes = [2][]vg.Length{{vg.Points(6), vg.Points(3)}, {vg.Points(1.5), vg.Points(2.5)}}
+// thresholdDashes are the dash patterns of the XOFF, XON and XOFF + headroom lines.
+var thresholdDashes = [3][]vg.Length{{vg.Points(6), vg.Points(3)}, {vg.Points(1.5), vg.Points(2.5)}, {vg.Points(10), vg.Points(2), vg.Points(2), vg.Points(2)}}
 
 func kilobytes(b []int64) []float64 {
 	out := make([]float64, len(b))

@@ -55,7 +55,10 @@ type IngressSeries struct {
 	Priority  int
 	XoffBytes int64
 	XonBytes  int64
-	Bytes     []int64
+	// HeadroomBytes is the room above XOFF for what is in flight after the PAUSE: a frame
+	// that would take the count above XOFF + headroom is dropped.
+	HeadroomBytes int64
+	Bytes         []int64
 }
 
 // PauseSeries is one sending port-class (a switch port or a NIC) that a PFC frame paused:

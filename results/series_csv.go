@@ -135,12 +135,12 @@ func writeQueuesCSV(w io.Writer, d *Document) error {
 // writeIngressCSV writes each lossless ingress port-class that held a frame at some sample,
 // at every sample: the bytes it held from its peer, and its XOFF and XON.
 func writeIngressCSV(w io.Writer, d *Document) error {
-	header := []string{"node", "port", "peer", "priority", "bytes", "xoff_bytes", "xon_bytes"}
+	header := []string{"node", "port", "peer", "priority", "bytes", "xoff_bytes", "xon_bytes", "headroom_bytes"}
 	return seriesCSV(w, d, header, func(s *Series, emit func(...string) error) error {
 		for k, t := range s.TimesUS {
 			for _, in := range s.Ingress {
 				if err := emit(exact(t), in.Node, strconv.Itoa(in.Port), in.Peer, strconv.Itoa(in.Priority),
-					integer(in.Bytes[k]), integer(in.XoffBytes), integer(in.XonBytes)); err != nil {
+					integer(in.Bytes[k]), integer(in.XoffBytes), integer(in.XonBytes), integer(in.HeadroomBytes)); err != nil {
 					return err
 				}
 			}
