@@ -188,9 +188,9 @@ func eventsFigure(v *Variant) (*Figure, string, error) {
 		for k, c := range e.Counts {
 			ys[k] = float64(c)
 		}
-		curves = append(curves, timeCurve{label: fmt.Sprintf("%s: %s", eventName(e), integer(int64(final(i)))), xsUS: s.TimesUS, ys: ys})
+		curves = append(curves, timeCurve{label: eventName(e), xsUS: s.TimesUS, ys: ys})
 	}
-	caption := "Counts so far, at every sample, of packets dropped (by place: a switch, all its ports together, a link direction, or a host; and by reason, as drops.by_reason names them), data packets sent again (by sending host), frames marked CE (by switch), packets trimmed (by switch) and CNPs (by the host that sent them, a flow's receiver): a step is a burst, a slope a steady rate. The legend gives each total; the counts with the largest totals are drawn."
+	caption := "Counts so far, at every sample, of packets dropped (by place: a switch, all its ports together, a link direction, or a host; and by reason, as drops.by_reason names them), data packets sent again (by sending host), frames marked CE (by switch), packets trimmed (by switch) and CNPs (by the host that sent them, a flow's receiver): a step is a burst, a slope a steady rate; a line's last value is its total (events.csv and the tables give them). The counts with the largest totals are drawn, each count in one colour in every panel."
 	var left []string
 	for _, i := range order[len(shown):] {
 		left = append(left, eventName(&s.Events[i]))
