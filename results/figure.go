@@ -45,6 +45,9 @@ type Figure struct {
 	panelTitle string
 	// ownX is true for a panel zoomed to its own activity (zoomEach), its x range its own.
 	ownX bool
+	// notes say, under a panel figure's title, how its axes are drawn (zoomed, not shared):
+	// the caption's encodings in the image too.
+	notes []string
 }
 
 // Curve is one line (or timeline row) of a figure: its legend label, how many data points

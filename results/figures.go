@@ -184,6 +184,12 @@ func kindFigure(kind string, d *Document, panels []*Figure) *Figure {
 	}
 	f := panelFigure(kind, d.Scenario+": "+title+", by variant", panels)
 	f.Caption += zoom
+	switch {
+	case panels[0].ownX:
+		f.notes = append(f.notes, "each panel's time zoomed to its own activity")
+	case zoom != "":
+		f.notes = append(f.notes, "time zoomed to where anything changes")
+	}
 	return f
 }
 

@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"strconv"
 	"strings"
@@ -47,6 +48,12 @@ func (f *Figure) size() (vg.Length, vg.Length) {
 func (f *Figure) drawPanels(c draw.Canvas) {
 	title := text.Style{Font: font.From(plot.DefaultFont, 14), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
 	c.FillText(title, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - vg.Points(2)}, f.Title)
+	if len(f.notes) > 0 {
+		note := title
+		note.Font.Size = vg.Points(10)
+		note.Color = color.Gray{Y: 70}
+		c.FillText(note, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - vg.Points(19)}, strings.Join(f.notes, "; "))
+	}
 	cols, rows := panelGrid(len(f.panels))
 	grid := make([][]*plot.Plot, rows)
 	for r := range grid {
@@ -119,6 +126,7 @@ func panelFigure(name, title string, figs []*Figure) *Figure {
 		shareY = false
 		f.Caption += fmt.Sprintf(" Each panel has a y axis of its own: their peaks differ more than %d-fold (from %s to %s), which one axis would draw as flat lines at 0.",
 			maxSharedSpread, strconv.FormatFloat(lowPeak, 'g', 3, 64), strconv.FormatFloat(highPeak, 'g', 3, 64))
+		f.notes = append(f.notes, "each panel its own y axis")
 	}
 	for _, p := range figs {
 		if !p.ownX {
