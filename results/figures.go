@@ -54,9 +54,10 @@ func Figures(d *Document) (figs []*Figure, omitted []Omitted, err error) {
 
 // keyKinds are the figures that show what a scenario's variants differ in, when drawn, in
 // the order a reader wants them: the metrics against the varied setting, the completion
-// times, the collectives, then the congestion control's rates and windows and the pauses'
-// spread. A run whose flows never complete has its goodput over time as a key figure.
-var keyKinds = []string{"fct-cdf", "slowdown-by-size", "jobs-steps", "jobs-iterations", "rate", "cwnd", "pause-spread", "goodput-seeds"}
+// times, the collectives, then the congestion control's rates and windows (TCP's, Swift's
+// and NSCC's) and the pauses' spread. A run whose flows never complete has its goodput over
+// time as a key figure.
+var keyKinds = []string{"fct-cdf", "slowdown-by-size", "jobs-steps", "jobs-iterations", "rate", "cwnd", "window", "pause-spread", "goodput-seeds"}
 
 // markKeyFigures sets Key on the figures of figs that show what d's variants differ in:
 // those against the varied setting, and those of keyKinds; the throughput when no FCT

@@ -260,7 +260,7 @@ func eventRatesFigure(v *Variant) (*Figure, string, error) {
 		curves = append(curves, timeCurve{label: k.label, xsUS: mids, ys: r}) // no total: one kind, one colour in every panel
 	}
 	caption := fmt.Sprintf("How often, per microsecond, over each of %d equal intervals, the fabric marked packets CE (all switches), its receivers sent CNPs, packets were dropped (every place and reason), data packets were sent again and packets trimmed: the counts of events.csv summed over their places and differenced. A burst shows as a peak, a steady rate as a plateau; each kind is one colour in every panel (events.csv and the tables give the totals).", rateBins)
-	f, err := timeFigure("event-rates-", v, "marks, CNPs, drops and retransmissions per microsecond", "events per us", caption, curves)
+	f, err := timeFigure("event-rates-", v, "marks, CNPs, drops and retransmissions per microsecond", "events (per us)", caption, curves)
 	return f, "", err
 }
 
@@ -283,7 +283,7 @@ func pausedFigure(v *Variant) (*Figure, string, error) {
 	}
 	mids, r := binRates(s.TimesUS, total, rateBins)
 	caption := fmt.Sprintf("The mean number of sending port-classes (switch ports and NICs, %d that were ever paused) that PFC held paused in each of %d equal intervals: their paused time summed, per microsecond of the interval. 1 is one port-class paused throughout; a pause storm or a deadlock holds it up.", len(s.Pauses), rateBins)
-	f, err := timeFigure("paused-", v, "port-classes paused", "paused port-classes (mean)", caption,
+	f, err := timeFigure("paused-", v, "port-classes paused", "paused port-classes (mean count)", caption,
 		[]timeCurve{{label: "paused port-classes", xsUS: mids, ys: r}})
 	return f, "", err
 }
