@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,8 +57,9 @@ func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Voi
 // a table of two rows or more sorts it by that column, a second click the other way; and
 // the pointer on a point of a figure's line shows that point's values (its x and y as
 // the figure's data gives them) in the tooltip, and the zoom button shows the figure alone.
-// It reports whether the page had a table to sort and a figure to hover.
-func checkReportInBrowser(t *testing.T, ctx context.Context, dir string) (sorted, hovered bool) {
+// It reports whether the page had a table to sort, a figure to hover and a figure of
+// panels to hover.
+func checkReportInBrowser(t *testing.T, ctx context.Context, dir string) (sorted, hovered, hoveredPanels bool) {
 	t.Helper()
 	page := "file://" + filepath.Join(dir, "report.html")
 	do(t, ctx, chromedp.Navigate(page))
@@ -113,7 +115,45 @@ func checkReportInBrowser(t *testing.T, ctx context.Context, dir string) (sorted
 		}
 	}
 
-	// Hover: a point in the middle of the first figure's first line with points.
+	// Hover: a point in the middle of the first figure's first line with points, and of
+	// the first figure of panels' (each panel's points placed by its own axes).
+	id, _ := checkHover(t, ctx, "figure.plot[data-points]")
+	if id == "" {
+		return sortable.Found, false, false
+	}
+	panelID, label := checkHover(t, ctx, "figure.plot[data-panels][data-points]")
+	if panelID != "" {
+		panels := js[int](t, ctx, `+document.getElementById("`+panelID+`").getAttribute("data-panels")`)
+		require.GreaterOrEqual(t, panels, 2, "%s: a figure of panels", panelID)
+		d, err := results.ReadJSONFile(filepath.Join(dir, "results.json"))
+		require.NoError(t, err)
+		named := false
+		for _, v := range d.Variants {
+			named = named || strings.HasPrefix(label, v.Name+": ")
+		}
+		require.True(t, named, "%s: a panel's line %q is named by its panel's variant", panelID, label)
+	}
+
+	// Zoom: the figure alone, as wide as the window.
+	do(t, ctx, chromedp.Click(chromedp.CSS("#"+id+" button.zoom")))
+	zoomed := js[struct {
+		Class string  `json:"class"`
+		Width float64 `json:"width"`
+	}](t, ctx, `({class: document.getElementById("`+id+`").className,
+		width: document.querySelector("#`+id+` svg").getBoundingClientRect().width})`)
+	require.Contains(t, zoomed.Class, "zoomed")
+	require.Greater(t, zoomed.Width, 700.0, "the zoomed figure is as wide as the window")
+	do(t, ctx, chromedp.Click(chromedp.CSS("#"+id+" button.zoom")))
+	require.NotContains(t, js[string](t, ctx, `document.getElementById("`+id+`").className`), "zoomed", "the button closes it")
+	return sortable.Found, true, panelID != ""
+}
+
+// checkHover moves the pointer onto the middle point of the first line with points of the
+// first figure selector matches, and checks that the tooltip shows that point (or one
+// within 1.5 px of it) with its values and its line's name. It returns the figure's id and
+// the line's name, "" when no figure has a point.
+func checkHover(t *testing.T, ctx context.Context, selector string) (id, label string) {
+	t.Helper()
 	hover := js[struct {
 		ID    string  `json:"id"`
 		Label string  `json:"label"`
@@ -122,13 +162,13 @@ func checkReportInBrowser(t *testing.T, ctx context.Context, dir string) (sorted
 		SX    float64 `json:"sx"`
 		SY    float64 `json:"sy"`
 		Found bool    `json:"found"`
-	}](t, ctx, `(() => { for (const f of document.querySelectorAll("figure.plot[data-points]")) {
+	}](t, ctx, `(() => { for (const f of document.querySelectorAll("`+selector+`")) {
 		const d = JSON.parse(f.getAttribute("data-points"));
 		for (const s of d.s) { if (!s.p.length) continue; const p = s.p[Math.floor(s.p.length / 2)];
 		  return {id: f.id, label: s.l, x: p[2], y: p[3], sx: p[0], sy: p[1], found: true}; } }
 		return {found: false}; })()`)
 	if !hover.Found {
-		return sortable.Found, false
+		return "", ""
 	}
 	do(t, ctx, chromedp.ScrollIntoView(chromedp.CSS("#"+hover.ID+" svg")))
 	at := js[struct {
@@ -165,18 +205,7 @@ func checkReportInBrowser(t *testing.T, ctx context.Context, dir string) (sorted
 		require.Contains(t, tip.Text, shown.L, "%s: the tooltip names the line", hover.ID)
 	}
 
-	// Zoom: the figure alone, as wide as the window.
-	do(t, ctx, chromedp.Click(chromedp.CSS("#"+hover.ID+" button.zoom")))
-	zoomed := js[struct {
-		Class string  `json:"class"`
-		Width float64 `json:"width"`
-	}](t, ctx, `({class: document.getElementById("`+hover.ID+`").className,
-		width: document.querySelector("#`+hover.ID+` svg").getBoundingClientRect().width})`)
-	require.Contains(t, zoomed.Class, "zoomed")
-	require.Greater(t, zoomed.Width, 700.0, "the zoomed figure is as wide as the window")
-	do(t, ctx, chromedp.Click(chromedp.CSS("#"+hover.ID+" button.zoom")))
-	require.NotContains(t, js[string](t, ctx, `document.getElementById("`+hover.ID+`").className`), "zoomed", "the button closes it")
-	return sortable.Found, true
+	return hover.ID, shown.L
 }
 
 // roundTo6 is x to 6 significant figures, as the tooltip writes it (toPrecision(6)).
@@ -196,9 +225,9 @@ func TestReportWorksInChromiumForEveryBundledScenario(t *testing.T) {
 			status, _, errOut := fabricsim(t, "run", s.Name, "-q", "-o", dir, "--format", "csv")
 			require.Contains(t, []int{0, 3}, status, errOut)
 			// A browser per report: its time bound counts the page's checks, not the run.
-			sorted, hovered := checkReportInBrowser(t, browser(t, 800), dir)
+			sorted, hovered, panels := checkReportInBrowser(t, browser(t, 800), dir)
 			if s.Name == "tradeoff" {
-				require.True(t, sorted && hovered, "tradeoff's report has tables to sort and lines to hover")
+				require.True(t, sorted && hovered && panels, "tradeoff's report has tables to sort, lines to hover, panels among them")
 			}
 			d, err := results.ReadJSONFile(filepath.Join(dir, "results.json"))
 			require.NoError(t, err)
@@ -247,6 +276,6 @@ func TestSeedsOutputHasTheCollectives(t *testing.T) {
 		require.Contains(t, string(data), cell, name)
 		require.Contains(t, string(data), "grads", name)
 	}
-	_, hovered := checkReportInBrowser(t, browser(t, 800), filepath.Join(dir, "out"))
+	_, hovered, _ := checkReportInBrowser(t, browser(t, 800), filepath.Join(dir, "out"))
 	require.True(t, hovered, "the iterations' figure has points to hover")
 }
