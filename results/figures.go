@@ -170,14 +170,17 @@ func variantFigures(d *Document) (figs []*Figure, omitted []Omitted, err error) 
 	return figs, omitted, nil
 }
 
-// kindFigure is the figure of one kind: the one variant's figure itself, named by the kind,
-// or a panel per variant; zoomed to where anything changes when that is a small part of
-// the run (zoomToActivity).
+// kindFigure is the figure of one kind: the one variant's figure itself, named by the kind
+// and of no one variant (Variant ""), or a panel per variant; zoomed to where anything
+// changes when that is a small part of the run (zoomToActivity).
 func kindFigure(kind string, d *Document, panels []*Figure) *Figure {
 	zoom := zoomToActivity(panels)
 	if len(panels) == 1 {
 		f := panels[0]
 		f.Name = kind
+		// A kind, though one variant has it: the report shows it among the kinds (and the
+		// key figures), not in the variant's section; its title names the variant.
+		f.Variant = ""
 		f.Caption += zoom
 		return f
 	}

@@ -63,7 +63,7 @@ func goodputFigure(v *Variant) (*Figure, string, error) {
 		}
 		return timeCurve{xsUS: mids, ys: r}
 	}
-	caption := fmt.Sprintf("The payload each flow delivered in order per unit time, in Gb/s, over each of %d equal intervals of the run (its delivered bytes read at the interval's ends, linearly between samples, as rates.csv's throughput): shares, fairness and convergence read off directly, where the delivered-payload plot shows them as slopes.", rateBins)
+	caption := fmt.Sprintf("The payload each flow delivered in order per unit time, in Gb/s, over each of %d equal intervals of the run (its delivered bytes read at the interval's ends, linearly between samples, as rates.csv's throughput): shares, fairness and convergence read off directly, where the delivered-payload plot shows them as slopes. A loss repaired late releases at once what the receiver held back behind it, so one interval may read above the line rate.", rateBins)
 	var curves []timeCurve
 	if len(active) <= maxPlotLines {
 		for _, i := range active {
