@@ -23,17 +23,7 @@ func TestHoverPointsAreWhereTheLineIsDrawn(t *testing.T) {
 	require.NoError(t, err)
 	f.plot.X.Max = 20 // the last point is off the axis
 	require.Empty(t, f.HoverJSON(), "nothing before the figure is drawn")
-	var svg bytes.Buffer
-	require.NoError(t, f.Render(&svg, "svg"))
-
-	var h struct {
-		X, Y string
-		S    []struct {
-			L string
-			P [][4]float64
-		}
-	}
-	require.NoError(t, json.Unmarshal([]byte(f.HoverJSON()), &h))
+	svg, h := renderHover(t, f)
 	require.Equal(t, "time (us)", h.X)
 	require.Equal(t, "rate (Gbit/s)", h.Y)
 	require.Len(t, h.S, 1)
@@ -41,8 +31,27 @@ func TestHoverPointsAreWhereTheLineIsDrawn(t *testing.T) {
 	require.Len(t, h.S[0].P, 3, "the point at x = 25 is past the axis")
 
 	// The line's path: the one of #0072B2 (the first colour).
-	requireOnPath(t, svg.String(), "#0072B2", figHeight.Points(), pts, h.S[0].P)
+	requireOnPath(t, svg, "#0072B2", figHeight.Points(), pts, h.S[0].P)
 	require.True(t, strings.HasPrefix(f.HoverJSON(), `{"x":"time (us)"`))
+}
+
+// hoverData is HoverJSON decoded.
+type hoverData struct {
+	X, Y string
+	S    []struct {
+		L string
+		P [][4]float64
+	}
+}
+
+// renderHover renders f as SVG and gives the SVG and f's HoverJSON decoded.
+func renderHover(t *testing.T, f *Figure) (string, hoverData) {
+	t.Helper()
+	var svg bytes.Buffer
+	require.NoError(t, f.Render(&svg, "svg"))
+	var h hoverData
+	require.NoError(t, json.Unmarshal([]byte(f.HoverJSON()), &h))
+	return svg.String(), h
 }
 
 // requireOnPath: the hover points ps (of the data points pts, in order) are the vertices of
@@ -86,16 +95,7 @@ func TestHoverOnPanels(t *testing.T) {
 		panels = append(panels, p)
 	}
 	f := panelFigure("queues", "queues, by variant", panels)
-	var svg bytes.Buffer
-	require.NoError(t, f.Render(&svg, "svg"))
-	var h struct {
-		X, Y string
-		S    []struct {
-			L string
-			P [][4]float64
-		}
-	}
-	require.NoError(t, json.Unmarshal([]byte(f.HoverJSON()), &h))
+	svg, h := renderHover(t, f)
 	require.Equal(t, "time (us)", h.X)
 	require.Equal(t, "queue (KB)", h.Y)
 	require.Len(t, h.S, 3)
@@ -105,9 +105,9 @@ func TestHoverOnPanels(t *testing.T) {
 	_, height := f.size()
 	require.Greater(t, height, figHeight)
 	// One colour per label across the panels: A's line the first colour, B's the second...
-	requireOnPath(t, svg.String(), "#0072B2", height.Points(), pts, h.S[0].P)
-	requireOnPath(t, svg.String(), "#D55E00", height.Points(), pts, h.S[1].P)
-	requireOnPath(t, svg.String(), "#009E73", height.Points(), pts, h.S[2].P)
+	requireOnPath(t, svg, "#0072B2", height.Points(), pts, h.S[0].P)
+	requireOnPath(t, svg, "#D55E00", height.Points(), pts, h.S[1].P)
+	requireOnPath(t, svg, "#009E73", height.Points(), pts, h.S[2].P)
 	require.Greater(t, h.S[1].P[0][0], h.S[0].P[len(pts)-1][0], "B's panel is right of A's")
 	require.Greater(t, h.S[2].P[0][1], h.S[0].P[0][1], "C's panel is under A's")
 }
