@@ -79,6 +79,12 @@ func TestHeadroomAndLabels(t *testing.T) {
 	require.Equal(t, "goodput (Gbit/s)", MetricLabel("goodput_gbps", ""))
 	require.Equal(t, "PFC headroom (bytes)", MetricLabel("switch.pfc.headroom", "bytes"))
 	require.Equal(t, "switch.mystery (us)", MetricLabel("switch.mystery", "us"))
+	// A collective's metric (JobMetricKey): its job's label, the metric's words and unit; a
+	// label may hold dots, and a key with no label or no known metric is no job metric.
+	require.Equal(t, "ring.a: bus bandwidth (Gbit/s)", MetricLabel(JobMetricKey("ring.a", "busbw_gbps"), ""))
+	require.Equal(t, "grads: iteration time (us)", MetricLabel(JobMetricKey("grads", "time_us"), ""))
+	require.Equal(t, "collective..busbw_gbps (value as set)", MetricLabel("collective..busbw_gbps", ""))
+	require.Equal(t, "collective.grads.mystery (value as set)", MetricLabel("collective.grads.mystery", ""))
 }
 
 // TestLegendWraps: a label wider than the legend's column goes on rows that fit, every word
