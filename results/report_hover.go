@@ -22,7 +22,8 @@ const maxHoverPoints, maxHoverFigurePoints = 300, 1500
 // sy its place in the inline SVG's viewBox (points from the top left, as gonum drew it:
 // the plot's data area, Plot.DataCanvas, and its axes' transforms). A panel figure's lines
 // are those of every panel, each placed by its own panel's data area and axes and labelled
-// "PANEL: label" (the panels of a kind share their axes' labels). Points outside the axes'
+// "PANEL: label", or "PANEL" for a line without one (the panels of a kind share their axes'
+// labels). Points outside the axes'
 // ranges are left out. "" for a figure not yet rendered or without lines.
 func (f *Figure) HoverJSON() string {
 	parts := []*Figure{f}
@@ -63,7 +64,11 @@ func (f *Figure) HoverJSON() string {
 			}
 			first = false
 			label := labels[l]
-			if len(f.panels) > 0 {
+			switch {
+			case len(f.panels) == 0:
+			case label == "": // a line the legend names by its group (a thin flow)
+				label = p.panelTitle
+			default:
 				label = p.panelTitle + ": " + label
 			}
 			p.writeHoverLine(&b, l, label, height, budget)
