@@ -97,7 +97,7 @@ func checkFigures(t *testing.T, doc *results.Document) {
 			require.Positive(t, c.Points, "%s: %s has no point", f.Name, c.Label)
 			// A time series; the fabric drawing and the queues' depth distribution (a point
 			// per depth range the queue held) are not.
-			if f.Variant != "" && !strings.HasPrefix(f.Name, "fabric-") && !strings.HasPrefix(f.Name, "queue-cdf-") {
+			if f.Variant != "" && !strings.HasPrefix(f.Name, "fabric-") && !strings.HasPrefix(f.Name, "queue-cdf") {
 				require.GreaterOrEqual(t, c.Points, 50, "%s: %s", f.Name, c.Label)
 			}
 		}
@@ -133,13 +133,15 @@ func checkFigures(t *testing.T, doc *results.Document) {
 // TestGoldenResults pins every bundled scenario's results document byte for byte, so that a
 // refactor that claims to change nothing is checked, and a change of behaviour shows where.
 // After a change that is meant to move results, rerun with -update and say why in the commit.
-// The figures are rendered and checked in the full suite only (not under -short).
+// The figures are rendered and checked in the full suite only (not under -short), and the
+// output directory's figures held to a paper's needs (checkOutputFigures).
 func TestGoldenResults(t *testing.T) {
 	for _, s := range scenarios.Bundled() {
 		t.Run(s.Name, func(t *testing.T) {
 			got, doc := goldenDocument(t, s.Name)
 			if !testing.Short() {
 				checkFigures(t, doc)
+				checkOutputFigures(t, s.Name, doc)
 			}
 			for _, v := range doc.Variants {
 				require.Equal(t, v.Drops.ByReason, results.DropPlacesByReason(v.DropPlaces),

@@ -157,7 +157,8 @@ func (s *sampler) take(now sim.Time) {
 					}
 					k = int32(len(ss.Queues))
 					s.queueCol[at+c] = k
-					ss.Queues = append(ss.Queues, results.QueueSeries{Node: sw.Name, Port: pi + 1, Priority: c,
+					peer := f.nw.Nodes[f.nw.Nodes[sw.ID].Ports[pi].Peer].Name
+					ss.Queues = append(ss.Queues, results.QueueSeries{Node: sw.Name, Port: pi + 1, Peer: peer, Priority: c,
 						Bytes: make([]int64, n, n+1)})
 				}
 				ss.Queues[k].Bytes = append(ss.Queues[k].Bytes, q.Bytes)
@@ -179,7 +180,7 @@ func (s *sampler) take(now sim.Time) {
 			s.ingressCol[i] = k
 			ss.Ingress = append(ss.Ingress, results.IngressSeries{Node: r.sw.Name, Port: r.port + 1,
 				Peer: f.nw.Nodes[f.nw.Nodes[r.sw.ID].Ports[r.port].Peer].Name, Priority: r.prio,
-				XoffBytes: in.Xoff, XonBytes: in.Xon, Bytes: make([]int64, n, n+1)})
+				XoffBytes: in.Xoff, XonBytes: in.Xon, HeadroomBytes: in.Headroom, Bytes: make([]int64, n, n+1)})
 		}
 		ss.Ingress[k].Bytes = append(ss.Ingress[k].Bytes, in.Bytes)
 	}

@@ -152,9 +152,10 @@ func WriteComparison(w io.Writer, c *Comparison, format string) error {
 
 // ComparisonFigures are the two runs' FCT distributions and slowdown by size overlaid
 // (fct-cdf-compare, slowdown-by-size-compare): each variant both have twice, "NAME [a]"
-// and "NAME [b]", drawn as a run's own plots draw them.
+// and "NAME [b]", drawn as a run's own plots draw them, in one colour and marker per
+// variant, run b's lines dashed (identities).
 func ComparisonFigures(c *Comparison) ([]*Figure, []Omitted, error) {
-	d := &Document{Scenario: c.A.Scenario + " (a) against " + c.B.Scenario + " (b)"}
+	d := &Document{Scenario: c.A.Scenario + " (a) against " + c.B.Scenario + " (b)", compared: true}
 	for _, side := range []struct {
 		doc *Document
 		tag string

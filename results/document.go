@@ -49,6 +49,9 @@ type Document struct {
 	// Axis is the one numeric parameter the variants vary, when they vary one
 	// (scenarios' VariedParameter): the metric-against-parameter plots' x. Not in the document.
 	Axis *ParamAxis `json:"-"`
+	// compared is true for a comparison's document of two runs (ComparisonFigures), whose
+	// variant names end in " [a]" or " [b]".
+	compared bool
 }
 
 // Workload names a flow-size distribution a run used: a bundled one (File empty) or a
@@ -123,6 +126,9 @@ type Variant struct {
 	// Parallel is how the run was cut (bench reports it): not in the document, which is the
 	// same however many threads ran it.
 	Parallel Parallel `json:"-"`
+	// window is the time axis its figures share with the run's other variants (Figures sets
+	// it); nil for a figure drawn on its own.
+	window *timeWindow
 }
 
 // LinkGroup is what one group of host links carried, both directions: a plane's (every host

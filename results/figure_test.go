@@ -64,7 +64,7 @@ func TestLegendStaysInsideTheImage(t *testing.T) {
 			}
 		}
 	}
-	entries := fitLegend(f.legend, plot.NewLegend())
+	entries := fitLegend(f.legend, plot.NewLegend(), figHeight)
 	require.Less(t, len(entries), 90)
 	require.Contains(t, entries[len(entries)-1].label, fmt.Sprintf("and %d more", 90-len(entries)+1))
 }

@@ -3,8 +3,10 @@ package results
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 )
@@ -184,12 +186,13 @@ func jobStepsFigure(d *Document) (*Figure, string, error) {
 	if !hasJobs(d) {
 		return nil, "no collective in the scenario", nil
 	}
-	f := newFigure("jobs-steps", "", d.Scenario+": collective steps, first iteration", "step", "time since the iteration began (us)")
+	f := newFigure("jobs-steps", "", d.Scenario+": collective steps, first iteration", "step (index)", "time since the iteration began (us)")
 	f.Caption = "When each step of each collective's first iteration had all its messages arrived, from the iteration's start, one line per variant and job; the dashed line of the same colour is the ideal's (the critical path of the dependency graph alone on the empty fabric). Where a line rises above its ideal, the steps there waited: for a collision, a pause, a cut rate."
 	line := 0
+	ids := identities(d)
 	for i := range d.Variants {
 		v := &d.Variants[i]
-		for _, j := range v.Jobs {
+		for jobIndex, j := range v.Jobs {
 			if len(j.PerIteration) == 0 || len(j.PerIteration[0].StepEndUS) == 0 {
 				continue
 			}
@@ -200,7 +203,7 @@ func jobStepsFigure(d *Document) (*Figure, string, error) {
 			for k, t := range j.IdealStepEndUS {
 				ideal = append(ideal, plotter.XY{X: float64(k), Y: t})
 			}
-			if err := f.addJobLines(line, v.Name+": "+j.Label, pts, ideal); err != nil {
+			if err := f.addJobLines(ids(v.Name), jobIndex, v.Name+": "+j.Label, pts, ideal); err != nil {
 				return nil, "", err
 			}
 			line++
@@ -210,25 +213,28 @@ func jobStepsFigure(d *Document) (*Figure, string, error) {
 		return nil, "no collective step completed in any variant", nil
 	}
 	f.plot.Y.Min = 0
+	countAxis(&f.plot.X)
 	return f, "", nil
 }
 
-// addJobLines draws a job's measured line and, when there is one, its ideal dashed in the
-// same colour (line).
-func (f *Figure) addJobLines(line int, label string, pts, ideal plotter.XYs) error {
-	if _, err := f.addLine(line, label, pts); err != nil {
+// addJobLines draws job number job of the variant with identity id: its measured line in
+// the variant's colour, with the variant's marker for its first job and the next ones for
+// the others, and, when there is one, its ideal dashed in the same colour and marker.
+func (f *Figure) addJobLines(id identity, job int, label string, pts, ideal plotter.XYs) error {
+	id.marker = markers[(id.place+job)%len(markers)]
+	if _, err := f.addVariantLine(id, label, pts); err != nil {
 		return err
 	}
 	if len(ideal) == 0 {
 		return nil
 	}
-	l, err := f.addLine(line, label+" ideal", ideal)
-	if err != nil {
-		return err
-	}
-	l.Dashes = plotutil.Dashes(1)
-	return nil
+	id.dashes = plotutil.Dashes(1)
+	_, err := f.addVariantLine(id, label+" ideal", ideal)
+	return err
 }
+
+// minIterationsLine is the fewest iterations a job needs for a line through them.
+const minIterationsLine = 3
 
 // jobsFigure is each job's iteration time per iteration, one line per variant and job, with
 // each job's ideal as a dashed line of the same colour.
@@ -236,12 +242,22 @@ func jobsFigure(d *Document) (*Figure, string, error) {
 	if !hasJobs(d) {
 		return nil, "no collective in the scenario", nil
 	}
-	f := newFigure("jobs-iterations", "", d.Scenario+": collective iteration time", "iteration", "time (us)")
+	most := 0
+	for i := range d.Variants {
+		for _, j := range d.Variants[i].Jobs {
+			most = max(most, len(j.PerIteration))
+		}
+	}
+	if most < minIterationsLine {
+		return nil, fmt.Sprintf("at most %d iterations per job: a line through so few says less than the jobs table, which gives each", most), nil
+	}
+	f := newFigure("jobs-iterations", "", d.Scenario+": collective iteration time", "iteration (index)", "time (us)")
 	f.Caption = "Each collective's iteration time, from its first message's release to its last message's arrival, per iteration, one line per variant and job; the dashed line of the same colour is the job's ideal: the critical path of its dependency graph alone on the empty fabric, with headers and each path's latency."
 	line := 0
+	ids := identities(d)
 	for i := range d.Variants {
 		v := &d.Variants[i]
-		for _, j := range v.Jobs {
+		for jobIndex, j := range v.Jobs {
 			var pts, ideal plotter.XYs
 			for _, it := range j.PerIteration {
 				if it.CompletionUS != nil {
@@ -256,7 +272,7 @@ func jobsFigure(d *Document) (*Figure, string, error) {
 			if len(pts) == 0 {
 				continue
 			}
-			if err := f.addJobLines(line, v.Name+": "+j.Label, pts, ideal); err != nil {
+			if err := f.addJobLines(ids(v.Name), jobIndex, v.Name+": "+j.Label, pts, ideal); err != nil {
 				return nil, "", err
 			}
 			line++
@@ -266,5 +282,23 @@ func jobsFigure(d *Document) (*Figure, string, error) {
 		return nil, "no collective iteration completed in any variant", nil
 	}
 	f.plot.Y.Min = 0
+	countAxis(&f.plot.X)
 	return f, "", nil
 }
+
+// countAxis labels an axis of counts (steps, iterations) at whole numbers only, every one
+// when there are at most maxCountTicks of them, with half a unit of room either side: never
+// a tick at 0.25 of an iteration.
+func countAxis(ax *plot.Axis) {
+	lo, hi := math.Floor(ax.Min), math.Ceil(ax.Max)
+	step := math.Max(1, math.Ceil((hi-lo+1)/maxCountTicks))
+	var ticks []plot.Tick
+	for x := lo; x <= hi; x += step {
+		ticks = append(ticks, plot.Tick{Value: x, Label: strconv.FormatFloat(x, 'f', 0, 64)})
+	}
+	ax.Tick.Marker = plot.ConstantTicks(ticks)
+	ax.Min, ax.Max = lo-0.5, hi+0.5
+}
+
+// maxCountTicks is the most whole-number ticks countAxis labels.
+const maxCountTicks = 12

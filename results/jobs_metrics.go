@@ -3,6 +3,7 @@ package results
 import (
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/olekukonko/tablewriter/tw"
 )
@@ -40,6 +41,21 @@ var JobMetrics = []JobMetric{
 // "collective.LABEL.NAME". A label holds no comma or quote (scenarios), so the key is a
 // plain CSV cell.
 func JobMetricKey(label, name string) string { return "collective." + label + "." + name }
+
+// jobMetricNamed is the job label and JobMetrics entry of key, a JobMetricKey, and whether
+// key is one.
+func jobMetricNamed(key string) (label string, m JobMetric, ok bool) {
+	rest, ok := strings.CutPrefix(key, "collective.")
+	if !ok {
+		return "", JobMetric{}, false
+	}
+	for _, m := range JobMetrics {
+		if label, ok := strings.CutSuffix(rest, "."+m.Name); ok && label != "" {
+			return label, m, true
+		}
+	}
+	return "", JobMetric{}, false
+}
 
 // JobMetricValues are v's jobs' metrics under their keys (JobMetricKey), in job then
 // JobMetrics order; a metric a job has no value for is absent.

@@ -33,7 +33,8 @@ func TestBandwidths(t *testing.T) {
 }
 
 // TestJobsRendered: the jobs table under the main one, jobs.csv with a row per iteration
-// (empty cells for the unfinished one) and the per-iteration plot, in an output directory.
+// (empty cells for the unfinished one) and the steps plot, in an output directory; with
+// two iterations, no per-iteration plot.
 func TestJobsRendered(t *testing.T) {
 	d := jobsDoc()
 	var tb strings.Builder
@@ -56,13 +57,13 @@ func TestJobsRendered(t *testing.T) {
 	files, err := WriteDirFiles(dir, d)
 	require.NoError(t, err)
 	require.Contains(t, files, FileJobs)
-	require.Contains(t, files, "jobs-iterations.png")
+	require.NotContains(t, files, "jobs-iterations.png", "two iterations: no line through them (minIterationsLine)")
 	require.Contains(t, files, "jobs-steps.png")
 	names := RunFileNames([]string{"RoCEv2"})
 	for _, f := range files {
 		require.Contains(t, names, f, "every file written is one RunFileNames lists (--force removes those)")
 	}
-	_, err = os.Stat(filepath.Join(dir, "jobs-iterations.svg"))
+	_, err = os.Stat(filepath.Join(dir, "jobs-steps.svg"))
 	require.NoError(t, err)
 	// The collectives table, with the message size, in summary.md and report.html too.
 	for _, name := range []string{"summary.md", FileReport} {

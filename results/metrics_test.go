@@ -84,9 +84,7 @@ func TestColumnsAreDeclaredWhole(t *testing.T) {
 		require.Equal(t, m.Cell == CellOfTotal, len(m.CSVColumns()) == 2, "%s: value/total is two CSV columns", m.Name)
 		require.NotEmpty(t, m.Unit, m.Name)
 		require.NotEmpty(t, m.Label, m.Name)
-		if m.Unit != "count" {
-			require.True(t, strings.HasSuffix(m.Label, "("+m.Unit+")"), "%s: label %q says its unit %s", m.Name, m.Label, m.Unit)
-		}
+		require.True(t, strings.HasSuffix(m.Label, "("+m.Unit+")"), "%s: label %q says its unit %s", m.Name, m.Label, m.Unit)
 	}
 	require.Len(t, summaryHeader, len(comparisonColumns))
 	require.Len(t, summaryAlign, len(comparisonColumns))

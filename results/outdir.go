@@ -97,8 +97,9 @@ func DirEntries(dir string) (names []string, exists bool, err error) {
 
 // RunFileNames lists every file a run of the named variants may write into its output
 // directory (WriteDirFiles writes those of them it has something for): the fixed files, the
-// plots against each varied parameter path given (ParamFigureNames), and per variant (by
-// its file slug, VariantSlugs) its table and plots.
+// plots against each varied parameter path given (ParamFigureNames), a figure per kind (a
+// panel per variant), and per variant (by its file slug, VariantSlugs) its table, its fabric
+// and the per-variant figures of earlier versions (so that --force clears them).
 func RunFileNames(variants []string, params ...string) []string {
 	names := []string{FileJSON, FileFlows, FileSizes, FileSummary, FileReport,
 		FileRates, FileQueues, FileIngress, FilePauses, FileLinks, FileBuffers, FileQueueDepth, FileEvents, FileJobs, FileDrops}
@@ -107,8 +108,11 @@ func RunFileNames(variants []string, params ...string) []string {
 			names = append(names, name+"."+format)
 		}
 	}
-	for _, fig := range []string{"fct-cdf", "slowdown-by-size", "jobs-iterations", "jobs-steps"} {
+	for _, fig := range []string{"fct-cdf", "slowdown-by-size", "jobs-iterations", "jobs-steps", seedFigure} {
 		figure(fig)
+	}
+	for _, prefix := range variantFigurePrefixes[1:] { // a kind's panels; the fabric is per variant
+		figure(panelKind(prefix))
 	}
 	for _, p := range params {
 		for _, fig := range ParamFigureNames(p) {

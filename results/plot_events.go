@@ -63,7 +63,7 @@ func queueCDFFigure(v *Variant) (*Figure, string, error) {
 	}
 	order := busiest(len(qs), mean)
 	shown := order[:min(len(order), maxPlotLines)]
-	f := newFigure("queue-cdf-", v.Name, v.Name+": egress queue depth, time-weighted CDF", "queue depth (KB, log scale)", "share of the run's time at or below")
+	f := newFigure("queue-cdf-", v.Name, v.Name+": egress queue depth, time-weighted CDF", "queue depth (KB, log scale)", "time at or below (fraction)")
 	f.Caption = "For each of the busiest egress queues (by time-weighted mean depth), the share of the whole run's time it held at most each depth: time-weighted from the queue's own record of how long it held each depth (exact below 32 bytes, then in ranges of 1/16 of a power of two, each drawn at its upper end, never above the queue's maximum), not from the samples. The depth axis is logarithmic; a line starts at the share of the time its queue was empty. A line that starts high spent most of the run empty; one that reaches 1 far right held a deep queue."
 	// Depths span bytes to megabytes: a log axis, from the least depth above 0 any line
 	// reaches, where each line starts at its share of the time at depth 0.
@@ -103,11 +103,16 @@ func queueCDFFigure(v *Variant) (*Figure, string, error) {
 	f.Caption += leftOutNames("less busy queues", left, FileQueueDepth)
 	f.plot.X.Scale = plot.LogScale{}
 	f.plot.Y.Min, f.plot.Y.Max = 0, 1
+	f.natural = true
 	return f, "", nil
 }
 
+// maxCapacityOverPeak is how far above the fullest buffer's peak its capacity may be and
+// still be drawn: further up, the line would squash the data into the axis's foot.
+const maxCapacityOverPeak = 3
+
 // bufferFigure is the occupancy of each switch's shared buffer over time (buffers.csv), the
-// fullest switches.
+// fullest switches, with the fullest one's capacity as a labelled line when it is near.
 func bufferFigure(v *Variant) (*Figure, string, error) {
 	s := v.Series
 	if len(s.Buffers) == 0 {
@@ -133,7 +138,18 @@ func bufferFigure(v *Variant) (*Figure, string, error) {
 		left = append(left, s.Buffers[i].Node)
 	}
 	caption += leftOutNames("switches with less at their peak", left, FileBuffers)
+	full := &s.Buffers[order[0]]
+	capKB, peakKB := float64(full.CapacityBytes)/1e3, peak(order[0])/1e3
+	drawCap := full.CapacityBytes > 0 && capKB <= maxCapacityOverPeak*peakKB
+	if !drawCap && full.CapacityBytes > 0 {
+		caption += fmt.Sprintf(" The fullest buffer's size, %s KB, is more than %d times its peak and is not drawn.", fixed(capKB), maxCapacityOverPeak)
+	}
 	f, err := timeFigure("buffer-", v, "shared-buffer occupancy", "buffer use (KB)", caption, curves)
+	if err != nil || !drawCap {
+		return f, "", err
+	}
+	u, _, _ := timeAxisOf(v)
+	err = f.addReference("buffer size (value on the line)", fmt.Sprintf("%s's buffer size %s KB", full.Node, fixed(capKB)), capKB, s.TimesUS, u, nil, false)
 	return f, "", err
 }
 
@@ -172,14 +188,14 @@ func eventsFigure(v *Variant) (*Figure, string, error) {
 		for k, c := range e.Counts {
 			ys[k] = float64(c)
 		}
-		curves = append(curves, timeCurve{label: fmt.Sprintf("%s: %s", eventName(e), integer(int64(final(i)))), xsUS: s.TimesUS, ys: ys})
+		curves = append(curves, timeCurve{label: eventName(e), xsUS: s.TimesUS, ys: ys})
 	}
-	caption := "Counts so far, at every sample, of packets dropped (by place: a switch, all its ports together, a link direction, or a host; and by reason, as drops.by_reason names them), data packets sent again (by sending host), frames marked CE (by switch), packets trimmed (by switch) and CNPs (by the host that sent them, a flow's receiver): a step is a burst, a slope a steady rate. The legend gives each total; the counts with the largest totals are drawn."
+	caption := "Counts so far, at every sample, of packets dropped (by place: a switch, all its ports together, a link direction, or a host; and by reason, as drops.by_reason names them), data packets sent again (by sending host), frames marked CE (by switch), packets trimmed (by switch) and CNPs (by the host that sent them, a flow's receiver): a step is a burst, a slope a steady rate; a line's last value is its total (events.csv and the tables give them). The counts with the largest totals are drawn, each count in one colour in every panel."
 	var left []string
 	for _, i := range order[len(shown):] {
 		left = append(left, eventName(&s.Events[i]))
 	}
 	caption += leftOutNames("smaller counts", left, FileEvents)
-	f, err := timeFigure("events-", v, "drops, retransmissions, ECN marks and CNPs", "count so far", caption, curves)
+	f, err := timeFigure("events-", v, "drops, retransmissions, ECN marks and CNPs", "count so far (packets)", caption, curves)
 	return f, "", err
 }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -28,16 +29,19 @@ type fabricNode struct {
 type fabricEdge struct {
 	a, b             int
 	util             float64
+	peak             float64 // the busier direction's busiest sample interval (with a series)
 	pausedA, pausedB float64 // us
 	dropsA, dropsB   int64
+	reasonA, reasonB string // the reason that lost the most packets at each end
+	deadlock         bool   // on a deadlock's cycle
 }
 
 // fabricDrawing is the plotter of a fabric figure.
 type fabricDrawing struct {
-	nodes    []fabricNode
-	edges    []fabricEdge
-	simUS    float64
-	labelled bool // node names drawn (not when a tier is too crowded)
+	nodes   []fabricNode
+	edges   []fabricEdge
+	simUS   float64
+	hasPeak bool // links coloured by their peak utilisation (a time series gave it)
 }
 
 // utilColour is a link's colour by utilisation: light grey when idle, through blue to red
@@ -65,9 +69,17 @@ var utilClasses = []struct {
 func (d *fabricDrawing) Plot(c draw.Canvas, plt *plot.Plot) {
 	trX, trY := plt.Transforms(&c)
 	at := func(i int) vg.Point { return vg.Point{X: trX(d.nodes[i].x), Y: trY(float64(d.nodes[i].tier))} }
+	var placed labelSpace
 	for _, e := range d.edges {
 		pa, pb := at(e.a), at(e.b)
-		c.StrokeLine2(draw.LineStyle{Color: utilColour(e.util), Width: vg.Points(0.8 + 2.5*e.util)}, pa.X, pa.Y, pb.X, pb.Y)
+		if e.deadlock {
+			c.StrokeLine2(deadlockStyle, pa.X, pa.Y, pb.X, pb.Y)
+		}
+		colour := utilColour(e.util)
+		if d.hasPeak {
+			colour = utilColour(e.peak)
+		}
+		c.StrokeLine2(draw.LineStyle{Color: colour, Width: vg.Points(0.8 + 2.5*e.util)}, pa.X, pa.Y, pb.X, pb.Y)
 		// At each end: a red dot a fifth of the way along when its sending was paused,
 		// larger the longer; a cross two fifths along when it lost packets, larger the
 		// more, with the count beside it.
@@ -75,7 +87,8 @@ func (d *fabricDrawing) Plot(c draw.Canvas, plt *plot.Plot) {
 			from, to vg.Point
 			us       float64
 			drops    int64
-		}{{pa, pb, e.pausedA, e.dropsA}, {pb, pa, e.pausedB, e.dropsB}} {
+			reason   string
+		}{{pa, pb, e.pausedA, e.dropsA, e.reasonA}, {pb, pa, e.pausedB, e.dropsB, e.reasonB}} {
 			along := func(f vg.Length) vg.Point {
 				return vg.Point{X: end.from.X + f*(end.to.X-end.from.X), Y: end.from.Y + f*(end.to.Y-end.from.Y)}
 			}
@@ -86,32 +99,34 @@ func (d *fabricDrawing) Plot(c draw.Canvas, plt *plot.Plot) {
 			if end.drops > 0 {
 				p := along(0.4)
 				r := vg.Points(3 + math.Min(4, math.Log10(float64(end.drops))))
-				drawDropMark(&c, p, r)
+				drawDropMark(&c, p, r, end.reason)
 				ts := plt.X.Tick.Label
 				ts.Color = dropColour
 				ts.XAlign, ts.YAlign = draw.XLeft, draw.YCenter
-				c.FillText(ts, vg.Point{X: p.X + r + vg.Points(1.5), Y: p.Y}, strconv.FormatInt(end.drops, 10))
+				placed.fill(&c, ts, vg.Point{X: p.X + r + vg.Points(1.5), Y: p.Y}, strconv.FormatInt(end.drops, 10))
 			}
 		}
 	}
 	for i, n := range d.nodes {
-		p := at(i)
 		style := draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3.5), Shape: draw.BoxGlyph{}}
 		if n.tier == 0 {
 			style = draw.GlyphStyle{Color: color.Gray{Y: 60}, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
 		}
-		c.DrawGlyph(style, p)
-		if d.labelled || n.tier != 0 {
-			ts := plt.X.Tick.Label
-			ts.XAlign, ts.YAlign = draw.XCenter, draw.YTop
-			if n.tier > 0 {
-				ts.YAlign = draw.YBottom
-				p.Y += vg.Points(5)
-			} else {
-				p.Y -= vg.Points(5)
-			}
-			c.FillText(ts, p, n.name)
+		c.DrawGlyph(style, at(i))
+	}
+	// Names where they have room: the switch tiers first, each from its ends inwards, so that
+	// a crowded tier keeps its first and last names and every other one that fits.
+	for _, i := range labelOrder(d.nodes) {
+		n, p := d.nodes[i], at(i)
+		ts := plt.X.Tick.Label
+		ts.XAlign, ts.YAlign = draw.XCenter, draw.YTop
+		if n.tier > 0 {
+			ts.YAlign = draw.YBottom
+			p.Y += vg.Points(5)
+		} else {
+			p.Y -= vg.Points(5)
 		}
+		placed.fill(&c, ts, p, n.name)
 	}
 }
 
@@ -156,9 +171,6 @@ func underGPUs(d *fabricDrawing, nodes []int) {
 	}
 }
 
-// maxLabelledHosts is the most hosts a fabric drawing names; beyond, their names overlap.
-const maxLabelledHosts = 24
-
 // fabricFigure draws v's fabric by tier, from the links that carried a frame: hosts at the
 // bottom, each switch tier above by its hops from the nearest host, every link coloured by
 // its busier direction's utilisation, and a red dot near each end whose sending a PFC pause
@@ -192,6 +204,7 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 		}
 		e.util = math.Max(e.util, l.Utilization)
 	}
+	most := map[[2]int]int64{} // the packets of each end's leading reason so far
 	for _, p := range v.DropPlaces {
 		a, b := node(p.Node), node(p.Peer)
 		k := pair{min(a, b), max(a, b)}
@@ -201,10 +214,35 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 			edges[k] = e
 			order = append(order, k)
 		}
+		drops, reason := &e.dropsB, &e.reasonB
 		if a == e.a {
-			e.dropsA += p.Packets
-		} else {
-			e.dropsB += p.Packets
+			drops, reason = &e.dropsA, &e.reasonA
+		}
+		*drops += p.Packets
+		if end := [2]int{a, b}; p.Packets > most[end] {
+			most[end], *reason = p.Packets, p.Reason
+		}
+	}
+	if s := v.Series; s != nil && s.Len() > 1 {
+		for li := range s.Links {
+			l := &s.Links[li]
+			a, okA := index[l.From]
+			b, okB := index[l.To]
+			if e := edges[pair{min(a, b), max(a, b)}]; okA && okB && e != nil {
+				for k := 1; k < s.Len(); k++ {
+					e.peak = math.Max(e.peak, math.Min(1, LinkUtilization(s, l, k-1, k)))
+				}
+			}
+		}
+	}
+	for _, dl := range v.Deadlocks { // a cycle of paused queues, "node:port" each
+		nodeOf := func(q string) string { n, _, _ := strings.Cut(q, ":"); return n }
+		for k, q := range dl.Cycle {
+			a, okA := index[nodeOf(q)]
+			b, okB := index[nodeOf(dl.Cycle[(k+1)%len(dl.Cycle)])]
+			if e := edges[pair{min(a, b), max(a, b)}]; okA && okB && e != nil {
+				e.deadlock = true
+			}
 		}
 	}
 	for _, p := range v.PFCPorts {
@@ -246,7 +284,7 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 			}
 		}
 	}
-	d := &fabricDrawing{simUS: v.SimTimeUS}
+	d := &fabricDrawing{simUS: v.SimTimeUS, hasPeak: v.Series != nil && v.Series.Len() > 1}
 	byTier := map[int][]int{}
 	for i, n := range names {
 		byTier[tiers[n]] = append(byTier[tiers[n]], i)
@@ -259,15 +297,19 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 			d.nodes[i] = fabricNode{name: names[i], tier: t, x: (float64(k) + 0.5) / float64(len(members))}
 		}
 	}
-	d.labelled = hosts <= maxLabelledHosts
 	for _, k := range order {
 		d.edges = append(d.edges, *edges[k])
 	}
 	underGPUs(d, byTier[-1])
+	collapsed := collapseHosts(d)
 	f := newFigure("fabric-", v.Name, v.Name+": the fabric, its load and its pauses", "", "")
 	f.Caption = "The fabric as the run used it: hosts at the bottom, each switch tier above by its hops from the nearest host (leaves, then spines, or a fat-tree's edges, aggregation and cores), every link that carried a frame coloured and thickened by its busier direction's utilisation (links' utilization), and a red dot near each end whose sending PFC paused, larger the longer (pfc_ports' paused_us over the run)."
-	if !d.labelled {
-		f.Caption += fmt.Sprintf(" The %d hosts are not named.", hosts)
+	f.Caption += fmt.Sprintf(" Names and drop counts are drawn where they have room (of %d hosts and %d switches; the legend's list gives the largest drop counts, drops.csv every one).", hosts, len(names)-hosts)
+	if collapsed > 0 {
+		f.Caption += fmt.Sprintf(" With %d hosts, the hosts under each switch are drawn as one node named by their count (%d such nodes), their links as one: the busiest link's utilisation and peak, the longest pause at each end, every drop summed.", hosts, collapsed)
+	}
+	if d.hasPeak {
+		f.Caption += " A link's colour is its peak: the busier direction's busiest sample interval; its width the mean over the run."
 	}
 	if scaleUps > 0 {
 		f.Caption += " The scale-up switches (nvD) are drawn under their domains' GPUs, which their links join (NVLink)."
@@ -282,12 +324,20 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 	}
 	f.plot.Y.Min, f.plot.Y.Max = float64(bottom)-0.6, float64(top)+0.6
 	for _, u := range utilClasses {
-		f.legend = append(f.legend, legendEntry{u.label, lineThumb{utilColour(u.u), vg.Points(0.8 + 2.5*u.u)}})
+		label := u.label
+		if d.hasPeak {
+			label += " at peak"
+		}
+		f.legend = append(f.legend, legendEntry{label, lineThumb{utilColour(u.u), vg.Points(0.8 + 2.5*u.u)}})
 	}
 	f.legend = append(f.legend, legendEntry{"sending paused by PFC", dotThumb{}})
+	if len(v.Deadlocks) > 0 {
+		f.legend = append(f.legend, legendEntry{"on a PFC deadlock's cycle", lineThumb{deadlockStyle.Color, deadlockStyle.Width}})
+		f.Caption += " The links of each PFC deadlock's cycle are drawn over a broad purple band."
+	}
 	if len(v.DropPlaces) > 0 {
-		f.legend = append(f.legend, legendEntry{"packets dropped at this port", crossThumb{}})
-		f.Caption += " A cross with a count marks each port where packets were lost, two fifths of the way along its link: a switch's buffer and watchdog drops at the egress port the frames were bound for, its headroom, unroutable and TTL drops at the port they came in on, a link's random and link-down losses at the sending end (drops.csv lists each place by reason)."
+		f.legend = append(f.legend, dropLegend(v)...)
+		f.Caption += " A mark with a count, its shape the reason that lost the most packets there (the legend), marks each port where packets were lost, two fifths of the way along its link: a switch's buffer and watchdog drops at the egress port the frames were bound for, its headroom, unroutable and TTL drops at the port they came in on, a link's random and link-down losses at the sending end (drops.csv lists each place by reason)."
 	}
 	f.Curves = append(f.Curves, Curve{Label: "links", Points: len(d.edges)})
 	return f, "", nil
@@ -316,20 +366,6 @@ func (dotThumb) Thumbnail(c *draw.Canvas) {
 
 // dropColour marks a port that lost packets.
 var dropColour = color.Black
-
-// crossThumb is the legend swatch of a lossy port.
-type crossThumb struct{}
-
-func (crossThumb) Thumbnail(c *draw.Canvas) { drawDropMark(c, c.Center(), vg.Points(3.5)) }
-
-// drawDropMark draws a bold cross of radius r on a white disc at p, to stand out on a link.
-func drawDropMark(c *draw.Canvas, p vg.Point, r vg.Length) {
-	c.DrawGlyph(draw.GlyphStyle{Color: color.White, Radius: r + vg.Points(1), Shape: draw.CircleGlyph{}}, p)
-	ls := draw.LineStyle{Color: dropColour, Width: vg.Points(1.6)}
-	d := r * 0.75
-	c.StrokeLine2(ls, p.X-d, p.Y-d, p.X+d, p.Y+d)
-	c.StrokeLine2(ls, p.X-d, p.Y+d, p.X+d, p.Y-d)
-}
 
 // naturalLess orders names with their numbers by value: h2 before h10.
 func naturalLess(a, b string) bool {

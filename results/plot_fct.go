@@ -7,7 +7,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 )
 
 // runsByName groups d's variants by name, in order: one run each, or a replicated run's
@@ -29,16 +28,30 @@ func runsByName(d *Document) [][]*Variant {
 }
 
 // fctFigure is the distribution of flow completion times, one line per variant, on a log
-// axis, as a fraction of all the variant's flows: a variant whose flows did not all finish
-// stops below 1, by the share that did not, which its legend entry names. A replicated
+// axis, as a fraction of all the variant's flows, each variant in its colour and marker
+// (identities): a variant whose flows did not all finish
+// stops below 1, by the share that did not, which its legend entry names. Omitted when no
+// variant has minCDFFlows flows. A replicated
 // variant's seeds are pooled into one line.
 func fctFigure(d *Document) (*Figure, string, error) {
-	f := newFigure("fct-cdf", "", d.Scenario+": flow completion time", "FCT (us, log scale)", "fraction of all flows")
+	f := newFigure("fct-cdf", "", d.Scenario+": flow completion time", "FCT (us, log scale)", "flows completed (fraction of all)")
 	f.Caption = "The share of each variant's flows (all of them, finished or not) that completed within a given time, on a logarithmic time axis. A variant whose curve stops below 1 left the rest unfinished (incomplete at stop, unroutable or failed): its legend entry says how many."
 	if seedsDiffer(d) {
 		f.Caption += " Each line pools the flows of all the variant's seeds."
 	}
+	most := 0
+	for _, runs := range runsByName(d) {
+		n := 0
+		for _, v := range runs {
+			n += len(v.PerFlow)
+		}
+		most = max(most, n)
+	}
+	if most < minCDFFlows {
+		return nil, fmt.Sprintf("at most %d flows per variant: a distribution of so few says less than the flows table, which gives each FCT", most), nil
+	}
 	line := 0
+	ids := identities(d)
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, runs := range runsByName(d) {
 		var fcts []float64
@@ -67,13 +80,11 @@ func fctFigure(d *Document) (*Figure, string, error) {
 		if missing := total - len(fcts); missing > 0 {
 			label += fmt.Sprintf(": %d of %d unfinished", missing, total)
 		}
-		l, err := f.addLine(line, label, pts)
-		if err != nil {
+		// Variants can finish alike (a deep buffer and PFC, say): the markers, spread along
+		// each line at places of its own, keep each visible where it lies on another.
+		if _, err := f.addVariantLine(ids(runs[0].Name), label, pts); err != nil {
 			return nil, "", err
 		}
-		// Variants can finish alike (a deep buffer and PFC, say): a dash of its own keeps
-		// each line visible where it lies on another.
-		l.Dashes = plotutil.Dashes(line)
 		lo, hi = min(lo, fcts[0]), max(hi, fcts[len(fcts)-1])
 		line++
 	}
@@ -82,11 +93,16 @@ func fctFigure(d *Document) (*Figure, string, error) {
 	}
 	f.plot.X.Scale = plot.LogScale{}
 	f.plot.Y.Min, f.plot.Y.Max = 0, 1
+	f.natural = true
 	// A margin either side, and at least one decade, so the steps at the ends and a tick
 	// label show.
 	f.plot.X.Min, f.plot.X.Max = lo/1.5, max(hi*1.5, lo*10)
 	return f, "", nil
 }
+
+// minCDFFlows is the fewest flows a variant needs for its FCTs to be drawn as a
+// distribution: with fewer, the steps of a CDF say less than the flows' table.
+const minCDFFlows = 5
 
 // seedsDiffer reports whether d's variants ran under more than one seed.
 func seedsDiffer(d *Document) bool {

@@ -27,8 +27,8 @@ const (
 	heatPixelsHigh = 480
 )
 
-// heatColours is the heat map's colour scale over utilisation 0..1: white when idle,
-// through yellow and red to black when the line is busy all the time (Moreland's black
+// heatColours is the heat map's colour scale over utilisation 0..1 (idle is idleColour):
+// white at 0, through yellow and red to black when the line is busy all the time (Moreland's black
 // body, reversed: its luminance falls evenly, so it reads in grey print too).
 func heatColours() gpalette.ColorMap {
 	m := gpalette.Reverse(moreland.BlackBody())
@@ -37,8 +37,18 @@ func heatColours() gpalette.ColorMap {
 	return m
 }
 
-// heatColour is u's colour on the scale, u cut to [0, 1].
+// idleShare is the utilisation under which a link reads as idle in the heat map.
+const idleShare = 0.01
+
+// idleColour is an idle link's colour in the heat map: a pale blue-grey, so that an idle
+// row reads apart from the white page and from the time after a variant's run ended.
+var idleColour = color.RGBA{222, 228, 238, 255}
+
+// heatColour is u's colour on the scale, u cut to [0, 1]; idleColour under idleShare.
 func heatColour(m gpalette.ColorMap, u float64) color.Color {
+	if u < idleShare {
+		return idleColour
+	}
 	c, err := m.At(math.Max(0, math.Min(1, u)))
 	if err != nil {
 		return color.Black
@@ -177,7 +187,7 @@ func linksHeatmapFigure(v *Variant) (*Figure, string, error) {
 		}
 	}
 	start, end := s.TimesUS[0], s.TimesUS[s.Len()-1]
-	u := unitFor(end - start)
+	u, axisStart, axisEnd := timeAxisOf(v)
 	rowPx := max(1, heatPixelsHigh/len(rows))
 	img := image.NewRGBA(image.Rect(0, 0, heatPixelsWide, rowPx*len(rows)))
 	cmap := heatColours()
@@ -223,17 +233,31 @@ func linksHeatmapFigure(v *Variant) (*Figure, string, error) {
 		f.Curves = append(f.Curves, Curve{Label: grp.name, Points: bins})
 	}
 	f.plot.Add(d)
+	f.heat = d
 	f.plot.Y.Tick.Marker = plot.ConstantTicks(ticks)
 	f.plot.Y.Min, f.plot.Y.Max = -0.5, float64(len(rows))-0.5
-	setTimeAxis(f.plot, u, start, end)
-	for _, share := range []float64{0, 0.25, 0.5, 0.75, 1} {
-		label := fmt.Sprintf("%.0f%% of line rate", share*100)
-		if share == 0 {
-			label = "idle"
-		}
-		f.legend = append(f.legend, legendEntry{label, boxThumb{heatColour(cmap, share)}})
-	}
+	setTimeAxis(f.plot, u, axisStart, axisEnd)
+	// The scale is continuous: a colour bar from 1% to 100% of the line rate, and the idle
+	// colour on its own.
+	f.legend = append(f.legend, legendEntry{"idle (under 1% of line rate)", boxThumb{idleColour}},
+		legendEntry{"1% to 100% of line rate, left to right", gradientThumb{cmap}})
 	return f, "", nil
+}
+
+// gradientThumb is a legend swatch of the heat map's whole scale, from idleShare at its left
+// to 1 at its right: a continuous legend for a continuous scale.
+type gradientThumb struct{ m gpalette.ColorMap }
+
+func (t gradientThumb) Thumbnail(c *draw.Canvas) {
+	const steps = 40
+	w := (c.Max.X - c.Min.X) / steps
+	for k := range steps {
+		x0 := c.Min.X + vg.Length(k)*w
+		u := idleShare + (1-idleShare)*(float64(k)+0.5)/steps
+		c.FillPolygon(heatColour(t.m, u), []vg.Point{{X: x0, Y: c.Min.Y}, {X: x0 + w + vg.Points(0.2), Y: c.Min.Y}, {X: x0 + w + vg.Points(0.2), Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
+	}
+	pts := []vg.Point{c.Min, {X: c.Max.X, Y: c.Min.Y}, c.Max, {X: c.Min.X, Y: c.Max.Y}}
+	c.StrokeLines(draw.LineStyle{Color: color.Gray{Y: 90}, Width: vg.Points(0.5)}, append(pts, c.Min))
 }
 
 // boxThumb is a legend swatch of one colour, outlined so that white shows.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 )
@@ -87,8 +88,9 @@ func paramCurves(d *Document, metric string) ([]ErrorCurve, int) {
 	return drawn, seeds
 }
 
-// paramXAxis places the axis's values: on a log scale when all are above 0 and span two
-// decades or more; evenly spaced in order of value, as categories, when they span two
+// paramXAxis places the axis's values: on a log2 scale when each is twice the one before
+// (a doubling sweep: 1, 2, 4, 8 evenly apart), on a log scale when all are above 0 and span
+// two decades or more; evenly spaced in order of value, as categories, when they span two
 // decades above 0 but include 0 or less (lossy-link's loss 0, 0.0001, 0.001, 0.01, which a
 // linear axis would crowd into its first hundredth); else linear. Every value has a tick
 // labelled as written. pos maps a value to its x on the plot.
@@ -102,9 +104,11 @@ func paramXAxis(a *ParamAxis) (x XAxis, pos func(float64) float64) {
 		}
 	}
 	sort.Float64s(values)
-	x.Label = a.Path
-	if a.Unit != "" {
-		x.Label += " (" + a.Unit + ")"
+	x.Label = MetricLabel(a.Path, a.Unit)
+	if m, ok := paramNamed(a.Path); ok && m.Scale != 0 {
+		for _, v := range values { // the values in the label's unit: 0.0001 as 0.01 (%)
+			label[v] = strconv.FormatFloat(v*m.Scale, 'f', -1, 64)
+		}
 	}
 	lo, hi, loPos := values[0], values[len(values)-1], math.Inf(1)
 	for _, v := range values {
@@ -113,6 +117,9 @@ func paramXAxis(a *ParamAxis) (x XAxis, pos func(float64) float64) {
 		}
 	}
 	switch {
+	case Doubling(values):
+		x.Label += ", log2 scale"
+		x.LogX = true
 	case lo > 0 && hi/lo >= 100:
 		x.Label += ", log scale"
 		x.LogX = true
@@ -130,6 +137,47 @@ func paramXAxis(a *ParamAxis) (x XAxis, pos func(float64) float64) {
 		x.TickLabels = append(x.TickLabels, label[v])
 	}
 	return x, func(v float64) float64 { return v }
+}
+
+// Doubling reports whether values (sorted) are three or more, above 0, each twice the one
+// before.
+func Doubling(values []float64) bool {
+	if len(values) < 3 || values[0] <= 0 {
+		return false
+	}
+	for i := 1; i < len(values); i++ {
+		if math.Abs(values[i]/values[i-1]-2) > 1e-9 {
+			return false
+		}
+	}
+	return true
+}
+
+// seriesName names a series of the axis in a legend: the words its variants' names begin
+// with alike ("RoCEv2 67ms RTO loss" for "RoCEv2 67ms RTO loss 0" ... "RoCEv2 67ms RTO loss
+// 1%"), or its settings when they share none.
+func seriesName(a *ParamAxis, series string) string {
+	var common []string
+	first := true
+	for _, p := range a.Points {
+		if p.Series != series {
+			continue
+		}
+		words := strings.Fields(p.Variant)
+		if first {
+			common, first = words, false
+			continue
+		}
+		n := 0
+		for n < len(common) && n < len(words) && common[n] == words[n] {
+			n++
+		}
+		common = common[:n]
+	}
+	if len(common) == 0 {
+		return series
+	}
+	return strings.Join(common, " ")
 }
 
 // paramFigures are the metrics of paramMetrics against d's varied parameter, when it has
@@ -156,7 +204,10 @@ func paramFigures(d *Document) (figs []*Figure, omitted []Omitted, err error) {
 				curves[i].X[k] = pos(curves[i].X[k])
 			}
 		}
-		caption := fmt.Sprintf("%s against %s, the one numeric setting the variants vary: a curve per series of variants that differ in it alone (the transport and the rest of their set, as the legend says), a point per variant", metric, d.Axis.Path)
+		for i := range curves {
+			curves[i].Label = seriesName(d.Axis, curves[i].Label)
+		}
+		caption := fmt.Sprintf("%s against %s (%s), the one numeric setting the variants vary: a curve per series of variants that differ in it alone (named by the words their names share), a point per variant", metric, d.Axis.Path, MetricLabel(d.Axis.Path, d.Axis.Unit))
 		if seeds > 1 {
 			caption += fmt.Sprintf(": the mean over its %d seeds with its 95%% confidence interval (Student's t) as the error bar", seeds)
 		} else {
@@ -166,11 +217,12 @@ func paramFigures(d *Document) (figs []*Figure, omitted []Omitted, err error) {
 			caption += fmt.Sprintf("; the first %d of %d series are drawn", maxPlotLines, len(curves))
 			curves = curves[:maxPlotLines]
 		}
-		yLabel, logY := metric, spansDecades(curves)
+		yLabel, logY := MetricLabel(metric, ""), spansDecades(curves)
 		if logY {
 			yLabel += ", log scale"
 		}
-		f, err := NewErrorFigure(name, d.Scenario+": "+metric+" against "+d.Axis.Path, caption+".", x, yLabel, curves)
+		title := fmt.Sprintf("%s: %s against %s", d.Scenario, strings.Split(MetricLabel(metric, ""), " (")[0], strings.Split(x.Label, " (")[0])
+		f, err := NewErrorFigure(name, title, caption+".", x, yLabel, curves)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -57,9 +57,11 @@ func TestParamCurvesAreThePerVariantMeans(t *testing.T) {
 	require.InDeltaSlice(t, []float64{50, 25}, i.Y, 1e-12)
 	require.InDeltaSlice(t, []float64{0, half(20, 30)}, i.Err, 1e-9)
 
-	// 0, 0.0001 and 0.01: two decades above 0 and a 0, so evenly spaced categories.
+	// 0, 0.0001 and 0.01: two decades above 0 and a 0, so evenly spaced categories, each a
+	// loss rate in percent (metricTable's faults.*.loss).
 	x, pos := paramXAxis(d.Axis)
-	require.Equal(t, []string{"0", "0.0001", "0.01"}, x.XLabels)
+	require.Equal(t, []string{"0", "0.01", "1"}, x.XLabels)
+	require.Equal(t, "frame loss rate (%), its values evenly spaced (not to scale)", x.Label)
 	require.Equal(t, 2.0, pos(0.01))
 	// Without the 0: a log axis with a tick at each value.
 	x, pos = paramXAxis(&ParamAxis{Path: "p", Unit: "bytes", Points: []ParamPoint{{Value: "1KB", X: 1e3}, {Value: "1MB", X: 1e6}}})
@@ -72,6 +74,10 @@ func TestParamCurvesAreThePerVariantMeans(t *testing.T) {
 	require.False(t, x.LogX)
 	require.Nil(t, x.XLabels)
 	require.Equal(t, []float64{0, 1, 2}, x.TickAt)
+	// 1, 2, 4, 8: a doubling sweep, evenly apart on a log2 axis.
+	x, _ = paramXAxis(&ParamAxis{Path: "traffic.0.collective.channels", Points: []ParamPoint{{Value: "1", X: 1}, {Value: "2", X: 2}, {Value: "4", X: 4}, {Value: "8", X: 8}}})
+	require.True(t, x.LogX)
+	require.Equal(t, "collective channels (count), log2 scale", x.Label)
 
 	figs, omitted, err := paramFigures(d)
 	require.NoError(t, err)

@@ -66,7 +66,7 @@ func pfcFigure(v *Variant) (*Figure, string, error) {
 	for y, i := range idx {
 		labels[y] = pauseLabel(&s.Pauses[i])
 	}
-	addPauseRows(f, s, idx, labels)
+	addPauseRows(f, v, idx, labels)
 	return f, "", nil
 }
 
@@ -75,12 +75,12 @@ func pauseLabel(p *PauseSeries) string {
 	return fmt.Sprintf("%s:%d->%s prio %d", p.Node, p.Port, p.Peer, p.Priority)
 }
 
-// addPauseRows draws a timeline row per pause series idx[y] of s, from the bottom (y = 0)
-// up, named labels[y]: shaded over each sample interval in which it was paused, darker the
+// addPauseRows draws a timeline row per pause series idx[y] of v's series, from the bottom (y = 0)
+// up, named labels[y], on v's time axis (timeAxisOf): shaded over each sample interval in which it was paused, darker the
 // larger the share of the interval; the x axis is the series' time.
-func addPauseRows(f *Figure, s *Series, idx []int, labels []string) {
-	start, end := s.TimesUS[0], s.TimesUS[s.Len()-1]
-	u := unitFor(end - start)
+func addPauseRows(f *Figure, v *Variant, idx []int, labels []string) {
+	s := v.Series
+	u, start, end := timeAxisOf(v)
 	r := &pauseRows{xs: make([]float64, s.Len())}
 	for k, t := range s.TimesUS {
 		r.xs[k] = t / u.perUS

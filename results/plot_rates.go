@@ -63,7 +63,7 @@ func goodputFigure(v *Variant) (*Figure, string, error) {
 		}
 		return timeCurve{xsUS: mids, ys: r}
 	}
-	caption := fmt.Sprintf("The payload each flow delivered in order per unit time, in Gb/s, over each of %d equal intervals of the run (its delivered bytes read at the interval's ends, linearly between samples, as rates.csv's throughput): shares, fairness and convergence read off directly, where the delivered-payload plot shows them as slopes.", rateBins)
+	caption := fmt.Sprintf("The payload each flow delivered in order per unit time, in Gb/s, over each of %d equal intervals of the run (its delivered bytes read at the interval's ends, linearly between samples, as rates.csv's throughput): shares, fairness and convergence read off directly, where the delivered-payload plot shows them as slopes. A loss repaired late releases at once what the receiver held back behind it, so one interval may read above the line rate.", rateBins)
 	var curves []timeCurve
 	if len(active) <= maxPlotLines {
 		for _, i := range active {
@@ -196,6 +196,7 @@ func fairnessFigure(v *Variant) (*Figure, string, error) {
 		return nil, "", err
 	}
 	f.plot.Y.Min, f.plot.Y.Max = 0, 1 // an index in (0, 1]
+	f.natural = true
 	return f, "", nil
 }
 
@@ -256,10 +257,10 @@ func eventRatesFigure(v *Variant) (*Figure, string, error) {
 			continue
 		}
 		mids, r := binRates(s.TimesUS, total, rateBins)
-		curves = append(curves, timeCurve{label: fmt.Sprintf("%s (%s in all)", k.label, integer(int64(total[len(total)-1]))), xsUS: mids, ys: r})
+		curves = append(curves, timeCurve{label: k.label, xsUS: mids, ys: r}) // no total: one kind, one colour in every panel
 	}
-	caption := fmt.Sprintf("How often, per microsecond, over each of %d equal intervals, the fabric marked packets CE (all switches), its receivers sent CNPs, packets were dropped (every place and reason), data packets were sent again and packets trimmed: the counts of events.csv summed over their places and differenced. A burst shows as a peak, a steady rate as a plateau; the legend gives each total.", rateBins)
-	f, err := timeFigure("event-rates-", v, "marks, CNPs, drops and retransmissions per microsecond", "events per us", caption, curves)
+	caption := fmt.Sprintf("How often, per microsecond, over each of %d equal intervals, the fabric marked packets CE (all switches), its receivers sent CNPs, packets were dropped (every place and reason), data packets were sent again and packets trimmed: the counts of events.csv summed over their places and differenced. A burst shows as a peak, a steady rate as a plateau; each kind is one colour in every panel (events.csv and the tables give the totals).", rateBins)
+	f, err := timeFigure("event-rates-", v, "marks, CNPs, drops and retransmissions per microsecond", "events (per us)", caption, curves)
 	return f, "", err
 }
 
@@ -282,7 +283,7 @@ func pausedFigure(v *Variant) (*Figure, string, error) {
 	}
 	mids, r := binRates(s.TimesUS, total, rateBins)
 	caption := fmt.Sprintf("The mean number of sending port-classes (switch ports and NICs, %d that were ever paused) that PFC held paused in each of %d equal intervals: their paused time summed, per microsecond of the interval. 1 is one port-class paused throughout; a pause storm or a deadlock holds it up.", len(s.Pauses), rateBins)
-	f, err := timeFigure("paused-", v, "port-classes paused", "paused port-classes (mean)", caption,
-		[]timeCurve{{label: fmt.Sprintf("paused (%s us in all)", fixed(total[len(total)-1])), xsUS: mids, ys: r}})
+	f, err := timeFigure("paused-", v, "port-classes paused", "paused port-classes (mean count)", caption,
+		[]timeCurve{{label: "paused port-classes", xsUS: mids, ys: r}})
 	return f, "", err
 }

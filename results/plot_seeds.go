@@ -74,8 +74,8 @@ func interpolate(xs, ys []float64, t float64) float64 {
 
 // seedsGoodputFigure is a replicated variant's aggregate goodput over time: the mean over
 // its seeds, a line, in a shaded band of the 95% confidence interval; one figure per variant
-// run under two seeds or more, in place of a line per seed.
-func seedsGoodputFigure(runs []*Variant) (*Figure, string, error) {
+// run under two seeds or more, in place of a line per seed, in the variant's colour (id).
+func seedsGoodputFigure(runs []*Variant, id identity) (*Figure, string, error) {
 	if len(runs) < 2 {
 		return nil, "one seed: no interval", nil
 	}
@@ -91,7 +91,11 @@ func seedsGoodputFigure(runs []*Variant) (*Figure, string, error) {
 	name := runs[0].Name
 	f := newFigure("goodput-seeds-", name, fmt.Sprintf("%s: goodput over time, %d seeds", name, len(runs)), "", "goodput (Gb/s)")
 	f.Caption = fmt.Sprintf("The payload all flows delivered in order per unit time, summed over the flows, in each of %d equal intervals: the mean over the %d seeds as a line, and its 95%% confidence interval (Student's t with %d degrees of freedom) shaded, cut at 0 where it reaches below. Each seed's cumulative delivered payload is read at the interval ends, linearly between its samples (rates.csv); a seed whose run had ended adds nothing.", throughputPoints, len(runs), len(runs)-1)
-	u := unitFor(b.TimesUS[len(b.TimesUS)-1] - b.TimesUS[0])
+	u, start, end := timeAxisOf(runs[0])
+	if runs[0].window == nil {
+		start, end = b.TimesUS[0], b.TimesUS[len(b.TimesUS)-1]
+		u = unitFor(end - start)
+	}
 	mid := make(plotter.XYs, len(b.Mean))
 	upper := make(plotter.XYs, len(b.Mean))
 	lower := make(plotter.XYs, len(b.Mean))
@@ -105,16 +109,25 @@ func seedsGoodputFigure(runs []*Variant) (*Figure, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	c := palette[0]
+	c := id.color
 	band.Color = color.NRGBA{c.R, c.G, c.B, 70}
 	band.LineStyle.Width = 0
 	f.plot.Add(band)
 	f.legend = append(f.legend, legendEntry{"95% interval", band})
-	if _, err := f.addLine(0, fmt.Sprintf("mean of %d seeds", len(runs)), mid); err != nil {
+	l, err := f.addLine(0, fmt.Sprintf("%s: mean of %d seeds", name, len(runs)), mid)
+	if err != nil {
 		return nil, "", err
 	}
-	f.Curves = append(f.Curves, Curve{Label: "95% interval", Points: len(b.Mean)})
-	setTimeAxis(f.plot, u, b.TimesUS[0], b.TimesUS[len(b.TimesUS)-1])
+	l.Color = id.color
+	f.Curves[len(f.Curves)-1].byPlace = false
+	// In the legend, one entry for every panel's mean: each panel is titled by its variant.
+	f.legend[len(f.legend)-1].label = fmt.Sprintf("mean of %d seeds (the variant's colour)", len(runs))
+	top := 0.0
+	for _, p := range upper {
+		top = max(top, p.Y)
+	}
+	f.Curves = append(f.Curves, Curve{Label: "95% interval", Points: len(b.Mean), MaxY: top})
+	setTimeAxis(f.plot, u, start, end)
 	f.plot.Y.Min = min(f.plot.Y.Min, 0)
 	return f, "", nil
 }

@@ -45,7 +45,7 @@ func TestSeedGoodputIsTheMeanAndStudentsInterval(t *testing.T) {
 	require.NoError(t, err)
 	var f *Figure
 	for _, g := range figs {
-		if g.Name == "goodput-seeds-v" {
+		if g.Name == seedFigure {
 			f = g
 		}
 	}
@@ -61,7 +61,7 @@ func TestSeedGoodputIsTheMeanAndStudentsInterval(t *testing.T) {
 	figs, _, err = Figures(&Document{Scenario: "s", Variants: runs[:1]})
 	require.NoError(t, err)
 	for _, g := range figs {
-		require.NotEqual(t, "goodput-seeds-v", g.Name)
+		require.NotEqual(t, seedFigure, g.Name)
 	}
 }
 

@@ -177,7 +177,7 @@ func spreadFigure(v *Variant) (*Figure, string, error) {
 		caption += fmt.Sprintf(" %d of the %d paused port-classes, the first paused at each distance in turn.", len(kept), len(rows))
 		rows = kept
 	}
-	f := newFigure("pause-spread-", v.Name, v.Name+": how the pauses spread from "+congested, "", "paused port-class, by hops from "+congested)
+	f := newFigure("pause-spread-", v.Name, v.Name+": how the pauses spread from "+congested, "", "port-class paused, by hops from "+congested)
 	f.Caption = caption
 	// The nearest row at the top: addPauseRows draws from the bottom up.
 	idx := make([]int, len(rows))
@@ -194,6 +194,6 @@ func spreadFigure(v *Variant) (*Figure, string, error) {
 			labels[y] = hops + " hops: " + r.label
 		}
 	}
-	addPauseRows(f, s, idx, labels)
+	addPauseRows(f, v, idx, labels)
 	return f, "", nil
 }

@@ -96,6 +96,15 @@ func NewErrorFigure(name, title, caption string, x XAxis, yLabel string, curves 
 		bars.Color = l.Color
 		bars.Width = vg.Points(1)
 		f.plot.Add(sc, bars)
+		// The legend shows the marker with the line, and the curve's top is its highest bar.
+		if c.Label != "" {
+			f.legend[len(f.legend)-1].thumb = thumbs{l, sc}
+		}
+		cv := &f.Curves[len(f.Curves)-1]
+		cv.marker = sc.Shape
+		for k := range c.Y {
+			cv.MaxY = max(cv.MaxY, c.Y[k]+c.Err[k])
+		}
 	}
 	if cut {
 		f.Caption = strings.TrimSuffix(f.Caption, ".") + "; intervals that reach below 0 are cut at 0, which the metric cannot go below."

@@ -2,7 +2,6 @@ package results
 
 import (
 	"fmt"
-	"image/color"
 	"sort"
 
 	"gonum.org/v1/plot/plotter"
@@ -32,11 +31,9 @@ type timeCurve struct {
 // timeFigure draws curves over the variant's active period (the series' first to last
 // sample), or reports why it is empty.
 func timeFigure(name string, v *Variant, title, yLabel, caption string, curves []timeCurve) (*Figure, error) {
-	s := v.Series
 	f := newFigure(name, v.Name, v.Name+": "+title, "", yLabel)
 	f.Caption = caption
-	start, end := s.TimesUS[0], s.TimesUS[s.Len()-1]
-	u := unitFor(end - start)
+	u, start, end := timeAxisOf(v)
 	for i, c := range curves {
 		pts := make(plotter.XYs, len(c.xsUS))
 		for k := range c.xsUS {
@@ -49,9 +46,14 @@ func timeFigure(name string, v *Variant, title, yLabel, caption string, curves [
 		switch {
 		case c.thin:
 			l.Color, l.Dashes, l.Width = lineColor(c.group-1), nil, vg.Points(0.5)
+			f.Curves[len(f.Curves)-1].byPlace = false
 		case c.id > 0:
 			l.Color, l.Dashes = flowStyle(c.id)
+			f.Curves[len(f.Curves)-1].byPlace = false
 		}
+	}
+	if err := f.markAlike(); err != nil {
+		return nil, err
 	}
 	setTimeAxis(f.plot, u, start, end)
 	f.plot.Y.Min = min(f.plot.Y.Min, 0)
@@ -274,14 +276,15 @@ func queueFigure(v *Variant) (*Figure, string, error) {
 	var curves []timeCurve
 	for _, i := range idx {
 		q := &s.Queues[i]
-		curves = append(curves, timeCurve{label: fmt.Sprintf("%s:%d prio %d", q.Node, q.Port, q.Priority), xsUS: s.TimesUS, ys: kilobytes(q.Bytes)})
+		curves = append(curves, timeCurve{label: queueName(q.Node, q.Port, q.Peer, q.Priority), xsUS: s.TimesUS, ys: kilobytes(q.Bytes)})
 	}
 	f, err := timeFigure("queues-", v, "egress queue depth", "queue (KB)", caption, curves)
 	return f, "", err
 }
 
 // ingressFigure is what the lossless ingress port-classes held from their peers, against
-// XOFF (a PAUSE goes upstream above it) and XON (a resume at or below it).
+// XOFF (a PAUSE goes upstream above it), XON (a resume at or below it) and XOFF + headroom
+// (a frame above it is dropped).
 func ingressFigure(v *Variant) (*Figure, string, error) {
 	s := v.Series
 	if len(s.Ingress) == 0 {
@@ -296,7 +299,7 @@ func ingressFigure(v *Variant) (*Figure, string, error) {
 		}
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return peak[idx[a]] > peak[idx[b]] })
-	caption := "The bytes each lossless port-class of a switch holds from its peer (ingress accounting), against XOFF (above it the switch pauses the peer) and XON (at or below it, it resumes); the thresholds drawn are those of the fullest port-class."
+	caption := "The bytes each lossless port-class of a switch holds from its peer (ingress accounting), against XOFF (above it the switch pauses the peer), XON (at or below it, it resumes) and XOFF + headroom (a frame above it is dropped), each a grey line named on it; the thresholds drawn are those of the fullest port-class."
 	if len(idx) > maxPlotLines-2 {
 		caption += fmt.Sprintf(" The %d fullest of %d port-classes.", maxPlotLines-2, len(idx))
 		idx = idx[:maxPlotLines-2]
@@ -307,30 +310,30 @@ func ingressFigure(v *Variant) (*Figure, string, error) {
 		curves = append(curves, timeCurve{label: fmt.Sprintf("%s:%d from %s prio %d", in.Node, in.Port, in.Peer, in.Priority), xsUS: s.TimesUS, ys: kilobytes(in.Bytes)})
 	}
 	top := &s.Ingress[idx[0]]
-	for _, th := range []struct {
-		name  string
-		bytes int64
-	}{{"XOFF", top.XoffBytes}, {"XON", top.XonBytes}} {
-		ys := make([]float64, s.Len())
-		for k := range ys {
-			ys[k] = float64(th.bytes) / 1e3
-		}
-		curves = append(curves, timeCurve{label: fmt.Sprintf("%s %s KB", th.name, fixed(float64(th.bytes)/1e3)), xsUS: s.TimesUS, ys: ys})
-	}
 	f, err := timeFigure("ingress-", v, "lossless ingress occupancy", "held from peer (KB)", caption, curves)
 	if err != nil {
 		return nil, "", err
 	}
-	// The thresholds: grey, XOFF long dashes and XON dots, so the two read apart in print.
-	for k, l := range f.lines[len(f.lines)-2:] {
-		l.Color = color.Gray{Y: 90}
-		l.Dashes = thresholdDashes[k]
+	// The thresholds: grey, XOFF long dashes and XON dots, so the two read apart in print,
+	// each named on its line, XOFF above and XON below, so that the names never overprint.
+	u, _, _ := timeAxisOf(v)
+	for k, th := range []struct {
+		name  string
+		bytes int64
+	}{{"XOFF", top.XoffBytes}, {"XON", top.XonBytes}, {"XOFF + headroom", top.XoffBytes + top.HeadroomBytes}} {
+		if k == 2 && top.HeadroomBytes <= 0 {
+			continue
+		}
+		label := fmt.Sprintf("%s %s KB", th.name, fixed(float64(th.bytes)/1e3))
+		if err := f.addReference(th.name+" (value on the line)", label, float64(th.bytes)/1e3, s.TimesUS, u, thresholdDashes[k], k == 1); err != nil {
+			return nil, "", err
+		}
 	}
 	return f, "", nil
 }
 
-// thresholdDashes are the dash patterns of the XOFF and XON lines.
-var thresholdDashes = [2][]vg.Length{{vg.Points(6), vg.Points(3)}, {vg.Points(1.5), vg.Points(2.5)}}
+// thresholdDashes are the dash patterns of the XOFF, XON and XOFF + headroom lines.
+var thresholdDashes = [3][]vg.Length{{vg.Points(6), vg.Points(3)}, {vg.Points(1.5), vg.Points(2.5)}, {vg.Points(10), vg.Points(2), vg.Points(2), vg.Points(2)}}
 
 func kilobytes(b []int64) []float64 {
 	out := make([]float64, len(b))

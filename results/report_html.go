@@ -34,6 +34,7 @@ type reportFigure struct {
 	Name, Title, Caption string
 	SVG                  template.HTML
 	Points               string // Figure.HoverJSON, "" for none
+	Panels               int    // a panel figure's panels (data-panels), 0 for one plot
 }
 
 // contentsEntry is a line of the report's contents: a link to an element of the page by
@@ -133,7 +134,7 @@ func WriteReport(w io.Writer, d *Document, figs []*Figure, omitted []Omitted, fi
 			return err
 		}
 		r.Sections[k].Figures = append(r.Sections[k].Figures, reportFigure{Name: f.Name, Title: f.Title, Caption: f.Caption,
-			SVG: template.HTML(svg), Points: f.HoverJSON()}) // gonum's SVG writer escapes its text
+			SVG: template.HTML(svg), Points: f.HoverJSON(), Panels: len(f.panels)}) // gonum's SVG writer escapes its text
 	}
 	r.Contents = r.contents()
 	return reportTemplate.Execute(w, r)

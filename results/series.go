@@ -40,10 +40,12 @@ type FlowSeries struct {
 	WindowPackets  []float64
 }
 
-// QueueSeries is one switch egress queue that held a frame at some sample: its depth.
+// QueueSeries is one switch egress queue that held a frame at some sample: its depth. Peer
+// is the node at the other end of its port's link.
 type QueueSeries struct {
 	Node     string
 	Port     int
+	Peer     string
 	Priority int
 	Bytes    []int64
 }
@@ -57,7 +59,10 @@ type IngressSeries struct {
 	Priority  int
 	XoffBytes int64
 	XonBytes  int64
-	Bytes     []int64
+	// HeadroomBytes is the room above XOFF for what is in flight after the PAUSE: a frame
+	// that would take the count above XOFF + headroom is dropped.
+	HeadroomBytes int64
+	Bytes         []int64
 }
 
 // PauseSeries is one sending port-class (a switch port or a NIC) that a PFC frame paused:

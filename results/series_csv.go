@@ -121,12 +121,13 @@ func throughputGbps(bytes int64, us float64) float64 {
 }
 
 // writeQueuesCSV writes each switch egress queue that held a frame at some sample, at every
-// sample: its depth in bytes.
+// sample: its depth in bytes, and its port's peer.
 func writeQueuesCSV(w io.Writer, d *Document) error {
-	return seriesCSV(w, d, []string{"node", "port", "priority", "bytes"}, func(s *Series, emit func(...string) error) error {
+	// peer comes last: SPEC.md's columns may be extended, never moved.
+	return seriesCSV(w, d, []string{"node", "port", "priority", "bytes", "peer"}, func(s *Series, emit func(...string) error) error {
 		for k, t := range s.TimesUS {
 			for _, q := range s.Queues {
-				if err := emit(exact(t), q.Node, strconv.Itoa(q.Port), strconv.Itoa(q.Priority), integer(q.Bytes[k])); err != nil {
+				if err := emit(exact(t), q.Node, strconv.Itoa(q.Port), strconv.Itoa(q.Priority), integer(q.Bytes[k]), q.Peer); err != nil {
 					return err
 				}
 			}
@@ -138,12 +139,12 @@ func writeQueuesCSV(w io.Writer, d *Document) error {
 // writeIngressCSV writes each lossless ingress port-class that held a frame at some sample,
 // at every sample: the bytes it held from its peer, and its XOFF and XON.
 func writeIngressCSV(w io.Writer, d *Document) error {
-	header := []string{"node", "port", "peer", "priority", "bytes", "xoff_bytes", "xon_bytes"}
+	header := []string{"node", "port", "peer", "priority", "bytes", "xoff_bytes", "xon_bytes", "headroom_bytes"}
 	return seriesCSV(w, d, header, func(s *Series, emit func(...string) error) error {
 		for k, t := range s.TimesUS {
 			for _, in := range s.Ingress {
 				if err := emit(exact(t), in.Node, strconv.Itoa(in.Port), in.Peer, strconv.Itoa(in.Priority),
-					integer(in.Bytes[k]), integer(in.XoffBytes), integer(in.XonBytes)); err != nil {
+					integer(in.Bytes[k]), integer(in.XoffBytes), integer(in.XonBytes), integer(in.HeadroomBytes)); err != nil {
 					return err
 				}
 			}

@@ -117,7 +117,9 @@ func TestLinksHeatmap(t *testing.T) {
 	_, y, _, yNamed := f.TickLabels()
 	require.True(t, yNamed)
 	require.ElementsMatch(t, []string{"hosts->leaf (2)", "leaf->spine (2)", "spine->leaf (2)", "leaf->hosts (2)"}, y)
-	require.Len(t, f.legend, 5, "the colour scale: idle, 25, 50, 75, 100%")
+	require.Len(t, f.legend, 2, "the colour scale: idle, and a continuous bar from 1% to 100%")
+	require.IsType(t, gradientThumb{}, f.legend[1].thumb)
+	require.Equal(t, idleColour, heatColour(heatColours(), 0), "idle is not white on the white page")
 	var b bytes.Buffer
 	require.NoError(t, f.Render(&b, "png"))
 	img, err := png.Decode(&b)

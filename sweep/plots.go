@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -53,7 +54,7 @@ func figures(m *Manifest, jobKeys []string) ([]*results.Figure, []string, error)
 			}
 			caption += "."
 			f, err := results.NewErrorFigure(fileStem(name)+"-vs-"+results.Slug(p.Path), m.Scenario+": "+name+" against "+p.Path,
-				caption, x.axis, name, curves)
+				caption, x.axis, results.MetricLabel(name, ""), curves)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -92,20 +93,23 @@ type xAxis struct {
 }
 
 // xAxisOf reads a parameter's values as numbers when all are plain numbers, or all sizes
-// (bytes), rates (Gb/s) or durations (us), on a log scale when they are positive and span
-// two decades or more; otherwise the values are categories at 0, 1, ...
+// (bytes), rates (Gb/s) or durations (us), on a log2 scale when each is twice the one
+// before, on a log scale when they are positive and span two decades or more; otherwise the values are categories at 0, 1, ...
 func xAxisOf(p Parameter) xAxis {
 	if pos, unit, ok := scenarios.ParseQuantities(p.Values); ok {
-		label := p.Path
-		if unit != "" {
-			label += " (" + unit + ")"
-		}
+		label := results.MetricLabel(p.Path, unit)
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, x := range pos {
 			lo, hi = min(lo, x), max(hi, x)
 		}
+		sorted := append([]float64(nil), pos...)
+		sort.Float64s(sorted)
 		log := lo > 0 && hi/lo >= 100
-		if log {
+		switch {
+		case results.Doubling(sorted):
+			log = true
+			label += ", log2 scale"
+		case log:
 			label += ", log scale"
 		}
 		return xAxis{results.XAxis{Label: label, LogX: log, TickAt: pos, TickLabels: p.Values}, pos}
@@ -114,7 +118,7 @@ func xAxisOf(p Parameter) xAxis {
 	for i := range pos {
 		pos[i] = float64(i)
 	}
-	return xAxis{results.XAxis{Label: p.Path, XLabels: p.Values}, pos}
+	return xAxis{results.XAxis{Label: results.MetricLabel(p.Path, "setting"), XLabels: p.Values}, pos}
 }
 
 // curvesOf builds the curves of metric against parameter pi from the summary: one per

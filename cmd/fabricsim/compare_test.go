@@ -16,7 +16,9 @@ import (
 // each metric of each variant with b - a computed from the two documents, writes
 // compare.csv and the overlaid plots with -o, and refuses what is not a run.
 func TestCompareTwoRuns(t *testing.T) {
-	path := writeFile(t, "small.yaml", small)
+	// Five flows: the FCT distribution is drawn from 5 flows a variant (results' minCDFFlows).
+	three := "  - flow: {src: h1, dst: h2, size: 100KB, transport: rocev2}\n  - flow: {src: h2, dst: h1, size: 100KB, transport: rocev2}\n  - flow: {src: h3, dst: h1, size: 100KB, transport: rocev2}\n"
+	path := writeFile(t, "small.yaml", strings.Replace(small, "traffic:\n", "traffic:\n"+three, 1))
 	a := filepath.Join(t.TempDir(), "a")
 	status, _, stderr := fabricsim(t, "run", path, "-q", "-o", a)
 	require.Equal(t, 0, status, stderr)

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,8 +58,9 @@ func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Voi
 // a table of two rows or more sorts it by that column, a second click the other way; and
 // the pointer on a point of a figure's line shows that point's values (its x and y as
 // the figure's data gives them) in the tooltip, and the zoom button shows the figure alone.
-// It reports whether the page had a table to sort and a figure to hover.
-func checkReportInBrowser(t *testing.T, ctx context.Context, dir string) (sorted, hovered bool) {
+// It reports whether the page had a table to sort, a figure to hover and a figure of
+// panels to hover.
+func checkReportInBrowser(t *testing.T, ctx context.Context, dir string) (sorted, hovered, hoveredPanels bool) {
 	t.Helper()
 	page := "file://" + filepath.Join(dir, "report.html")
 	do(t, ctx, chromedp.Navigate(page))
@@ -113,7 +116,45 @@ func checkReportInBrowser(t *testing.T, ctx context.Context, dir string) (sorted
 		}
 	}
 
-	// Hover: a point in the middle of the first figure's first line with points.
+	// Hover: a point in the middle of the first figure's first line with points, and of
+	// the first figure of panels' (each panel's points placed by its own axes).
+	id, _ := checkHover(t, ctx, "figure.plot[data-points]")
+	if id == "" {
+		return sortable.Found, false, false
+	}
+	panelID, label := checkHover(t, ctx, "figure.plot[data-panels][data-points]")
+	if panelID != "" {
+		panels := js[int](t, ctx, `+document.getElementById("`+panelID+`").getAttribute("data-panels")`)
+		require.GreaterOrEqual(t, panels, 2, "%s: a figure of panels", panelID)
+		d, err := results.ReadJSONFile(filepath.Join(dir, "results.json"))
+		require.NoError(t, err)
+		named := false
+		for _, v := range d.Variants {
+			named = named || label == v.Name || strings.HasPrefix(label, v.Name+": ")
+		}
+		require.True(t, named, "%s: a panel's line %q is named by its panel's variant", panelID, label)
+	}
+
+	// Zoom: the figure alone, as wide as the window.
+	do(t, ctx, chromedp.Click(chromedp.CSS("#"+id+" button.zoom")))
+	zoomed := js[struct {
+		Class string  `json:"class"`
+		Width float64 `json:"width"`
+	}](t, ctx, `({class: document.getElementById("`+id+`").className,
+		width: document.querySelector("#`+id+` svg").getBoundingClientRect().width})`)
+	require.Contains(t, zoomed.Class, "zoomed")
+	require.Greater(t, zoomed.Width, 700.0, "the zoomed figure is as wide as the window")
+	do(t, ctx, chromedp.Click(chromedp.CSS("#"+id+" button.zoom")))
+	require.NotContains(t, js[string](t, ctx, `document.getElementById("`+id+`").className`), "zoomed", "the button closes it")
+	return sortable.Found, true, panelID != ""
+}
+
+// checkHover moves the pointer onto the middle point of the first line with points of the
+// first figure selector matches, and checks that the tooltip shows that point (or one
+// within 1.5 px of it) with its values and its line's name. It returns the figure's id and
+// the line's name, "" when no figure has a point.
+func checkHover(t *testing.T, ctx context.Context, selector string) (id, label string) {
+	t.Helper()
 	hover := js[struct {
 		ID    string  `json:"id"`
 		Label string  `json:"label"`
@@ -122,13 +163,13 @@ func checkReportInBrowser(t *testing.T, ctx context.Context, dir string) (sorted
 		SX    float64 `json:"sx"`
 		SY    float64 `json:"sy"`
 		Found bool    `json:"found"`
-	}](t, ctx, `(() => { for (const f of document.querySelectorAll("figure.plot[data-points]")) {
+	}](t, ctx, `(() => { for (const f of document.querySelectorAll("`+selector+`")) {
 		const d = JSON.parse(f.getAttribute("data-points"));
 		for (const s of d.s) { if (!s.p.length) continue; const p = s.p[Math.floor(s.p.length / 2)];
 		  return {id: f.id, label: s.l, x: p[2], y: p[3], sx: p[0], sy: p[1], found: true}; } }
 		return {found: false}; })()`)
 	if !hover.Found {
-		return sortable.Found, false
+		return "", ""
 	}
 	do(t, ctx, chromedp.ScrollIntoView(chromedp.CSS("#"+hover.ID+" svg")))
 	at := js[struct {
@@ -137,6 +178,9 @@ func checkReportInBrowser(t *testing.T, ctx context.Context, dir string) (sorted
 	}](t, ctx, `(() => { const svg = document.querySelector("#`+hover.ID+` svg");
 		const p = new DOMPoint(`+strconv.FormatFloat(hover.SX, 'f', -1, 64)+`, `+strconv.FormatFloat(hover.SY, 'f', -1, 64)+`).matrixTransform(svg.getScreenCTM());
 		return {x: p.x, y: p.y}; })()`)
+	// The pointer at a whole pixel, as a mouse event places it: at most 0.71 px from the
+	// point aimed at.
+	at.X, at.Y = math.Round(at.X), math.Round(at.Y)
 	do(t, ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, at.X, at.Y))
 	tip := js[struct {
 		Hidden bool   `json:"hidden"`
@@ -145,17 +189,22 @@ func checkReportInBrowser(t *testing.T, ctx context.Context, dir string) (sorted
 	}](t, ctx, `({hidden: document.getElementById("hover-tip").hidden, text: document.getElementById("hover-tip").innerText,
 		hover: document.getElementById("`+hover.ID+`").getAttribute("data-hover") || ""})`)
 	require.False(t, tip.Hidden, "%s: the pointer on a point shows a tooltip", hover.ID)
-	// The tooltip shows a point of the figure's data that is under the pointer: the one
-	// aimed at, or one drawn within a pixel of it (a CDF's steps), with its values.
+	// The tooltip shows the point of the figure's data nearest the pointer: the one aimed
+	// at, or one at most as far from the pointer (a CDF's steps, a panel's dense points lie
+	// closer than a pixel), with its values.
 	var shown struct {
 		L string     `json:"l"`
 		P [4]float64 `json:"p"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(tip.Hover), &shown), tip.Hover)
-	off := js[float64](t, ctx, `(() => { const svg = document.querySelector("#`+hover.ID+` svg");
-		const p = new DOMPoint(`+strconv.FormatFloat(shown.P[0], 'f', -1, 64)+`, `+strconv.FormatFloat(shown.P[1], 'f', -1, 64)+`).matrixTransform(svg.getScreenCTM());
+	fromPointer := func(sx, sy float64) float64 { // px on the screen
+		return js[float64](t, ctx, `(() => { const svg = document.querySelector("#`+hover.ID+` svg");
+		const p = new DOMPoint(`+strconv.FormatFloat(sx, 'f', -1, 64)+`, `+strconv.FormatFloat(sy, 'f', -1, 64)+`).matrixTransform(svg.getScreenCTM());
 		return Math.hypot(p.x - `+strconv.FormatFloat(at.X, 'f', -1, 64)+`, p.y - `+strconv.FormatFloat(at.Y, 'f', -1, 64)+`); })()`)
-	require.LessOrEqual(t, off, 1.5, "%s: the point shown is the one under the pointer", hover.ID)
+	}
+	aimed, off := fromPointer(hover.SX, hover.SY), fromPointer(shown.P[0], shown.P[1])
+	require.LessOrEqual(t, aimed, 0.75, "%s: the pointer is on the point aimed at", hover.ID)
+	require.LessOrEqual(t, off, aimed+0.01, "%s: the point shown is the nearest the pointer", hover.ID)
 	if shown.P[0] == hover.SX && shown.P[1] == hover.SY {
 		require.Equal(t, []float64{hover.X, hover.Y}, []float64{shown.P[2], shown.P[3]})
 	}
@@ -165,18 +214,7 @@ func checkReportInBrowser(t *testing.T, ctx context.Context, dir string) (sorted
 		require.Contains(t, tip.Text, shown.L, "%s: the tooltip names the line", hover.ID)
 	}
 
-	// Zoom: the figure alone, as wide as the window.
-	do(t, ctx, chromedp.Click(chromedp.CSS("#"+hover.ID+" button.zoom")))
-	zoomed := js[struct {
-		Class string  `json:"class"`
-		Width float64 `json:"width"`
-	}](t, ctx, `({class: document.getElementById("`+hover.ID+`").className,
-		width: document.querySelector("#`+hover.ID+` svg").getBoundingClientRect().width})`)
-	require.Contains(t, zoomed.Class, "zoomed")
-	require.Greater(t, zoomed.Width, 700.0, "the zoomed figure is as wide as the window")
-	do(t, ctx, chromedp.Click(chromedp.CSS("#"+hover.ID+" button.zoom")))
-	require.NotContains(t, js[string](t, ctx, `document.getElementById("`+hover.ID+`").className`), "zoomed", "the button closes it")
-	return sortable.Found, true
+	return hover.ID, shown.L
 }
 
 // roundTo6 is x to 6 significant figures, as the tooltip writes it (toPrecision(6)).
@@ -196,9 +234,9 @@ func TestReportWorksInChromiumForEveryBundledScenario(t *testing.T) {
 			status, _, errOut := fabricsim(t, "run", s.Name, "-q", "-o", dir, "--format", "csv")
 			require.Contains(t, []int{0, 3}, status, errOut)
 			// A browser per report: its time bound counts the page's checks, not the run.
-			sorted, hovered := checkReportInBrowser(t, browser(t, 800), dir)
+			sorted, hovered, panels := checkReportInBrowser(t, browser(t, 800), dir)
 			if s.Name == "tradeoff" {
-				require.True(t, sorted && hovered, "tradeoff's report has tables to sort and lines to hover")
+				require.True(t, sorted && hovered && panels, "tradeoff's report has tables to sort, lines to hover, panels among them")
 			}
 			d, err := results.ReadJSONFile(filepath.Join(dir, "results.json"))
 			require.NoError(t, err)
@@ -247,6 +285,6 @@ func TestSeedsOutputHasTheCollectives(t *testing.T) {
 		require.Contains(t, string(data), cell, name)
 		require.Contains(t, string(data), "grads", name)
 	}
-	_, hovered := checkReportInBrowser(t, browser(t, 800), filepath.Join(dir, "out"))
+	_, hovered, _ := checkReportInBrowser(t, browser(t, 800), filepath.Join(dir, "out"))
 	require.True(t, hovered, "the iterations' figure has points to hover")
 }
