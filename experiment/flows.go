@@ -58,6 +58,11 @@ func (f *fabric) roceConfig(transport string) transports.RoCEConfig {
 		_ = copySettings(&p, cfg.DCTCP) // cannot fail: build checks settingsReachModels first
 		rc.DCTCP = &p
 	}
+	if cfg.CC == "nscc" {
+		var p transports.NSCCParams
+		_ = copySettings(&p, cfg.NSCC) // cannot fail: build checks settingsReachModels first
+		rc.NSCC = &p
+	}
 	return rc
 }
 

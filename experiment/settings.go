@@ -55,6 +55,7 @@ func settingsReachModels() error {
 		{&transports.TIMELYParams{}, scenarios.TIMELYConfig{}},
 		{&transports.SwiftParams{}, scenarios.SwiftConfig{}},
 		{&transports.DCTCPParams{}, scenarios.DCTCPConfig{}},
+		{&transports.NSCCParams{}, scenarios.NSCCConfig{}},
 		{&transports.UETConfig{}, scenarios.UETConfig{}},
 	} {
 		if err := copySettings(c.dst, c.src); err != nil {

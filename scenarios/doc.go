@@ -158,13 +158,15 @@
 //	hosts.plane_spread            qp (qp | flow | packet): a plane per queue pair or flow (by
 //	                              hash), or per frame (MRC)
 //	transports.rocev2.mtu         1024 (256, 512, 1024, 2048, 4096): the path MTU
-//	transports.rocev2.cc          none (none | dcqcn | hpcc | timely | swift | dctcp):
-//	                              congestion control (dcqcn, hpcc, dctcp: RoCE v2 only; timely:
-//	                              RTT-based, Mittal et al., SIGCOMM'15, see timely; swift: a
-//	                              window held to a target delay, Kumar et al., SIGCOMM'20, see
-//	                              swift; dctcp: TCP's DCTCP, RFC 8257, over a window of packets,
-//	                              on the ECN echo each ACK carries in its BTH BECN bit, see
-//	                              dctcp)
+//	transports.rocev2.cc          none (none | dcqcn | hpcc | timely | swift | dctcp | nscc):
+//	                              congestion control (dcqcn, hpcc, dctcp, nscc: RoCE v2 only;
+//	                              timely: RTT-based, Mittal et al., SIGCOMM'15, see timely;
+//	                              swift: a window held to a target delay, Kumar et al.,
+//	                              SIGCOMM'20, see swift; dctcp: TCP's DCTCP, RFC 8257, over a
+//	                              window of packets, on the ECN echo each ACK carries in its BTH
+//	                              BECN bit, see dctcp; nscc: the Ultra Ethernet transport's
+//	                              NSCC, a window of bytes from the same ECN echo and each ACK's
+//	                              RTT sample, see nscc)
 //	transports.rocev2.recovery    go-back-n (go-back-n | go-back-0 | irn): go-back-0 sends the
 //	                              whole message again, as old NICs did; irn resends only what
 //	                              was lost, with packets in flight capped at the path's BDP
@@ -362,6 +364,14 @@
 //	                              follow (RFC 5681, with byte counting, RFC 3465), a NAK halves
 //	                              the flight once per window and a retransmit timeout restarts
 //	                              from one packet
+//	transports.rocev2.nscc.target_qdelay the flow's unloaded RTT (a full packet out, its ACK
+//	                              back, store and forward) (> 0): NSCC's target queueing delay
+//	                              (uet-htsim initNsccParams without trimming: one network RTT);
+//	                              the network RTT that scales NSCC's gains is the flow's own
+//	                              unloaded RTT
+//	transports.rocev2.nscc.qa_gate 3 (0..62): quick adapt cuts the window to what was
+//	                              acknowledged in its period only if that is below maxwnd /
+//	                              2^qa_gate (uet-htsim initNsccParams: 3)
 //	transports.rocev1             as rocev2, with the same defaults; cc none, timely or swift
 //	                              only (RoCE v1 frames carry no IP header, so no ECN and no INT)
 //	transports.iwarp.mtu          1500 (576..9216): the IPv4 MTU (RFC 791's 576 to the largest

@@ -152,6 +152,8 @@ func (r *Registry) SetPath(i int32, p Path) {
 		}
 	case *swiftCC:
 		c.s.Hops = len(p.Fwd) - 1
+	case *roceNSCC:
+		s.times = c.setPath(p.RoundTrip(c.wire, frames.RoCEAckWireBytes(s.cfg.Version)))
 	}
 }
 

@@ -25,7 +25,14 @@ type RoCECC struct {
 	Swift *SwiftParams
 	// DCTCP, when not nil, runs DCTCP (roce_dctcp.go) with these parameters: RoCE v2 only.
 	DCTCP *DCTCPParams
+	// NSCC, when not nil, runs UET's NSCC (roce_nscc.go) with these parameters: RoCE v2
+	// only.
+	NSCC *NSCCParams
 }
+
+// echoesECN reports whether the responder echoes each packet's CE mark in its ACKs' BTH
+// BECN bit (RFC 8257 section 3.2's receiver): the window schemes that read ECN.
+func (c *RoCECC) echoesECN() bool { return c.DCTCP != nil || c.NSCC != nil }
 
 // RateBased reports whether the congestion control paces the flow at a rate of its own.
 func (c *RoCECC) RateBased() bool { return c.DCQCN != nil || c.HPCC != nil || c.TIMELY != nil }
@@ -72,6 +79,17 @@ func (c *RoCECC) validate(version int) error {
 			return err
 		}
 	}
+	if p := c.NSCC; p != nil {
+		switch {
+		case version == 1:
+			return errors.New("NSCC over RoCE v1: it needs ECN marks, and RoCE v1 frames carry no IP header")
+		case c.DCQCN != nil || c.HPCC != nil || c.TIMELY != nil || c.Swift != nil || c.DCTCP != nil:
+			return errors.New("NSCC with DCQCN, HPCC, TIMELY, Swift or DCTCP: a flow runs one congestion control")
+		}
+		if err := p.validate(); err != nil {
+			return err
+		}
+	}
 	if p := c.HPCC; p != nil {
 		switch {
 		case version == 1:
@@ -92,7 +110,8 @@ func (c *RoCECC) validate(version int) error {
 //
 // The implementations: none (cc_none.go), DCQCN's reaction point (dcqcn_cc.go, on
 // ecn.ReactionPoint), HPCC (hpcc.go), TIMELY (timely.go), Swift (swift.go), DCTCP
-// (roce_dctcp.go, TCP's DCTCP over a window of packets). A new one is a
+// (roce_dctcp.go, TCP's DCTCP over a window of packets), NSCC (roce_nscc.go, UET's over a
+// window of bytes). A new one is a
 // type in its own file and a case in newRoCECC (docs/architecture.md).
 type roceCC interface {
 	// start is the flow's start: "" when it may send, else why it cannot run.
@@ -136,6 +155,8 @@ func newRoCECC(src *NIC, cfg *RoCEConfig, line sim.Rate, start sim.Time, npkts u
 		return newSwiftCC(cfg, line, npkts)
 	case cfg.DCTCP != nil:
 		return newRoceDCTCP(*cfg.DCTCP, npkts)
+	case cfg.NSCC != nil:
+		return newRoceNSCC(cfg, line, npkts)
 	}
 	return noCC{}
 }
