@@ -120,7 +120,7 @@ func TestDefaults(t *testing.T) {
 		Swift: SwiftConfig{BaseTarget: 25 * sim.Microsecond, H: sim.Microsecond, FSRange: 100 * sim.Microsecond,
 			FSMinCwnd: 0.1, FSMaxCwnd: 256, AI: 1, Beta: 0.8, MaxMDF: 0.5, MinCwnd: 0.001, MaxCwnd: 256,
 			RetxResetThreshold: 3, EndpointTarget: 100 * sim.Microsecond},
-		DCTCP: DCTCPConfig{G: 1.0 / 16, InitCwnd: 10}}, sc.Transports.RoCEv2)
+		DCTCP: DCTCPConfig{G: 1.0 / 16, InitCwnd: 10}, NSCC: NSCCConfig{QAGate: 3}}, sc.Transports.RoCEv2)
 	require.Zero(t, sc.SampleInterval, "auto: the sampler follows the active period")
 	require.Equal(t, Topology{Preset: "star", Params: PresetParams{Hosts: 4,
 		Link: LinkSpec{Rate: 100 * sim.Gbps, Delay: sim.Microsecond}}, Pos: Pos{4, 3}}, sc.Topology)
