@@ -96,6 +96,9 @@ func (f *fabric) uetConfig() transports.UETConfig {
 		uc.CC = transports.CCRCCC
 	case "nscc+rccc":
 		uc.CC = transports.CCBoth
+	case "swift":
+		uc.CC = transports.CCSwift
+		_ = copySettings(&uc.Swift, c.Swift) // cannot fail: build checks settingsReachModels first
 	}
 	return uc
 }
@@ -245,6 +248,7 @@ func (f *fabric) startFlow(i int32) error {
 	switch {
 	case uet:
 		f.ideal[i] = st.uc.IdealFCT(path, fl.Size, fl.Rate)
+		f.reg.SetPath(i, path) // Swift's hops
 		u := uetFlow{i, st.uc.RTT(path)}
 		if st.uetsSet {
 			f.setUETRTT(u) // a collective's message, started after the others

@@ -138,6 +138,9 @@ type Path struct {
 // needs of the path: for a RoCE queue pair, IRN's BDP cap (from IRNParams.BDPCapBytes, or
 // auto), HPCC's base RTT unless configured, Swift's hops (the switches on the route out).
 func (r *Registry) SetPath(i int32, p Path) {
+	if u, ok := r.senders[i].(*UETSender); ok && u.sw != nil {
+		u.sw.Hops = len(p.Fwd) - 1
+	}
 	s, ok := r.senders[i].(*RoCESender)
 	if !ok {
 		return

@@ -422,8 +422,12 @@ func (c *swiftCC) timedOut(now sim.Time) {
 	c.paced = c.s.Cwnd() < 1
 }
 
-// SwiftOf is flow i's Swift window computation, nil for a flow without Swift.
+// SwiftOf is flow i's Swift window computation (RoCE's cc swift or UET's), nil for a flow
+// without Swift.
 func (r *Registry) SwiftOf(i int32) *Swift {
+	if u, ok := r.senders[i].(*UETSender); ok {
+		return u.sw
+	}
 	if s, ok := r.senders[i].(*RoCESender); ok {
 		if c, ok := s.cc.(*swiftCC); ok {
 			return c.s
