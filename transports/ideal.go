@@ -148,15 +148,8 @@ func (r *Registry) SetPath(i int32, p Path) {
 	if ir, ok := s.rec.(*irnSender); ok {
 		ir.p.BDPCap = s.cfg.BDPCap(p, s.cfg.IRN.BDPCapBytes)
 	}
-	switch c := s.cc.(type) {
-	case *hpccCC:
-		if s.cfg.HPCC.BaseRTT == 0 {
-			c.h.SetBaseRTT(s.cfg.HPCCBaseRTT(p))
-		}
-	case *swiftCC:
-		c.s.Hops = len(p.Fwd) - 1
-	case *roceNSCC:
-		s.times = c.setPath(p.RoundTrip(c.wire, frames.RoCEAckWireBytes(s.cfg.Version)))
+	if c, ok := s.cc.(pathUser); ok {
+		c.setPath(s, p)
 	}
 }
 
@@ -201,7 +194,7 @@ func (c RoCEConfig) IdealFCT(p Path, size int64, pace sim.Rate) sim.Time {
 // the queue pair runs HPCC.
 func (c RoCEConfig) fullWire() (data, ack int64) {
 	data, ack = frames.RoCEWireBytes(c.Version, int64(c.MTU), false), frames.RoCEAckWireBytes(c.Version)
-	if c.HPCC != nil {
+	if _, ok := c.CC.(*HPCCParams); ok {
 		data, ack = data+topology.INTHeader, ack+topology.INTHeader // both carry HPCC's telemetry
 	}
 	return data, ack

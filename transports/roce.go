@@ -31,9 +31,9 @@ type RoCEConfig struct {
 	// AckInterval is how many in-order packets the responder takes per coalesced ACK; the last
 	// packet of a message is always acknowledged at once.
 	AckInterval int
-	// RoCECC is the congestion control (roce_cc.go): DCQCN, HPCC, TIMELY, Swift, DCTCP, NSCC
-	// or none.
-	RoCECC
+	// CC is the congestion control (roce_cc.go): DCQCN, HPCC, TIMELY, Swift, DCTCP, NSCC,
+	// or none (nil).
+	CC RoCECC
 	// CNPPriority is the traffic class of the CNPs the responder sends.
 	CNPPriority uint8
 	// IRN, when not nil, replaces go-back-N by IRN's selective repeat with BDP-FC and its
@@ -71,7 +71,10 @@ func (c *RoCEConfig) Validate() error {
 			return err
 		}
 	}
-	return c.RoCECC.validate(c.Version)
+	if c.CC == nil {
+		return nil
+	}
+	return c.CC.check(c.Version)
 }
 
 // qpBase is the first queue-pair number handed out; QPNs 0 and 1 are special in IBA.
@@ -190,11 +193,11 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 	}
 	s.cc = newRoCECC(src, &cfg, src.Wire.Params.Rate, f.Start, ccPkts)
 	rcv := &RoCEReceiver{qp: q, nic: dst}
-	if cfg.DCQCN != nil {
-		if cfg.DCQCN.PortPacing {
-			rcv.pacer = dst.portPacer(cfg.DCQCN)
+	if p := cfg.dcqcn(); p != nil {
+		if p.PortPacing {
+			rcv.pacer = dst.portPacer(p)
 		} else {
-			rcv.pacer = newCNPPacer(dst, cfg.DCQCN)
+			rcv.pacer = newCNPPacer(dst, p)
 		}
 		rcv.np = &ecn.NotificationPoint{Pacer: &rcv.pacer.Pacer, Flow: i}
 	}

@@ -1,6 +1,7 @@
 package transports
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -20,6 +21,20 @@ type NSCCParams struct {
 	// QAGate is quick adapt's gate: it cuts the window only if the bytes acknowledged in its
 	// period are below maxwnd / 2^QAGate (uet-htsim initNsccParams: 3).
 	QAGate int
+}
+
+func (p *NSCCParams) check(version int) error {
+	if version == 1 {
+		return errors.New("NSCC over RoCE v1: it needs ECN marks, and RoCE v1 frames carry no IP header")
+	}
+	return p.validate()
+}
+
+func (*NSCCParams) echoesECN() {}
+
+func (p *NSCCParams) newCC(_ *NIC, cfg *RoCEConfig, line sim.Rate, _ sim.Time, npkts uint32) roceCC {
+	return &roceNSCC{p: *p, mss: int64(cfg.MTU), wire: frames.RoCEWireBytes(cfg.Version, int64(cfg.MTU), false),
+		line: line, npkts: npkts}
 }
 
 func (p *NSCCParams) validate() error {
@@ -55,15 +70,16 @@ type roceNSCC struct {
 	ready bool // the path has been given
 }
 
-func newRoceNSCC(cfg *RoCEConfig, line sim.Rate, npkts uint32) *roceNSCC {
-	return &roceNSCC{p: *cfg.NSCC, mss: int64(cfg.MTU), wire: frames.RoCEWireBytes(cfg.Version, int64(cfg.MTU), false),
-		line: line, npkts: npkts}
+// setPath starts NSCC for the flow's unloaded RTT and gives the requester the send times its
+// RTT samples need.
+func (c *roceNSCC) setPath(s *RoCESender, p Path) {
+	s.times = c.begin(p.RoundTrip(c.wire, frames.RoCEAckWireBytes(s.cfg.Version)))
 }
 
-// setPath starts NSCC for the flow's unloaded RTT base and returns the send times its RTT
+// begin starts NSCC for the flow's unloaded RTT base and returns the send times its RTT
 // samples need: room for maxwnd's packets and two more, or the flow's packets if fewer. An
 // unknown RTT (0: no reverse path) leaves it unstarted, and the flow fails at its start.
-func (c *roceNSCC) setPath(base sim.Time) *sendTimes {
+func (c *roceNSCC) begin(base sim.Time) *sendTimes {
 	if base <= 0 {
 		return nil
 	}
