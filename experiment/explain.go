@@ -181,6 +181,14 @@ func (f *fabric) describe(b *strings.Builder) {
 			cc = fmt.Sprintf("DCTCP (a window of packets from %d, slow start then one packet per RTT; each ACK echoes the ECN marks of what it acknowledges, and an echo cuts the window by alpha/2 once per window, alpha the moving average, gain %v, of the echoed fraction; a NAK halves the flight, a timeout restarts from one packet)",
 				r.DCTCP.InitCwnd, r.DCTCP.G)
 		}
+		if cc == "nscc" {
+			target := "the flow's unloaded RTT"
+			if r.NSCC.TargetQDelay > 0 {
+				target = r.NSCC.TargetQDelay.String()
+			}
+			cc = fmt.Sprintf("NSCC, the Ultra Ethernet transport's window (bytes, from 1.5 BDP; each ACK's ECN echo and RTT sample against a target queueing delay of %s: grow below it, cut on an echo above it; quick adapt gate 2^%d; an ACK per packet)",
+				target, r.NSCC.QAGate)
+		}
 		recovery := fmt.Sprintf("%s recovery, retransmit timeout %v", r.Recovery, r.RetransmitTimeout)
 		if r.Recovery == "irn" {
 			bdp := "the path's round trip"
@@ -206,7 +214,9 @@ func (f *fabric) describe(b *strings.Builder) {
 		}
 		nscc := fmt.Sprintf("NSCC window (ECN marks and queueing delay; quick adapt gate 2^%d)", u.QAGate)
 		const rccc = "RCCC credit (the receiving NIC grants each flow 4 MTUs of credit in turn at 0.99 of its line rate, after a speculative 1.5 BDP)"
-		cc := map[string]string{"nscc": nscc, "rccc": rccc, "nscc+rccc": nscc + " and " + rccc}[u.CC]
+		sw := u.Swift
+		swift := fmt.Sprintf("Swift window (RTT samples against a %v base target + %v per hop, an ACK per packet)", sw.BaseTarget, sw.H)
+		cc := map[string]string{"nscc": nscc, "rccc": rccc, "nscc+rccc": nscc + " and " + rccc, "swift": swift}[u.CC]
 		var off string
 		if !u.SLEEK {
 			off += ", no SLEEK (a loss not trimmed waits for the RTO)"

@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 
+	"github.com/fabricsim/fabricsim/scenarios"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/switchmodel"
 	"github.com/fabricsim/fabricsim/topology"
@@ -31,34 +32,36 @@ func (f *fabric) roceConfig(transport string) transports.RoCEConfig {
 			rc.IRN.BDPCapBytes = c.Bytes
 		}
 	}
-	if cfg.CC == "dcqcn" {
-		p := cfg.DCQCN
-		rc.DCQCN = &p
-	}
-	if cfg.CC == "hpcc" {
-		var p transports.HPCCParams
-		_ = copySettings(&p, cfg.HPCC) // cannot fail: build checks settingsReachModels first
-		rc.HPCC = &p
-	}
-	if cfg.CC == "timely" {
-		var p transports.TIMELYParams
-		_ = copySettings(&p, cfg.TIMELY) // cannot fail: build checks settingsReachModels first
-		if cfg.TIMELY.Rule == "hpcc_ns3" {
-			p.Rule = transports.TIMELYHPCCNS3
+	if scheme, ok := roceCCs[cfg.CC]; ok {
+		model, settings := scheme(&cfg)
+		if settings != nil {
+			_ = copySettings(model, settings) // cannot fail: build checks settingsReachModels first
 		}
-		rc.TIMELY = &p
-	}
-	if cfg.CC == "swift" {
-		var p transports.SwiftParams
-		_ = copySettings(&p, cfg.Swift) // cannot fail: build checks settingsReachModels first
-		rc.Swift = &p
-	}
-	if cfg.CC == "dctcp" {
-		var p transports.DCTCPParams
-		_ = copySettings(&p, cfg.DCTCP) // cannot fail: build checks settingsReachModels first
-		rc.DCTCP = &p
+		rc.CC = model
 	}
 	return rc
+}
+
+// roceCCs makes the parameters of each RoCE congestion control a scenario names (cc; none
+// has none) from its block: the model with what the block does not copy set, and the block
+// whose tagged fields copySettings copies into it (nil: none). settingsReachModels checks
+// every pair. A new congestion control is one entry here.
+var roceCCs = map[string]func(c *scenarios.RoCEConfig) (model transports.RoCECC, settings any){
+	"dcqcn": func(c *scenarios.RoCEConfig) (transports.RoCECC, any) {
+		p := transports.DCQCNParams(c.DCQCN)
+		return &p, nil
+	},
+	"hpcc": func(c *scenarios.RoCEConfig) (transports.RoCECC, any) { return &transports.HPCCParams{}, c.HPCC },
+	"timely": func(c *scenarios.RoCEConfig) (transports.RoCECC, any) {
+		p := &transports.TIMELYParams{}
+		if c.TIMELY.Rule == "hpcc_ns3" {
+			p.Rule = transports.TIMELYHPCCNS3
+		}
+		return p, c.TIMELY
+	},
+	"swift": func(c *scenarios.RoCEConfig) (transports.RoCECC, any) { return &transports.SwiftParams{}, c.Swift },
+	"dctcp": func(c *scenarios.RoCEConfig) (transports.RoCECC, any) { return &transports.DCTCPParams{}, c.DCTCP },
+	"nscc":  func(c *scenarios.RoCEConfig) (transports.RoCECC, any) { return &transports.NSCCParams{}, c.NSCC },
 }
 
 // iwarpConfig is the connection configuration of the iwarp transport.
@@ -91,6 +94,9 @@ func (f *fabric) uetConfig() transports.UETConfig {
 		uc.CC = transports.CCRCCC
 	case "nscc+rccc":
 		uc.CC = transports.CCBoth
+	case "swift":
+		uc.CC = transports.CCSwift
+		_ = copySettings(&uc.Swift, c.Swift) // cannot fail: build checks settingsReachModels first
 	}
 	return uc
 }
@@ -215,7 +221,7 @@ func (f *fabric) startFlow(i int32) error {
 		if !ok {
 			return fmt.Errorf("flow %d: transport %q is not supported yet", fl.ID, fl.Transport)
 		}
-		if rc.DCQCN != nil && !st.warnedCC && !f.ecnAnywhere() {
+		if _, dcqcn := rc.CC.(*transports.DCQCNParams); dcqcn && !st.warnedCC && !f.ecnAnywhere() {
 			st.warnedCC = true
 			f.warnf("transports.rocev2.cc is dcqcn but no switch marks ECN (switch.ecn.enabled: false): DCQCN will never slow a flow")
 		}
@@ -240,6 +246,7 @@ func (f *fabric) startFlow(i int32) error {
 	switch {
 	case uet:
 		f.ideal[i] = st.uc.IdealFCT(path, fl.Size, fl.Rate)
+		f.reg.SetPath(i, path) // Swift's hops
 		u := uetFlow{i, st.uc.RTT(path)}
 		if st.uetsSet {
 			f.setUETRTT(u) // a collective's message, started after the others

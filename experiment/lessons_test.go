@@ -47,10 +47,11 @@ func variantNamed(t *testing.T, d *results.Document, name string) *results.Varia
 // v2 retransmits; every variant reports the small flows' p99 slowdown; and what the
 // description says to look for holds: PFC without congestion control has the worst
 // small-flow tail of the lossless variants, DCQCN cuts it, DCTCP without PFC cuts it most,
-// and the same DCTCP on RoCE with PFC cuts it below DCQCN's without a pause.
+// and the same DCTCP on RoCE with PFC cuts it below DCQCN's without a pause; NSCC on RoCE and
+// Swift on UET run every flow to completion.
 func TestWebsearchLeafSpineLesson(t *testing.T) {
 	d := fresh(t, "websearch-leafspine")
-	require.Len(t, d.Variants, 11)
+	require.Len(t, d.Variants, 13)
 	small := func(v *results.Variant) float64 {
 		b := v.SlowdownBySize[0]
 		require.EqualValues(t, 0, b.LoBytes)
@@ -111,6 +112,15 @@ func TestWebsearchLeafSpineLesson(t *testing.T) {
 	for i := range d.Variants {
 		require.GreaterOrEqual(t, uet.GoodputGbps, d.Variants[i].GoodputGbps, d.Variants[i].Name)
 	}
+	// The swapped pairs (issue 39): NSCC on RoCE completes every flow under PFC; Swift on
+	// UET loses nothing whole, trims nothing, and its small flows' tail is Swift's on RoCE
+	// (within 20%).
+	nscc, uetSwift := variantNamed(t, d, "RoCEv2 + PFC + NSCC"), variantNamed(t, d, "UET + Swift")
+	require.Equal(t, nscc.Flows.Total, nscc.Flows.Completed)
+	require.Zero(t, uetSwift.Drops.Total)
+	require.Zero(t, uetSwift.TrimmedPackets)
+	require.Equal(t, uetSwift.Flows.Total, uetSwift.Flows.Completed)
+	require.InEpsilon(t, small(sw), small(uetSwift), 0.2, "Swift's small-flow tail on UET is its tail on RoCE")
 }
 
 // flowOf is the record of the flow from src to dst of v (the first such).

@@ -2,7 +2,10 @@ package experiment
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/fabricsim/fabricsim/scenarios"
 	"github.com/fabricsim/fabricsim/switchmodel"
@@ -51,14 +54,24 @@ func settingsReachModels() error {
 		{&transports.RoCEConfig{}, scenarios.RoCEConfig{}},
 		{&transports.IRNParams{}, scenarios.IRNConfig{}},
 		{&transports.IWARPConfig{}, scenarios.IWARPConfig{}},
-		{&transports.HPCCParams{}, scenarios.HPCCConfig{}},
-		{&transports.TIMELYParams{}, scenarios.TIMELYConfig{}},
-		{&transports.SwiftParams{}, scenarios.SwiftConfig{}},
-		{&transports.DCTCPParams{}, scenarios.DCTCPConfig{}},
 		{&transports.UETConfig{}, scenarios.UETConfig{}},
+		{&transports.SwiftParams{}, scenarios.SwiftConfig{}}, // transports.uet.swift
 	} {
 		if err := copySettings(c.dst, c.src); err != nil {
 			return err
+		}
+	}
+	cc, _ := reflect.TypeOf(scenarios.RoCEConfig{}).FieldByName("CC")
+	for _, name := range strings.Split(cc.Tag.Get("oneof"), ",") {
+		if _, ok := roceCCs[name]; !ok && name != "none" {
+			return fmt.Errorf("transports.rocev2.cc %s has no entry in roceCCs (experiment/flows.go)", name)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(roceCCs)) {
+		if model, settings := roceCCs[name](&scenarios.RoCEConfig{}); settings != nil {
+			if err := copySettings(model, settings); err != nil {
+				return fmt.Errorf("cc %s: %w", name, err)
+			}
 		}
 	}
 	return nil

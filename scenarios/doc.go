@@ -158,13 +158,15 @@
 //	hosts.plane_spread            qp (qp | flow | packet): a plane per queue pair or flow (by
 //	                              hash), or per frame (MRC)
 //	transports.rocev2.mtu         1024 (256, 512, 1024, 2048, 4096): the path MTU
-//	transports.rocev2.cc          none (none | dcqcn | hpcc | timely | swift | dctcp):
-//	                              congestion control (dcqcn, hpcc, dctcp: RoCE v2 only; timely:
-//	                              RTT-based, Mittal et al., SIGCOMM'15, see timely; swift: a
-//	                              window held to a target delay, Kumar et al., SIGCOMM'20, see
-//	                              swift; dctcp: TCP's DCTCP, RFC 8257, over a window of packets,
-//	                              on the ECN echo each ACK carries in its BTH BECN bit, see
-//	                              dctcp)
+//	transports.rocev2.cc          none (none | dcqcn | hpcc | timely | swift | dctcp | nscc):
+//	                              congestion control (dcqcn, hpcc, dctcp, nscc: RoCE v2 only;
+//	                              timely: RTT-based, Mittal et al., SIGCOMM'15, see timely;
+//	                              swift: a window held to a target delay, Kumar et al.,
+//	                              SIGCOMM'20, see swift; dctcp: TCP's DCTCP, RFC 8257, over a
+//	                              window of packets, on the ECN echo each ACK carries in its BTH
+//	                              BECN bit, see dctcp; nscc: the Ultra Ethernet transport's
+//	                              NSCC, a window of bytes from the same ECN echo and each ACK's
+//	                              RTT sample, see nscc)
 //	transports.rocev2.recovery    go-back-n (go-back-n | go-back-0 | irn): go-back-0 sends the
 //	                              whole message again, as old NICs did; irn resends only what
 //	                              was lost, with packets in flight capped at the path's BDP
@@ -362,6 +364,14 @@
 //	                              follow (RFC 5681, with byte counting, RFC 3465), a NAK halves
 //	                              the flight once per window and a retransmit timeout restarts
 //	                              from one packet
+//	transports.rocev2.nscc.target_qdelay the flow's unloaded RTT (a full packet out, its ACK
+//	                              back, store and forward) (> 0): NSCC's target queueing delay
+//	                              (uet-htsim initNsccParams without trimming: one network RTT);
+//	                              the network RTT that scales NSCC's gains is the flow's own
+//	                              unloaded RTT
+//	transports.rocev2.nscc.qa_gate 3 (0..62): quick adapt cuts the window to what was
+//	                              acknowledged in its period only if that is below maxwnd /
+//	                              2^qa_gate (uet-htsim initNsccParams: 3)
 //	transports.rocev1             as rocev2, with the same defaults; cc none, timely or swift
 //	                              only (RoCE v1 frames carry no IP header, so no ECN and no INT)
 //	transports.iwarp.mtu          1500 (576..9216): the IPv4 MTU (RFC 791's 576 to the largest
@@ -439,14 +449,17 @@
 //	                              NACK, trimmed header) in a queue ahead of data
 //	                              (CompositeQueue), so by default the trim class's, 7; a class
 //	                              of data delays them behind it
-//	transports.uet.cc             nscc (nscc | rccc | nscc+rccc): nscc: the sender's window from
-//	                              ECN marks and measured delay (NSCC); rccc: the receiver's
-//	                              credit (RCCC: each data packet carries the credit the sender
-//	                              wants, the receiving NIC grants credit to its flows in turn, 4
-//	                              x the MTU of wire bytes at a time, at 0.99 of its line rate,
-//	                              after a first speculative window of 1.5 BDP; uet-htsim
-//	                              UecPullPacer); nscc+rccc: a packet goes when both allow
-//	                              (uet-htsim's -sender_cc and -receiver_cc). With rccc each data
+//	transports.uet.cc             nscc (nscc | rccc | nscc+rccc | swift): nscc: the sender's
+//	                              window from ECN marks and measured delay (NSCC); rccc: the
+//	                              receiver's credit (RCCC: each data packet carries the credit
+//	                              the sender wants, the receiving NIC grants credit to its flows
+//	                              in turn, 4 x the MTU of wire bytes at a time, at 0.99 of its
+//	                              line rate, after a first speculative window of 1.5 BDP;
+//	                              uet-htsim UecPullPacer); nscc+rccc: a packet goes when both
+//	                              allow (uet-htsim's -sender_cc and -receiver_cc); swift:
+//	                              Swift's window held to a target delay (Kumar et al.,
+//	                              SIGCOMM'20) in place of NSCC's, on each ACK's RTT sample,
+//	                              every packet asking for an ACK, see swift. With rccc each data
 //	                              packet's PDS header is a RUD_CC_REQ, 4 bytes longer
 //	transports.uet.sleek          true: with nscc, the sender counts the PSNs still in flight as
 //	                              lost once the receiver holds max(min(1.5 x cwnd, maxwnd), 5
@@ -463,6 +476,50 @@
 //	transports.uet.qa_gate        3 (0..62): quick adapt cuts the window to what was
 //	                              acknowledged in its period only if that is below maxwnd /
 //	                              2^qa_gate (uet-htsim initNsccParams: 3)
+//	transports.uet.swift.base_target 25us (> 0): base_target: the fabric delay target of a
+//	                              one-hop path with few flows (SIGCOMM'20 section 5.1:
+//	                              throughput saturates above about 25us; section 5.2 runs at
+//	                              25us; Isekai's fabric_base_delay 25us)
+//	transports.uet.swift.h        1us (>= 0): h, the target added per hop: topology-based
+//	                              scaling adds hops x h, the hops being the switches on the
+//	                              flow's route (the paper counts IP hops by TTL; Isekai's
+//	                              topo_scaling_per_hop 1us)
+//	transports.uet.swift.fs_range 100us (>= 0): fs_range: the most flow-based scaling adds to
+//	                              the target, max(0, min(alpha/sqrt(fcwnd) + beta, fs_range)),
+//	                              fs_range at fs_min_cwnd and 0 at fs_max_cwnd (Isekai's
+//	                              max_flow_scaling 100us)
+//	transports.uet.swift.fs_min_cwnd 0.1 ((0,65536]): fs_min_cwnd, packets: flow-based scaling
+//	                              is fs_range at and below it (Isekai's min_flow_scaling_window
+//	                              0.1); below fs_max_cwnd
+//	transports.uet.swift.fs_max_cwnd 256 ((0,65536]): fs_max_cwnd, packets: flow-based scaling
+//	                              is 0 at and above it (Isekai's max_flow_scaling_window 256,
+//	                              its max_cwnd)
+//	transports.uet.swift.ai       1 ((0,1000]): ai, the additive increment: ai/cwnd per packet
+//	                              acknowledged below the target, ai per packet below one packet
+//	                              of window (Isekai's fabric_additive_increment_factor 1.0)
+//	transports.uet.swift.beta     0.8 ((0,1]): beta: at or above the target the window is cut by
+//	                              max(1 - beta (delay - target)/delay, 1 - max_mdf), once per
+//	                              RTT (Isekai's fabric_multiplicative_decrease_factor 0.8)
+//	transports.uet.swift.max_mdf  0.5 ((0,1]): max_mdf: the largest cut, and the cut on a loss
+//	                              (a NAK, or a retransmit timeout) (Isekai's
+//	                              max_fabric_multiplicative_decrease 0.5); below 1
+//	transports.uet.swift.min_cwnd 0.001 ((0,65536]): the least window, packets; below one packet
+//	                              the flow sends a packet every RTT/cwnd (SIGCOMM'20 section
+//	                              3.4: 0.001)
+//	transports.uet.swift.max_cwnd 256 ((0,65536]): the largest window, packets (Isekai's
+//	                              max_fabric_congestion_window 256); at least min_cwnd
+//	transports.uet.swift.init_cwnd the window that fills the sender's line rate for base_target,
+//	                              at most max_cwnd ((0,65536]): the window a flow starts with,
+//	                              packets (the paper: its initial value has little effect with
+//	                              long-lived flows); between min_cwnd and max_cwnd
+//	transports.uet.swift.retx_reset_threshold 3 (1..1000): RETX_RESET_THRESHOLD: after this many
+//	                              retransmit timeouts in a row the window goes to min_cwnd,
+//	                              before it each cuts it by max_mdf (Isekai's retransmit_limit
+//	                              3)
+//	transports.uet.swift.endpoint_target 100us (> 0): the endpoint window's target, against the
+//	                              delay in the NICs and hosts (SIGCOMM'20 section 5.4: 100us);
+//	                              this NIC model answers at once, so its endpoint delay is 0 and
+//	                              the endpoint window never binds (docs/model.md)
 //
 //go:generate go test -run TestSettingsDoc -update
 package scenarios

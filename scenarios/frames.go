@@ -1,6 +1,10 @@
 package scenarios
 
-import "github.com/fabricsim/fabricsim/transports/frames"
+import (
+	"strings"
+
+	"github.com/fabricsim/fabricsim/transports/frames"
+)
 
 // MaxFrameWire is the largest frame the scenario's traffic puts on a wire, preamble and IFG
 // included: for RoCE the WRITE First packet of a full MTU (it carries the RETH), for UET a full packet, for iWARP a
@@ -18,7 +22,7 @@ func (sc *Scenario) MaxFrameWire() int64 {
 			cfg := frames.IWARP{MTU: c.MTU, Markers: c.Markers, Timestamps: c.Timestamps, SACK: c.SACK}
 			frame = max(frame, frames.NewIWARPFrames(cfg, 1<<30).SegmentWire(0))
 		case "uet":
-			frame = max(frame, frames.UETWireBytes(int64(sc.Transports.UET.MTU), sc.Transports.UET.CC != "nscc"))
+			frame = max(frame, frames.UETWireBytes(int64(sc.Transports.UET.MTU), strings.HasSuffix(sc.Transports.UET.CC, "rccc")))
 		default:
 			frame = max(frame, frames.RoCEWireBytes(2, int64(sc.Transports.RoCEv2.MTU), true))
 		}

@@ -120,7 +120,7 @@ func TestDefaults(t *testing.T) {
 		Swift: SwiftConfig{BaseTarget: 25 * sim.Microsecond, H: sim.Microsecond, FSRange: 100 * sim.Microsecond,
 			FSMinCwnd: 0.1, FSMaxCwnd: 256, AI: 1, Beta: 0.8, MaxMDF: 0.5, MinCwnd: 0.001, MaxCwnd: 256,
 			RetxResetThreshold: 3, EndpointTarget: 100 * sim.Microsecond},
-		DCTCP: DCTCPConfig{G: 1.0 / 16, InitCwnd: 10}}, sc.Transports.RoCEv2)
+		DCTCP: DCTCPConfig{G: 1.0 / 16, InitCwnd: 10}, NSCC: NSCCConfig{QAGate: 3}}, sc.Transports.RoCEv2)
 	require.Zero(t, sc.SampleInterval, "auto: the sampler follows the active period")
 	require.Equal(t, Topology{Preset: "star", Params: PresetParams{Hosts: 4,
 		Link: LinkSpec{Rate: 100 * sim.Gbps, Delay: sim.Microsecond}}, Pos: Pos{4, 3}}, sc.Topology)
@@ -388,7 +388,7 @@ func TestRules(t *testing.T) {
 		{"ack interval 0", starScenario, []string{"transports.rocev2.ack_interval=0"}, "transports.rocev2.ack_interval", "1..65536"},
 		{"rto 0", starScenario, []string{"transports.rocev2.retransmit_timeout=0"}, "transports.rocev2.retransmit_timeout", "must be > 0"},
 		{"rto typo", starScenario, []string{"transports.rocev2.retransmit_timout=1ms"}, "transports.rocev2.retransmit_timout", `did you mean "retransmit_timeout"?`},
-		{"unknown cc", starScenario, []string{"transports.rocev2.cc=cubic"}, "transports.rocev2.cc", `unknown congestion control "cubic" (allowed: none, dcqcn, hpcc, timely, swift, dctcp)`},
+		{"unknown cc", starScenario, []string{"transports.rocev2.cc=cubic"}, "transports.rocev2.cc", `unknown congestion control "cubic" (allowed: none, dcqcn, hpcc, timely, swift, dctcp, nscc)`},
 		{"dctcp gain", starScenario, []string{"transports.rocev2.dctcp.g=0"}, "transports.rocev2.dctcp.g", "g is a number in (0,1] (the alpha gain), got 0"},
 		{"dctcp window", starScenario, []string{"transports.rocev2.dctcp.init_cwnd=0"}, "transports.rocev2.dctcp.init_cwnd", "init_cwnd"},
 		{"unknown recovery", starScenario, []string{"transports.rocev2.recovery=sack"}, "transports.rocev2.recovery", `unknown recovery "sack"`},
@@ -498,6 +498,7 @@ func TestNotSupportedYet(t *testing.T) {
 		{"rocev1 dcqcn", []string{"transports.rocev1={cc: dcqcn}"}, "transports.rocev1.cc", "RoCE v1 frames carry no IP header"},
 		{"rocev1 hpcc", []string{"transports.rocev1={cc: hpcc}"}, "transports.rocev1.cc", "RoCE v2 (IP/UDP) packets only"},
 		{"rocev1 dctcp", []string{"transports.rocev1={cc: dctcp}"}, "transports.rocev1.cc", "DCTCP cannot run over them"},
+		{"rocev1 nscc", []string{"transports.rocev1={cc: nscc}"}, "transports.rocev1.cc", "NSCC cannot run over them"},
 		{"rocev1 per-packet port", []string{"transports.rocev1={udp_sport: per_packet}"}, "transports.rocev1.udp_sport", "no UDP header"},
 		{"flowlet without gap", []string{"switch.load_balancing=flowlet"}, "switch.load_balancing", "flowlet needs flowlet_gap"},
 		{"gap without flowlet", []string{"switch.load_balancing=spray", "switch.flowlet_gap=50us"}, "switch.flowlet_gap", "goes with load_balancing: flowlet; this switch's load balancing is spray"},

@@ -28,16 +28,18 @@ type UETConfig struct {
 	RTO          sim.Time `yaml:"rto" derived:"15us + 6 x the drain time of a full switch queue" gt:"0" eg:"100us" model:"RTO" doc:"a packet not acknowledged this long after it was sent is sent again, one at a time (uet-htsim startRTO and rtxTimerExpired); the default is uet-htsim main_uec's rule, 15us + 6 x queue size / line rate, with fabricsim's deepest queue: switch.trimming.threshold when set, else buffer_alpha / (1 + buffer_alpha) of switch.buffer, at the sender's line rate"`
 	TargetQDelay sim.Time `yaml:"target_qdelay" derived:"0.75 x the network's unloaded RTT with switch trimming, 1 x without" gt:"0" eg:"6us" model:"TargetQDelay" doc:"NSCC's target queueing delay (uet-htsim initNsccParams); the network's RTT is the longest unloaded round trip (a full packet out, its ACK back, store and forward) among the UET flows, uet-htsim's network_max_unloaded_rtt"`
 	AckPriority  int      `yaml:"ack_priority" default:"7" min:"0" max:"7" model:"AckPriority" doc:"the traffic class of the receiver's ACKs and NACKs: uet-htsim's switches serve every header-only packet (ACK, NACK, trimmed header) in a queue ahead of data (CompositeQueue), so by default the trim class's, 7; a class of data delays them behind it"`
-	CC           string   `yaml:"cc" default:"nscc" oneof:"nscc,rccc,nscc+rccc" what:"congestion control" doc:"nscc: the sender's window from ECN marks and measured delay (NSCC); rccc: the receiver's credit (RCCC: each data packet carries the credit the sender wants, the receiving NIC grants credit to its flows in turn, 4 x the MTU of wire bytes at a time, at 0.99 of its line rate, after a first speculative window of 1.5 BDP; uet-htsim UecPullPacer); nscc+rccc: a packet goes when both allow (uet-htsim's -sender_cc and -receiver_cc). With rccc each data packet's PDS header is a RUD_CC_REQ, 4 bytes longer"`
+	CC           string   `yaml:"cc" default:"nscc" oneof:"nscc,rccc,nscc+rccc,swift" what:"congestion control" doc:"nscc: the sender's window from ECN marks and measured delay (NSCC); rccc: the receiver's credit (RCCC: each data packet carries the credit the sender wants, the receiving NIC grants credit to its flows in turn, 4 x the MTU of wire bytes at a time, at 0.99 of its line rate, after a first speculative window of 1.5 BDP; uet-htsim UecPullPacer); nscc+rccc: a packet goes when both allow (uet-htsim's -sender_cc and -receiver_cc); swift: Swift's window held to a target delay (Kumar et al., SIGCOMM'20) in place of NSCC's, on each ACK's RTT sample, every packet asking for an ACK, see swift. With rccc each data packet's PDS header is a RUD_CC_REQ, 4 bytes longer"`
 	SLEEK        bool     `yaml:"sleek" default:"true" model:"SLEEK" doc:"with nscc, the sender counts the PSNs still in flight as lost once the receiver holds max(min(1.5 x cwnd, maxwnd), 5 packets) out of order (SLEEK, uet-htsim UecSrc::runSleek without its probes); false: a loss the fabric did not trim is found by the retransmit timeout alone (uet-htsim runs SLEEK only with -sleek)"`
 	ECNToHosts   bool     `yaml:"ecn_to_hosts" default:"true" doc:"switches may ECN-mark UET packets on the ports that face hosts; false: they leave those unmarked (uet-htsim main_uec.cpp 708 turns marking off on the top-of-rack switches' links to hosts when receiver-based CC runs), while other transports' packets there, and every packet on other ports, are marked as switch.ecn says"`
 	QAGate       int      `yaml:"qa_gate" default:"3" min:"0" max:"62" means:"a power of two" model:"QAGate" doc:"quick adapt cuts the window to what was acknowledged in its period only if that is below maxwnd / 2^qa_gate (uet-htsim initNsccParams: 3)"`
+	// Swift holds Swift's parameters, when CC is swift (as transports.rocev2.swift's).
+	Swift SwiftConfig `yaml:"swift"`
 }
 
 // RoCEConfig configures a RoCE (v1 or v2) reliable-connection endpoint.
 type RoCEConfig struct {
 	MTU               int      `yaml:"mtu" default:"1024" model:"MTU" oneof:"256,512,1024,2048,4096" means:"the InfiniBand path MTUs" doc:"the path MTU"`
-	CC                string   `yaml:"cc" default:"none" oneof:"none,dcqcn,hpcc,timely,swift,dctcp" what:"congestion control" doc:"congestion control (dcqcn, hpcc, dctcp: RoCE v2 only; timely: RTT-based, Mittal et al., SIGCOMM'15, see timely; swift: a window held to a target delay, Kumar et al., SIGCOMM'20, see swift; dctcp: TCP's DCTCP, RFC 8257, over a window of packets, on the ECN echo each ACK carries in its BTH BECN bit, see dctcp)"`
+	CC                string   `yaml:"cc" default:"none" oneof:"none,dcqcn,hpcc,timely,swift,dctcp,nscc" what:"congestion control" doc:"congestion control (dcqcn, hpcc, dctcp, nscc: RoCE v2 only; timely: RTT-based, Mittal et al., SIGCOMM'15, see timely; swift: a window held to a target delay, Kumar et al., SIGCOMM'20, see swift; dctcp: TCP's DCTCP, RFC 8257, over a window of packets, on the ECN echo each ACK carries in its BTH BECN bit, see dctcp; nscc: the Ultra Ethernet transport's NSCC, a window of bytes from the same ECN echo and each ACK's RTT sample, see nscc)"`
 	Recovery          string   `yaml:"recovery" default:"go-back-n" oneof:"go-back-n,go-back-0,irn" what:"recovery" doc:"go-back-0 sends the whole message again, as old NICs did; irn resends only what was lost, with packets in flight capped at the path's BDP (Mittal et al., SIGCOMM'18; see irn)"`
 	RetransmitTimeout sim.Time `yaml:"retransmit_timeout" default:"1.048576ms" model:"RetransmitTimeout" gt:"0" eg:"1ms" doc:"4.096us x 2^8: the InfiniBand local ACK timeout (4.096us x 2^timeout) with QP timeout attribute 8"`
 	RetryLimit        int      `yaml:"retry_limit" default:"7" model:"RetryLimit" min:"0" max:"7" means:"the InfiniBand retry count has 3 bits" doc:"retransmissions of one packet before the flow fails (IB retry_cnt has 3 bits)"`
@@ -57,6 +59,15 @@ type RoCEConfig struct {
 	Swift SwiftConfig `yaml:"swift"`
 	// DCTCP holds DCTCP's parameters, when CC is dctcp.
 	DCTCP DCTCPConfig `yaml:"dctcp"`
+	// NSCC holds NSCC's parameters, when CC is nscc.
+	NSCC NSCCConfig `yaml:"nscc"`
+}
+
+// NSCCConfig declares transports.rocev2.nscc, whose values go to transports.NSCCParams (the
+// Ultra Ethernet transport's NSCC run by a RoCE requester; docs/model.md).
+type NSCCConfig struct {
+	TargetQDelay sim.Time `yaml:"target_qdelay" derived:"the flow's unloaded RTT (a full packet out, its ACK back, store and forward)" gt:"0" eg:"6us" model:"TargetQDelay" doc:"NSCC's target queueing delay (uet-htsim initNsccParams without trimming: one network RTT); the network RTT that scales NSCC's gains is the flow's own unloaded RTT"`
+	QAGate       int      `yaml:"qa_gate" default:"3" min:"0" max:"62" means:"a power of two" model:"QAGate" doc:"quick adapt cuts the window to what was acknowledged in its period only if that is below maxwnd / 2^qa_gate (uet-htsim initNsccParams: 3)"`
 }
 
 // DCTCPConfig declares transports.rocev2.dctcp, whose values go to transports.DCTCPParams
@@ -190,13 +201,16 @@ func uetAfter(r *resolver, path string, c *UETConfig, _ map[string]bool) {
 	}
 }
 
-// transportsAfter rejects DCQCN, HPCC, DCTCP and per-packet source ports over RoCE v1.
+// transportsAfter rejects DCQCN, HPCC, DCTCP, NSCC and per-packet source ports over RoCE v1.
 func transportsAfter(r *resolver, _ string, t *Transports, given map[string]bool) {
 	if given["rocev1"] && t.RoCEv1.CC == "dcqcn" {
 		r.errf("transports.rocev1.cc", "RoCE v1 frames carry no IP header, so no ECN field: DCQCN cannot run over them; use cc: none")
 	}
 	if given["rocev1"] && t.RoCEv1.CC == "dctcp" {
 		r.errf("transports.rocev1.cc", "RoCE v1 frames carry no IP header, so no ECN field: DCTCP cannot run over them; use cc: none, timely or swift")
+	}
+	if given["rocev1"] && t.RoCEv1.CC == "nscc" {
+		r.errf("transports.rocev1.cc", "RoCE v1 frames carry no IP header, so no ECN field: NSCC cannot run over them; use cc: none, timely or swift")
 	}
 	if given["rocev1"] && t.RoCEv1.CC == "hpcc" {
 		r.errf("transports.rocev1.cc", "HPCC's in-band telemetry rides in RoCE v2 (IP/UDP) packets only: it cannot run over RoCE v1; use cc: none")

@@ -14,7 +14,8 @@ func TestUETBlock(t *testing.T) {
 	f, errs, _ := Load("f.yaml", []byte(uet), nil)
 	require.Empty(t, errs)
 	c := f.Scenario(0).Transports.UET
-	require.Equal(t, UETConfig{MTU: 4096, Entropy: "reps", Paths: 64, AckBytes: 16384, AckPriority: 7, QAGate: 3, CC: "nscc", ECNToHosts: true, SLEEK: true}, c)
+	require.Equal(t, UETConfig{MTU: 4096, Entropy: "reps", Paths: 64, AckBytes: 16384, AckPriority: 7, QAGate: 3, CC: "nscc", ECNToHosts: true, SLEEK: true,
+		Swift: f.Scenario(0).Transports.RoCEv2.Swift}, c, "transports.uet.swift has transports.rocev2.swift's defaults")
 	require.Equal(t, "uet", f.Scenario(0).Traffic[0].Transport())
 	v := twoHosts + "variants:\n  - {name: u, transport: uet}\n"
 	_, errs, _ = Load("f.yaml", []byte(v), nil)
@@ -27,6 +28,8 @@ func TestUETBlock(t *testing.T) {
 		{"{ack_priority: 8}", "f.yaml:8:23: transports.uet.ack_priority: ack_priority is 0..7, got 8"},
 		{"{rto: 0s}", "f.yaml:8:14: transports.uet.rto: rto must be > 0, e.g. rto: 100us"},
 		{"{ecn_to_hosts: 1}", "f.yaml:8:23: transports.uet.ecn_to_hosts:"},
+		{"{cc: dctcp}", `f.yaml:8:13: transports.uet.cc: unknown congestion control "dctcp" (allowed: nscc, rccc, nscc+rccc, swift)`},
+		{"{cc: swift, swift: {beta: 2}}", "f.yaml:8:34: transports.uet.swift.beta: beta is a number in (0,1]"},
 	} {
 		_, errs, _ := Load("f.yaml", []byte(uet+"transports:\n  uet: "+c.block+"\n"), nil)
 		require.Len(t, errs, 1, c.block)

@@ -41,6 +41,10 @@ type ccSignal struct {
 	trimmed bool
 	// telemetry is the in-band telemetry the acknowledgement echoes (HPCC), or nil.
 	telemetry *topology.INT
+	// rtt is the acknowledgement's RTT sample: its arrival less the send time of packet psn,
+	// 0 when it gives none (a NAK, a resent packet, or a transport that keeps no send times
+	// for this congestion control: sendTimes).
+	rtt sim.Time
 }
 
 // roceSignal is the signal of a RoCE acknowledgement or NAK p, with the requester's una and

@@ -53,7 +53,7 @@ func TestNotificationPointOnTheWire(t *testing.T) {
 			p := ecn.PaperParams()
 			p.NP, p.PortPacing = tc.rule, tc.port
 			cfg := defaultConfig()
-			cfg.DCQCN = &p
+			cfg.CC = (*transports.DCQCNParams)(&p)
 			for range tc.flows {
 				h.add(&transports.Flow{Src: h.h1, Dst: h.h2, Size: 64 * mtu}, cfg)
 			}

@@ -1,6 +1,7 @@
 package transports
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -232,12 +233,29 @@ type hpccCC struct {
 	h        *HPCC
 	pool     *topology.Pool
 	fullWire int64 // the wire bytes of a full packet, with its INT header
+	pathT    bool  // T is the path's (no BaseRTT configured): setPath sets it
 }
 
-// newHPCCCC returns the reaction point of a flow of cfg from NIC src of line rate line.
-func newHPCCCC(src *NIC, cfg *RoCEConfig, line sim.Rate) *hpccCC {
-	return &hpccCC{h: NewHPCC(*cfg.HPCC, line, cfg.HPCC.BaseRTT), pool: src.pool,
+func (p *HPCCParams) check(version int) error {
+	if version == 1 {
+		return errors.New("HPCC over RoCE v1: its telemetry rides in RoCE v2 packets only")
+	}
+	return p.validate()
+}
+
+func (*HPCCParams) rateBased() {}
+
+// newCC returns the reaction point of a flow of cfg from NIC src of line rate line.
+func (p *HPCCParams) newCC(src *NIC, cfg *RoCEConfig, line sim.Rate, _ sim.Time, _ uint32) roceCC {
+	return &hpccCC{h: NewHPCC(*p, line, p.BaseRTT), pool: src.pool, pathT: p.BaseRTT == 0,
 		fullWire: frames.RoCEWireBytes(cfg.Version, int64(cfg.MTU), false) + topology.INTHeader}
+}
+
+// setPath gives T the flow's path's base RTT, unless BaseRTT was configured.
+func (c *hpccCC) setPath(s *RoCESender, p Path) {
+	if c.pathT {
+		c.h.SetBaseRTT(s.cfg.HPCCBaseRTT(p))
+	}
 }
 
 // start checks, as the flow starts, that it has a base RTT.

@@ -138,6 +138,9 @@ type Path struct {
 // needs of the path: for a RoCE queue pair, IRN's BDP cap (from IRNParams.BDPCapBytes, or
 // auto), HPCC's base RTT unless configured, Swift's hops (the switches on the route out).
 func (r *Registry) SetPath(i int32, p Path) {
+	if u, ok := r.senders[i].(*UETSender); ok && u.sw != nil {
+		u.sw.Hops = len(p.Fwd) - 1
+	}
 	s, ok := r.senders[i].(*RoCESender)
 	if !ok {
 		return
@@ -145,13 +148,8 @@ func (r *Registry) SetPath(i int32, p Path) {
 	if ir, ok := s.rec.(*irnSender); ok {
 		ir.p.BDPCap = s.cfg.BDPCap(p, s.cfg.IRN.BDPCapBytes)
 	}
-	switch c := s.cc.(type) {
-	case *hpccCC:
-		if s.cfg.HPCC.BaseRTT == 0 {
-			c.h.SetBaseRTT(s.cfg.HPCCBaseRTT(p))
-		}
-	case *swiftCC:
-		c.s.Hops = len(p.Fwd) - 1
+	if c, ok := s.cc.(pathUser); ok {
+		c.setPath(s, p)
 	}
 }
 
@@ -196,7 +194,7 @@ func (c RoCEConfig) IdealFCT(p Path, size int64, pace sim.Rate) sim.Time {
 // the queue pair runs HPCC.
 func (c RoCEConfig) fullWire() (data, ack int64) {
 	data, ack = frames.RoCEWireBytes(c.Version, int64(c.MTU), false), frames.RoCEAckWireBytes(c.Version)
-	if c.HPCC != nil {
+	if _, ok := c.CC.(*HPCCParams); ok {
 		data, ack = data+topology.INTHeader, ack+topology.INTHeader // both carry HPCC's telemetry
 	}
 	return data, ack

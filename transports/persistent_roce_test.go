@@ -80,7 +80,7 @@ func TestPersistentRoCEMessages(t *testing.T) {
 	h := newHarness(t, defaultLink())
 	cfg := defaultConfig()
 	dcqcn := ecn.PaperParams()
-	cfg.DCQCN = &dcqcn
+	cfg.CC = (*transports.DCQCNParams)(&dcqcn)
 	const start = 2 * sim.Microsecond
 	sizes := []int64{10*mtu + 100, 3000, 500}
 	i, done, acked := persistentQP(h, cfg, start)
@@ -170,7 +170,7 @@ func TestPersistentRoCEDCQCNCarries(t *testing.T) {
 	cfg := defaultConfig()
 	dcqcn := ecn.PaperParams()
 	dcqcn.NP = ecn.NPImmediateOnly // the CNP at the marked packet's arrival
-	cfg.DCQCN = &dcqcn
+	cfg.CC = (*transports.DCQCNParams)(&dcqcn)
 	h.at2.mark = func(a arrival, seen int) bool { return a.kind == topology.KindData && a.psn == 2 && seen == 0 }
 	sizes := []int64{8 * mtu, 4 * mtu, 2 * mtu}
 	i, done, _ := persistentQP(h, cfg, 0)
@@ -323,7 +323,7 @@ func TestPersistentPostAllocs(t *testing.T) {
 		name string
 		open func(h *harness, f *transports.Flow)
 	}{
-		{"RoCE v2, go-back-N, DCQCN", roce(func(c *transports.RoCEConfig) { p := ecn.PaperParams(); c.DCQCN = &p })},
+		{"RoCE v2, go-back-N, DCQCN", roce(func(c *transports.RoCEConfig) { p := ecn.PaperParams(); c.CC = (*transports.DCQCNParams)(&p) })},
 		{"RoCE v2, IRN", roce(func(c *transports.RoCEConfig) {
 			c.IRN = &transports.IRNParams{RTOLow: 100 * sim.Microsecond, RTOHigh: 320 * sim.Microsecond, RTOLowPackets: 3}
 		})},
@@ -466,17 +466,17 @@ func TestPersistentRoCEEveryCC(t *testing.T) {
 		cc    transports.RoCECC
 		state func(r *transports.Registry, i int32) string
 	}{
-		{"none", transports.RoCECC{}, func(*transports.Registry, int32) string { return "" }},
-		{"HPCC", transports.RoCECC{HPCC: &transports.HPCCParams{Eta: 0.95, MaxStage: 5, BaseRTT: 4 * sim.Microsecond}},
+		{"none", nil, func(*transports.Registry, int32) string { return "" }},
+		{"HPCC", &transports.HPCCParams{Eta: 0.95, MaxStage: 5, BaseRTT: 4 * sim.Microsecond},
 			func(r *transports.Registry, i int32) string {
 				h := r.HPCCOf(i)
 				return fmt.Sprint(h.Window(), h.U(), h.Rate())
 			}},
-		{"TIMELY", transports.RoCECC{TIMELY: &timely}, func(r *transports.Registry, i int32) string {
+		{"TIMELY", &timely, func(r *transports.Registry, i int32) string {
 			x := r.TIMELYOf(i)
 			return fmt.Sprint(x.Rate(), x.LastRTT(), x.Gradient())
 		}},
-		{"Swift", transports.RoCECC{Swift: &swift}, func(r *transports.Registry, i int32) string {
+		{"Swift", &swift, func(r *transports.Registry, i int32) string {
 			x := r.SwiftOf(i)
 			return fmt.Sprint(x.FabricCwnd(), x.EndpointCwnd(), x.RTT())
 		}},
@@ -484,7 +484,7 @@ func TestPersistentRoCEEveryCC(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, defaultLink())
 			cfg := defaultConfig()
-			cfg.RoCECC = tc.cc
+			cfg.CC = tc.cc
 			i, done, acked := persistentQP(h, cfg, 0)
 			sizes := []int64{20 * mtu, 7*mtu + 5}
 			_, err := h.reg.Post(i, sizes[0])

@@ -31,8 +31,9 @@ type RoCEConfig struct {
 	// AckInterval is how many in-order packets the responder takes per coalesced ACK; the last
 	// packet of a message is always acknowledged at once.
 	AckInterval int
-	// RoCECC is the congestion control (roce_cc.go): DCQCN, HPCC, TIMELY, Swift, DCTCP or none.
-	RoCECC
+	// CC is the congestion control (roce_cc.go): DCQCN, HPCC, TIMELY, Swift, DCTCP, NSCC,
+	// or none (nil).
+	CC RoCECC
 	// CNPPriority is the traffic class of the CNPs the responder sends.
 	CNPPriority uint8
 	// IRN, when not nil, replaces go-back-N by IRN's selective repeat with BDP-FC and its
@@ -70,7 +71,10 @@ func (c *RoCEConfig) Validate() error {
 			return err
 		}
 	}
-	return c.RoCECC.validate(c.Version)
+	if c.CC == nil {
+		return nil
+	}
+	return c.CC.check(c.Version)
 }
 
 // qpBase is the first queue-pair number handed out; QPNs 0 and 1 are special in IBA.
@@ -109,9 +113,12 @@ type qp struct {
 type RoCESender struct {
 	qp
 	roceSeq
-	nic      *NIC
-	rec      roceRecovery
-	cc       roceCC
+	nic *NIC
+	rec roceRecovery
+	cc  roceCC
+	// times holds the send times of the packets in flight when the congestion control reads
+	// RTT samples from the signal (ccSignal.rtt), else nil.
+	times    *sendTimes
 	sched    schedSlot // its place on the NIC's schedule
 	timer    alarm     // the retransmit timer
 	timeouts int       // consecutive timeouts without progress
@@ -186,11 +193,11 @@ func (r *Registry) StartRoCE(i int32, src, dst *NIC, cross bool, cfg RoCEConfig)
 	}
 	s.cc = newRoCECC(src, &cfg, src.Wire.Params.Rate, f.Start, ccPkts)
 	rcv := &RoCEReceiver{qp: q, nic: dst}
-	if cfg.DCQCN != nil {
-		if cfg.DCQCN.PortPacing {
-			rcv.pacer = dst.portPacer(cfg.DCQCN)
+	if p := cfg.dcqcn(); p != nil {
+		if p.PortPacing {
+			rcv.pacer = dst.portPacer(p)
 		} else {
-			rcv.pacer = newCNPPacer(dst, cfg.DCQCN)
+			rcv.pacer = newCNPPacer(dst, p)
 		}
 		rcv.np = &ecn.NotificationPoint{Pacer: &rcv.pacer.Pacer, Flow: i}
 	}
@@ -291,6 +298,9 @@ func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 	p.SentAt = now
 	p.Seal()
 	s.cc.sent(p, s.sndNxt-s.una)
+	if s.times != nil {
+		s.times.sent(psn, now)
+	}
 	if psn < s.maxSent {
 		s.flow.Retransmitted++
 	}
@@ -329,7 +339,11 @@ func (s *RoCESender) onAck(now sim.Time, p *topology.Packet) {
 	if a&ackSend != 0 || a&ackSendIfData != 0 && s.hasData() {
 		s.nic.activate(now, s)
 	}
-	c := s.cc.signal(roceSignal(now, p, s.una, s.sndNxt))
+	sig := roceSignal(now, p, s.una, s.sndNxt)
+	if s.times != nil && sig.event == ccAcked {
+		sig.rtt = s.times.sample(p.PSN, now)
+	}
+	c := s.cc.signal(sig)
 	if c&ccUnpace != 0 {
 		s.sched.readyAt = min(s.sched.readyAt, now)
 	}
@@ -360,7 +374,7 @@ func (r *RoCEReceiver) onData(now sim.Time, p *topology.Packet) {
 	if p.INT != nil {
 		r.hpccKeep(p)
 	}
-	if r.cfg.DCTCP != nil {
+	if r.cfg.echoesECN() {
 		r.dctcpEcho(now, p.ECN == topology.ECNCE)
 	}
 	if r.np != nil {

@@ -1,6 +1,7 @@
 package transports
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/fabricsim/fabricsim/sim"
@@ -14,6 +15,19 @@ type DCTCPParams struct {
 	G float64
 	// InitCwnd is the window a flow starts with, in packets (RFC 6928's ten segments).
 	InitCwnd int
+}
+
+func (p *DCTCPParams) check(version int) error {
+	if version == 1 {
+		return errors.New("DCTCP over RoCE v1: it needs ECN marks, and RoCE v1 frames carry no IP header")
+	}
+	return p.validate()
+}
+
+func (*DCTCPParams) echoesECN() {}
+
+func (p *DCTCPParams) newCC(_ *NIC, _ *RoCEConfig, _ sim.Rate, _ sim.Time, npkts uint32) roceCC {
+	return newRoceDCTCP(*p, npkts)
 }
 
 func (p *DCTCPParams) validate() error {

@@ -79,14 +79,13 @@ func TestRoCEDCTCPConfigChecks(t *testing.T) {
 		version int
 		bad     string
 	}{
-		{RoCECC{DCTCP: &DCTCPParams{G: 0, InitCwnd: 10}}, 2, "gain"},
-		{RoCECC{DCTCP: &DCTCPParams{G: 1.0 / 16, InitCwnd: 0}}, 2, "initial window"},
-		{RoCECC{DCTCP: &DCTCPParams{G: 1.0 / 16, InitCwnd: 10}}, 1, "RoCE v1"},
-		{RoCECC{DCTCP: &DCTCPParams{G: 1.0 / 16, InitCwnd: 10}, HPCC: &HPCCParams{}}, 2, "one congestion control"},
+		{&DCTCPParams{G: 0, InitCwnd: 10}, 2, "gain"},
+		{&DCTCPParams{G: 1.0 / 16, InitCwnd: 0}, 2, "initial window"},
+		{&DCTCPParams{G: 1.0 / 16, InitCwnd: 10}, 1, "RoCE v1"},
 	} {
-		err := c.cc.validate(c.version)
+		err := c.cc.check(c.version)
 		require.ErrorContains(t, err, c.bad)
 	}
-	ok := RoCECC{DCTCP: &DCTCPParams{G: 1.0 / 16, InitCwnd: 10}}
-	require.NoError(t, ok.validate(2))
+	var ok RoCECC = &DCTCPParams{G: 1.0 / 16, InitCwnd: 10}
+	require.NoError(t, ok.check(2))
 }

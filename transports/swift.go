@@ -320,32 +320,26 @@ type swiftCC struct {
 	s        *Swift
 	line     sim.Rate
 	fullWire int64      // the wire bytes of a full data packet
-	sentAt   []sim.Time // by PSN modulo its length: when the PSN left, -1 when it left more than once
-	newFrom  uint32     // one past the highest PSN sent: a PSN below it is a resend
+	times    *sendTimes // when each packet in flight left
 	una      uint32     // the cumulative acknowledgement seen
 	paced    bool       // the window was below one packet after the latest update
 }
 
-// newSwiftCC returns the Swift sender of a flow of npkts packets of cfg from a NIC of line
+func (p *SwiftParams) check(int) error { return p.validate() }
+
+// setPath gives Swift the hops of its target: the switches on the route.
+func (c *swiftCC) setPath(_ *RoCESender, p Path) { c.s.Hops = len(p.Fwd) - 1 }
+
+// newCC returns the Swift sender of a flow of npkts packets of cfg from a NIC of line
 // rate line. Its send times hold max_cwnd + 2 packets in flight (the window's bound), or the
 // flow's packets if fewer: 2 KB per flow with the defaults. A PSN whose slot a later one has
 // taken before its ACK came (more in flight while pacing below one packet) gives no sample.
-func newSwiftCC(cfg *RoCEConfig, line sim.Rate, npkts uint32) *swiftCC {
+func (p *SwiftParams) newCC(_ *NIC, cfg *RoCEConfig, line sim.Rate, _ sim.Time, npkts uint32) roceCC {
 	full := frames.RoCEWireBytes(cfg.Version, int64(cfg.MTU), false)
-	n := int(min(math.Ceil(cfg.Swift.MaxCwnd)+2, float64(npkts)))
-	c := &swiftCC{s: NewSwift(*cfg.Swift, line, full), line: line, fullWire: full, sentAt: make([]sim.Time, n)}
-	for i := range c.sentAt {
-		c.sentAt[i] = -1
-	}
+	n := int(min(math.Ceil(p.MaxCwnd)+2, float64(npkts)))
+	c := &swiftCC{s: NewSwift(*p, line, full), line: line, fullWire: full, times: newSendTimes(n)}
 	c.paced = c.s.Cwnd() < 1
 	return c
-}
-
-// slot is where PSN psn's send time is, and whether it is still there: no PSN sent since
-// has taken the slot.
-func (c *swiftCC) slot(psn uint32) (int, bool) {
-	n := uint32(len(c.sentAt))
-	return int(psn % n), psn < c.newFrom && c.newFrom-psn <= n
 }
 
 func (c *swiftCC) start() string { return "" }
@@ -370,13 +364,7 @@ func (c *swiftCC) windowOpen(inFlight uint32) bool {
 
 // sent records when the packet left (or that it left again), and asks for an ACK at once.
 func (c *swiftCC) sent(p *topology.Packet, _ uint32) {
-	if i, ok := c.slot(p.PSN); ok {
-		c.sentAt[i] = -1 // a resend: its ACK is no sample (Karn)
-	} else if p.PSN >= c.newFrom {
-		c.newFrom = p.PSN + 1
-		i, _ := c.slot(p.PSN)
-		c.sentAt[i] = p.SentAt
-	}
+	c.times.sent(p.PSN, p.SentAt) // a resend's ACK is no sample (Karn)
 	p.IB().AckReq = true
 }
 
@@ -400,11 +388,11 @@ func (c *swiftCC) signal(s ccSignal) ccAck {
 	case s.event == ccLost:
 		c.s.FastRecovery(now)
 	case n > 0:
-		i, ok := c.slot(s.psn)
-		if !ok || c.sentAt[i] < 0 {
+		rtt := c.times.sample(s.psn, now)
+		if rtt == 0 {
 			return ccWindow
 		}
-		c.s.Ack(now, now-c.sentAt[i], 0, n)
+		c.s.Ack(now, rtt, 0, n)
 	default:
 		return 0
 	}
@@ -422,8 +410,12 @@ func (c *swiftCC) timedOut(now sim.Time) {
 	c.paced = c.s.Cwnd() < 1
 }
 
-// SwiftOf is flow i's Swift window computation, nil for a flow without Swift.
+// SwiftOf is flow i's Swift window computation (RoCE's cc swift or UET's), nil for a flow
+// without Swift.
 func (r *Registry) SwiftOf(i int32) *Swift {
+	if u, ok := r.senders[i].(*UETSender); ok {
+		return u.sw
+	}
 	if s, ok := r.senders[i].(*RoCESender); ok {
 		if c, ok := s.cc.(*swiftCC); ok {
 			return c.s

@@ -60,12 +60,12 @@ func TestSwiftTranscripts(t *testing.T) {
 			if cmd.Has("fsrange") {
 				p.FSRange = cmd.Time("fsrange")
 			}
-			cfg := RoCEConfig{Version: 2, MTU: 1024, RoCECC: RoCECC{Swift: &p}}
-			c = newSwiftCC(&cfg, sim.Rate(cmd.Int("line"))*sim.Gbps, 1<<20)
+			cfg := RoCEConfig{Version: 2, MTU: 1024, CC: &p}
+			c = p.newCC(nil, &cfg, sim.Rate(cmd.Int("line"))*sim.Gbps, 0, 1<<20).(*swiftCC)
 			if cmd.Has("hops") {
 				c.s.Hops = int(cmd.Int("hops"))
 			}
-			return fmt.Sprintf("alpha=%.6fus beta=%.6fus ring=%d ", c.s.alpha/1e6, c.s.betaFS/1e6, len(c.sentAt)) + windows()
+			return fmt.Sprintf("alpha=%.6fus beta=%.6fus ring=%d ", c.s.alpha/1e6, c.s.betaFS/1e6, len(c.times.at)) + windows()
 		case "target":
 			return fmt.Sprintf("target=%v", c.s.TargetAt(cmd.Float("cwnd")))
 		case "ack":
@@ -81,7 +81,7 @@ func TestSwiftTranscripts(t *testing.T) {
 			return fmt.Sprintf("retransmits=%d ", c.s.retransmits) + windows()
 		case "send":
 			p := &topology.Packet{PSN: uint32(cmd.Int("psn")), SentAt: cmd.Time("at")}
-			resend := p.PSN < c.newFrom
+			resend := p.PSN < c.times.newFrom
 			c.sent(p, 0)
 			return fmt.Sprintf("resend=%t ackreq=%t", resend, p.IB().AckReq)
 		case "ackpsn":
@@ -127,17 +127,14 @@ func TestSwiftParamsValidate(t *testing.T) {
 	}
 	p := DefaultSwiftParams()
 	require.NoError(t, p.validate())
-	tp := DefaultTIMELYParams()
-	cfg := RoCEConfig{MTU: 1024, RetransmitTimeout: sim.Millisecond, AckInterval: 1, RoCECC: RoCECC{Swift: &p, TIMELY: &tp}}
-	require.ErrorContains(t, cfg.Validate(), "one congestion control")
 }
 
 // TestSwiftAllocatesNothingPerPacket: a packet sent, its ACK taken, the window and the pacing
 // rate asked, allocate nothing once the flow has started.
 func TestSwiftAllocatesNothingPerPacket(t *testing.T) {
 	p := DefaultSwiftParams()
-	cfg := RoCEConfig{Version: 2, MTU: 1024, RoCECC: RoCECC{Swift: &p}}
-	c := newSwiftCC(&cfg, 100*sim.Gbps, 1<<30)
+	cfg := RoCEConfig{Version: 2, MTU: 1024, CC: &p}
+	c := p.newCC(nil, &cfg, 100*sim.Gbps, 0, 1<<30).(*swiftCC)
 	var psn uint32
 	now := sim.Time(0)
 	pkt, ack := &topology.Packet{}, &topology.Packet{Kind: topology.KindAck}

@@ -257,6 +257,14 @@ type timelyCC struct {
 
 // newTIMELYCC returns the TIMELY sender of a flow starting at start from a NIC of line rate
 // line.
+func (p *TIMELYParams) check(int) error { return p.validate() }
+
+func (*TIMELYParams) rateBased() {}
+
+func (p *TIMELYParams) newCC(_ *NIC, _ *RoCEConfig, line sim.Rate, start sim.Time, _ uint32) roceCC {
+	return newTIMELYCC(*p, line, start)
+}
+
 func newTIMELYCC(p TIMELYParams, line sim.Rate, start sim.Time) *timelyCC {
 	return &timelyCC{t: NewTIMELY(p, line, start)}
 }

@@ -50,9 +50,11 @@ type UETConfig struct {
 	// Trimming says the fabric trims packets (switch.trimming): NSCC's default target and
 	// REPS's freezing after a timeout depend on it.
 	Trimming bool
-	// CC is the congestion control: NSCC's window, RCCC's receiver credit (uet_rccc.go), or
-	// both.
+	// CC is the congestion control: NSCC's window, RCCC's receiver credit (uet_rccc.go),
+	// both, or Swift's window (uet_swift.go).
 	CC UETCC
+	// Swift is Swift's parameters, when CC is CCSwift.
+	Swift SwiftParams
 	// SLEEK turns on SLEEK's out-of-order loss detection under NSCC (uet_loss.go; uet-htsim
 	// runs it only with -sleek, main_uec.cpp 362, and _sender_based_cc, uec.cpp 1065).
 	SLEEK bool
@@ -75,8 +77,10 @@ func (c *UETConfig) Validate() error {
 		return fmt.Errorf("UET quick adapt gate %d: from 0 to 62", c.QAGate)
 	case int(c.AckPriority) >= topology.NumPriorities:
 		return fmt.Errorf("UET ACK priority %d: there are %d priorities", c.AckPriority, topology.NumPriorities)
-	case c.CC > CCBoth:
-		return fmt.Errorf("UET congestion control %d: it is nscc, rccc or both", c.CC)
+	case c.CC > CCSwift:
+		return fmt.Errorf("UET congestion control %d: it is nscc, rccc, both or swift", c.CC)
+	case c.CC.swift():
+		return c.Swift.validate()
 	}
 	return nil
 }
@@ -122,6 +126,7 @@ type UETSender struct {
 	timer alarm
 	over  bool
 	cc    nscc
+	sw    *Swift // cc swift's window, else nil
 	mp    entropyChooser
 
 	recs     []uetRec // ring, indexed by PSN & (len - 1), for cum <= PSN < highest
@@ -192,6 +197,9 @@ func (r *Registry) newUET(i int32, src, dst *NIC, cross bool, cfg UETConfig) (*U
 		s.rc.frame = frames.UETWireBytes(0, true) - s.hdr
 	}
 	s.rc.lastRequest = -1
+	if cfg.CC.swift() {
+		s.sw = newUETSwift(&cfg, src.Wire.Params.Rate)
+	}
 	s.timer = newAlarm(src, s, opTimer)
 	s.mp = newEntropyChooser(cfg.Entropy, cfg.Paths, cfg.Trimming, sim.Stream(r.Seed, fmt.Sprintf("uet-entropy:%d", i)))
 	return s, newUETReceiver(q, dst, cfg)
@@ -248,6 +256,9 @@ func (s *UETSender) Handle(now sim.Time, op int, _ any) {
 			s.rc.maxwnd = s.cc.maxwnd
 			s.rc.credit, s.rc.speculating = s.rc.maxwnd, true
 		}
+		if s.sw != nil {
+			s.swiftWindow()
+		}
 		s.live = true
 		s.nic.activate(now, s)
 	case opTimer:
@@ -302,7 +313,7 @@ func (s *UETSender) next() (psn uint32, resend, ok bool) {
 	if s.cfg.CC.rccc() && s.rc.credit <= 0 {
 		return psn, resend, false // can_send_RCCC: any credit at all lets a packet go
 	}
-	if !s.cfg.CC.nscc() {
+	if !s.cfg.CC.window() {
 		return psn, resend, true
 	}
 	fits := s.cc.cwnd >= s.cc.inflight+s.size(psn)
@@ -355,8 +366,9 @@ func (s *UETSender) emit(now sim.Time) *topology.Packet {
 		ue.Opcode = topology.OpWriteLast
 	}
 	// uet-htsim sendNewPacket: AR on the last packet, when the window is full or the credit
-	// spent; a resend always asks (sendRtxPacket).
-	full := s.cfg.CC.nscc() && s.cc.inflight+size >= s.cc.cwnd
+	// spent; a resend always asks (sendRtxPacket). Under Swift every packet asks
+	// (uet_swift.go).
+	full := s.cfg.CC.window() && s.cc.inflight+size >= s.cc.cwnd || s.sw != nil
 	if s.cfg.CC.rccc() {
 		s.rc.credit -= size + s.rc.frame // spendCredit, in wire bytes
 		ue.CCReq, ue.Credit = true, uint32(s.pullTarget())
@@ -377,6 +389,9 @@ func (s *UETSender) emit(now sim.Time) *topology.Packet {
 	s.pushTime(now, psn)
 	if rt := s.flow.Rate; rt > 0 {
 		s.sched.readyAt = now + rt.TxTime(p.WireBytes())
+	}
+	if s.sw != nil {
+		s.swiftPace(now)
 	}
 	if !s.timer.running() {
 		s.timer.set(now + s.rto)
@@ -439,10 +454,11 @@ func (s *UETSender) onAck(now sim.Time, p *topology.Packet) {
 		s.recvd = ue.RecvdBytes
 	}
 	s.cc.received(newly)
-	delay := s.cc.avgDelay
+	delay, sample := s.cc.avgDelay, sim.Time(0)
 	if p.PSN >= s.cum && p.PSN < s.highest && !ue.AckRequest {
 		if r := s.rec(p.PSN); r.state == recFlight && r.karn(ue.Retx) {
 			raw := now - r.sentAt
+			sample = raw
 			s.cc.updateBaseRTT(raw)
 			if raw >= s.cc.baseRTT {
 				s.cc.updateDelay(raw, true, ue.ECNEcho)
@@ -468,9 +484,11 @@ func (s *UETSender) onAck(now sim.Time, p *topology.Packet) {
 	}
 	if s.cfg.CC.nscc() {
 		s.cc.onAck(now, ue.ECNEcho, delay, newly)
+	} else if s.sw != nil {
+		s.swiftAck(now, sample, newly)
 	}
 	s.stopSpeculating()
-	if s.cfg.CC.nscc() && s.cfg.SLEEK { // uet-htsim: _sender_based_cc && _enable_sleek (processAck, uec.cpp 1642)
+	if s.cfg.CC.window() && s.cfg.SLEEK { // uet-htsim: _sender_based_cc && _enable_sleek (processAck, uec.cpp 1642)
 		s.sleek(int64(ue.OOO))
 	}
 	if s.persistent {
@@ -538,6 +556,8 @@ func (s *UETSender) onNack(now sim.Time, p *topology.Packet) {
 	}
 	if s.cfg.CC.nscc() {
 		s.cc.onNack(now, int64(r.size))
+	} else if s.sw != nil {
+		s.swiftLoss(now)
 	}
 	s.stopSpeculating()
 	s.queueRtx(p.PSN, r)

@@ -54,6 +54,8 @@ func (s *UETSender) timerFired(now sim.Time) {
 	s.queueRtx(t.psn, r)
 	if s.cfg.CC.nscc() {
 		s.cc.cwnd = max(s.cc.cwnd-int64(r.size), s.cc.mtu) // mark_packet_for_retransmission
+	} else if s.sw != nil {
+		s.swiftTimeout(now)
 	}
 	if t, ok := s.oldest(); ok {
 		s.timer.set(max(t.at+s.rto, now))

@@ -57,13 +57,16 @@ type UETCC uint8
 
 // UET congestion controls.
 const (
-	CCNSCC UETCC = iota // the sender's window (NSCC) alone
-	CCRCCC              // the receiver's credit (RCCC) alone
-	CCBoth              // both: a packet goes when the window and the credit allow
+	CCNSCC  UETCC = iota // the sender's window (NSCC) alone
+	CCRCCC               // the receiver's credit (RCCC) alone
+	CCBoth               // both: a packet goes when the window and the credit allow
+	CCSwift              // the sender's window from Swift (uet_swift.go) instead of NSCC
 )
 
-func (c UETCC) nscc() bool { return c != CCRCCC }
-func (c UETCC) rccc() bool { return c != CCNSCC }
+func (c UETCC) nscc() bool   { return c == CCNSCC || c == CCBoth }
+func (c UETCC) rccc() bool   { return c == CCRCCC || c == CCBoth }
+func (c UETCC) swift() bool  { return c == CCSwift }
+func (c UETCC) window() bool { return c != CCRCCC } // a sender's window: NSCC's or Swift's
 
 // quantaCeil is bytes in credit units, rounded up (quantize_ceil), for either sign.
 func quantaCeil(bytes int64) int64 {

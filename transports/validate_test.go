@@ -17,19 +17,35 @@ func TestRoCEConfigValidate(t *testing.T) {
 	good := defaultConfig()
 	require.NoError(t, good.Validate())
 	dcqcn := ecn.PaperParams()
-	good.DCQCN = &dcqcn
+	good.CC = (*transports.DCQCNParams)(&dcqcn)
 	require.NoError(t, good.Validate())
 	bad := map[string]func(c *transports.RoCEConfig){
-		"version":           func(c *transports.RoCEConfig) { c.Version = 3 },
-		"MTU":               func(c *transports.RoCEConfig) { c.MTU = 0 },
-		"retransmit":        func(c *transports.RoCEConfig) { c.RetransmitTimeout = 0 },
-		"retry":             func(c *transports.RoCEConfig) { c.RetryLimit = -1 },
-		"ACK interval":      func(c *transports.RoCEConfig) { c.AckInterval = 0 },
-		"CNP priority":      func(c *transports.RoCEConfig) { c.CNPPriority = topology.NumPriorities },
-		"gain":              func(c *transports.RoCEConfig) { p := *c.DCQCN; p.G = 2; c.DCQCN = &p },
-		"rate timer":        func(c *transports.RoCEConfig) { p := *c.DCQCN; p.RateTimer = 0; c.DCQCN = &p },
-		"minimum rate":      func(c *transports.RoCEConfig) { p := *c.DCQCN; p.MinRate = 0; c.DCQCN = &p },
-		"negative interval": func(c *transports.RoCEConfig) { p := *c.DCQCN; p.CNPInterval = -1; c.DCQCN = &p },
+		"version":      func(c *transports.RoCEConfig) { c.Version = 3 },
+		"MTU":          func(c *transports.RoCEConfig) { c.MTU = 0 },
+		"retransmit":   func(c *transports.RoCEConfig) { c.RetransmitTimeout = 0 },
+		"retry":        func(c *transports.RoCEConfig) { c.RetryLimit = -1 },
+		"ACK interval": func(c *transports.RoCEConfig) { c.AckInterval = 0 },
+		"CNP priority": func(c *transports.RoCEConfig) { c.CNPPriority = topology.NumPriorities },
+		"gain": func(c *transports.RoCEConfig) {
+			p := *c.CC.(*transports.DCQCNParams)
+			p.G = 2
+			c.CC = (*transports.DCQCNParams)(&p)
+		},
+		"rate timer": func(c *transports.RoCEConfig) {
+			p := *c.CC.(*transports.DCQCNParams)
+			p.RateTimer = 0
+			c.CC = (*transports.DCQCNParams)(&p)
+		},
+		"minimum rate": func(c *transports.RoCEConfig) {
+			p := *c.CC.(*transports.DCQCNParams)
+			p.MinRate = 0
+			c.CC = (*transports.DCQCNParams)(&p)
+		},
+		"negative interval": func(c *transports.RoCEConfig) {
+			p := *c.CC.(*transports.DCQCNParams)
+			p.CNPInterval = -1
+			c.CC = (*transports.DCQCNParams)(&p)
+		},
 	}
 	for name, spoil := range bad {
 		c := good
@@ -38,20 +54,19 @@ func TestRoCEConfigValidate(t *testing.T) {
 	}
 }
 
-// TestHPCCConfigValidate: HPCC runs on RoCE v2 alone, never with DCQCN, and only with
+// TestHPCCConfigValidate: HPCC runs on RoCE v2 alone (one congestion control per queue pair
+// is RoCEConfig.CC's type), and only with
 // parameters Algorithm 1 can use.
 func TestHPCCConfigValidate(t *testing.T) {
 	good := defaultConfig()
-	good.HPCC = &transports.HPCCParams{Eta: 0.95, MaxStage: 5}
+	good.CC = &transports.HPCCParams{Eta: 0.95, MaxStage: 5}
 	require.NoError(t, good.Validate())
-	dcqcn := ecn.PaperParams()
 	bad := map[string]func(c *transports.RoCEConfig){
-		"RoCE v1":   func(c *transports.RoCEConfig) { c.Version = 1 },
-		"and DCQCN": func(c *transports.RoCEConfig) { c.DCQCN = &dcqcn },
-		"eta":       func(c *transports.RoCEConfig) { c.HPCC = &transports.HPCCParams{Eta: 1.2, MaxStage: 5} },
-		"stage":     func(c *transports.RoCEConfig) { c.HPCC = &transports.HPCCParams{Eta: 0.95, MaxStage: -1} },
-		"ai":        func(c *transports.RoCEConfig) { c.HPCC = &transports.HPCCParams{Eta: 0.95, AI: -1} },
-		"base RTT":  func(c *transports.RoCEConfig) { c.HPCC = &transports.HPCCParams{Eta: 0.95, BaseRTT: -sim.Microsecond} },
+		"RoCE v1":  func(c *transports.RoCEConfig) { c.Version = 1 },
+		"eta":      func(c *transports.RoCEConfig) { c.CC = &transports.HPCCParams{Eta: 1.2, MaxStage: 5} },
+		"stage":    func(c *transports.RoCEConfig) { c.CC = &transports.HPCCParams{Eta: 0.95, MaxStage: -1} },
+		"ai":       func(c *transports.RoCEConfig) { c.CC = &transports.HPCCParams{Eta: 0.95, AI: -1} },
+		"base RTT": func(c *transports.RoCEConfig) { c.CC = &transports.HPCCParams{Eta: 0.95, BaseRTT: -sim.Microsecond} },
 	}
 	for name, spoil := range bad {
 		c := good
