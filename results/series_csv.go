@@ -123,7 +123,7 @@ func throughputGbps(bytes int64, us float64) float64 {
 // writeQueuesCSV writes each switch egress queue that held a frame at some sample, at every
 // sample: its depth in bytes, and its port's peer.
 func writeQueuesCSV(w io.Writer, d *Document) error {
-	// peer comes last: SPEC.md's columns may be extended, never moved.
+	// peer comes last: a CSV file's columns may be extended, never moved (docs/results.md).
 	return seriesCSV(w, d, []string{"node", "port", "priority", "bytes", "peer"}, func(s *Series, emit func(...string) error) error {
 		for k, t := range s.TimesUS {
 			for _, q := range s.Queues {
