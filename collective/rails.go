@@ -91,17 +91,28 @@ func railRing(op string, l Layout, size int64, channels int) (*Plan, error) {
 // the path latency is a relayed message's, su.Alpha + nic.Alpha, with PXN and the longer of
 // the two without.
 func RailRingIdeal(op string, size int64, n, g, C int, pxn bool, su, nic Link) float64 {
+	steps, bytes := railRingSteps(op, size, n, g, C, pxn, su, nic)
+	alpha := su.Alpha + nic.Alpha
+	if !pxn {
+		alpha = max(su.Alpha, nic.Alpha)
+	}
+	return steps * (bytes + alpha)
+}
+
+// railRingSteps is the rail ring's number of steps and a step's bytes at the busier link
+// class's cost (RailRingIdeal's per-step bytes).
+func railRingSteps(op string, size int64, n, g, C int, pxn bool, su, nic Link) (steps, bytes float64) {
 	N, S := float64(n*g), float64(size)
 	k := float64(C / g)
-	steps := N - 1
+	steps = N - 1
 	if op == AllReduce {
 		steps *= 2
 	}
-	suBytes, alpha := S/N, su.Alpha+nic.Alpha
+	suBytes := S / N
 	if !pxn {
-		suBytes, alpha = S*(float64(C)-k)/(float64(C)*N), max(su.Alpha, nic.Alpha)
+		suBytes = S * (float64(C) - k) / (float64(C) * N)
 	}
-	return steps * (max(suBytes*su.PerByte, S/(float64(g)*N)*nic.PerByte) + alpha)
+	return steps, max(suBytes*su.PerByte, S/(float64(g)*N)*nic.PerByte)
 }
 
 // RailRingPipelined is the closed form of op by NCCL's rail ring as it runs when bandwidth
@@ -115,15 +126,10 @@ func RailRingIdeal(op string, size int64, n, g, C int, pxn bool, su, nic Link) f
 // scale-up hops and one NIC hop, each with its latency) is shorter than the g steps the
 // busier link class needs: the ring then never waits on latency.
 func RailRingPipelined(op string, size int64, n, g, C int, pxn bool, su, nic Link) float64 {
-	N, S := float64(n*g), float64(size)
-	k := float64(C / g)
-	steps := N - 1
-	if op == AllReduce {
-		steps *= 2
-	}
-	suBytes, alpha := S/N, su.Alpha+nic.Alpha
+	steps, bytes := railRingSteps(op, size, n, g, C, pxn, su, nic)
+	alpha := su.Alpha + nic.Alpha
 	if !pxn {
-		suBytes, alpha = S*(float64(C)-k)/(float64(C)*N), nic.Alpha
+		alpha = nic.Alpha
 	}
-	return steps*max(suBytes*su.PerByte, S/(float64(g)*N)*nic.PerByte) + alpha
+	return steps*bytes + alpha
 }
