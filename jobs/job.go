@@ -46,6 +46,7 @@ type Job struct {
 	part    []int
 	freed   [][]int32 // per partition: instances whose slot's chunk arrived in the window
 	ready   []int32   // instances to release at the window's end (Handle, readyOp)
+	merged  []int32   // freeSlots' buffer: every partition's freed, in instance order
 	got     [][]int32
 	last    [][]sim.Time
 	current int

@@ -131,24 +131,24 @@ func (j *Job) channelArrived(inst int, now sim.Time) {
 // partitions), and releases those now ready at end, by an event of the engine that runs
 // between windows.
 func (j *Job) freeSlots(end sim.Time) {
-	var freed []int32
+	j.merged = j.merged[:0]
 	for p := range j.freed {
-		freed = append(freed, j.freed[p]...)
+		j.merged = append(j.merged, j.freed[p]...)
 		j.freed[p] = j.freed[p][:0]
 	}
-	if len(freed) == 0 {
+	if len(j.merged) == 0 {
 		return
 	}
-	slices.Sort(freed)
-	start := len(j.ready)
-	for _, i := range freed {
+	slices.Sort(j.merged)
+	idle := len(j.ready) == 0 // no release event pending yet
+	for _, i := range j.merged {
 		k := int(j.phaseOf[i])
 		src := j.phases[k].plan.Messages[int(i)-j.phases[k].off].Src
 		if j.waitDeps[i]--; j.waitDeps[i] == 0 && j.open[k*len(j.ranks)+src] != sim.Never {
 			j.ready = append(j.ready, i)
 		}
 	}
-	if len(j.ready) > start && start == 0 {
+	if idle && len(j.ready) > 0 {
 		j.rt.fab.Engine().At(end, j, readyOp, nil)
 	}
 }
