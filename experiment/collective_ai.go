@@ -38,9 +38,3 @@ func (a jobsFabric) Plan(c *scenarios.Collective, op, alg string, ranks []string
 	}
 	return p, nil
 }
-
-// planOf is collective item c's plan over ranks (its first phase's: Plan with c's own op,
-// algorithm, size and chunk).
-func (f *fabric) planOf(c *scenarios.Collective, ranks []string) (*collective.Plan, error) {
-	return jobsFabric{f}.Plan(c, c.Op, c.Algorithm, ranks, c.Size, c.Chunk)
-}

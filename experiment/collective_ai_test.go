@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fabricsim/fabricsim/collective"
+	"github.com/fabricsim/fabricsim/scenarios"
 )
 
 // railJob is a ring allreduce over the 8 GPUs of 2 servers of 4 on one stripe.
@@ -57,4 +58,10 @@ func TestPlanOfReadsTheFabric(t *testing.T) {
 	g := build0(t, strings.Replace(railJob, ", scaleup: {}", "", 1))
 	_, err = g.planOf(&c, ranks)
 	require.ErrorContains(t, err, "algorithm hierarchical needs every rank in a scale-up domain")
+}
+
+// planOf is collective item c's plan over ranks (its first phase's: Plan with c's own op,
+// algorithm, size and chunk).
+func (f *fabric) planOf(c *scenarios.Collective, ranks []string) (*collective.Plan, error) {
+	return jobsFabric{f}.Plan(c, c.Op, c.Algorithm, ranks, c.Size, c.Chunk)
 }
