@@ -140,7 +140,7 @@ func TestBusbwPerNCCLTests(t *testing.T) {
 // leaf-spine, so that messages finish out of step, and checks every message instance: it was
 // released at the latest arrival of the messages of its After that bring its data (not
 // before, and not later: nothing else holds it), and not before those whose link slot it
-// waits for (the sender learns of their arrival from the acknowledgement, later); an
+// waits for (the sender learns of their arrival at the end of that window, later); an
 // iteration's first messages compute after the iteration before ended (within the window in
 // which it ended: the runtime settles a phase's end between windows); and every queue pair
 // (one per channel and pair of ranks) carried every message posted on it and completed with
