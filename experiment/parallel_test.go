@@ -183,8 +183,8 @@ func TestBenchSaysWhyItRanOnFewerPartitions(t *testing.T) {
 // TestCollectivesDoNotDependOnThreads: collectives run on every partition (package jobs), yet
 // a k=8 fat-tree's 128 hosts running a ring allreduce (two iterations, 2 us of compute
 // between: shorter than what is left of a window, so the second opens at a window's end), a
-// double binary tree allreduce in chunks (whose link slots free at the sender's
-// acknowledgement) and an all_to_all on two channels, beside a permutation, give the same
+// double binary tree allreduce in chunks (whose link slots, freed at the receiver, reach
+// the sender between windows) and an all_to_all on two channels, beside a permutation, give the same
 // bytes on 1, 2 and 3 threads, each cut into as many partitions, none with fewer than a
 // fifth of the events.
 func TestCollectivesDoNotDependOnThreads(t *testing.T) {
