@@ -181,8 +181,9 @@ func TestBenchSaysWhyItRanOnFewerPartitions(t *testing.T) {
 }
 
 // TestCollectivesDoNotDependOnThreads: collectives run on every partition (package jobs), yet
-// a k=8 fat-tree's 128 hosts running a ring allreduce (two iterations, 2 us of compute
-// between: shorter than what is left of a window, so the second opens at a window's end), a
+// a k=8 fat-tree's 128 hosts running a ring allreduce (two iterations, 300 ns of compute
+// between: less than the 1 us window, so the second opens at the end of the window in which
+// the first ended, unless its gate falls after it), a
 // double binary tree allreduce in chunks (whose link slots, freed at the receiver, reach
 // the sender between windows) and an all_to_all on two channels, beside a permutation, give the same
 // bytes on 1, 2 and 3 threads, each cut into as many partitions, none with fewer than a
@@ -198,7 +199,7 @@ topology:
   params: {k: 8, link: {rate: 100Gbps, delay: 1us}, routing: l3}
 switch: {buffer: 4MB, pfc: {enabled: true}}
 traffic:
-  - collective: {op: allreduce, hosts: all, size: 4MB, iterations: 2, compute: 2us}
+  - collective: {op: allreduce, hosts: all, size: 4MB, iterations: 2, compute: 300ns}
   - collective: {op: allreduce, algorithm: tree, hosts: [h1, h9, h17, h25, h33, h41, h49, h57, h65, h73, h81], size: 2MB, chunk: 128KiB, channels: 2}
   - collective: {op: all_to_all, hosts: [h2, h30, h60, h90, h120], size: 1MB, channels: 2}
   - permutation: {hosts: all, size: 200KB}
