@@ -72,9 +72,11 @@ variants:
 // hops between. A pool that kept the packets another partition took (issue 37) allocated a
 // slab of 512 packets every 512 packets it gained: per data packet (3 hops, and an ACK of 3
 // hops per 16) the left pool loses 15/16 of a packet, 15/16 / 512 / (3 x 17/16) = 5.7e-4
-// allocations per hop. The bound is a tenth of that: 16 allocations over the 10 ms's 290,000
-// hops (80 Gb/s of 1,106-byte frames is 9,040 packets a millisecond), room for the runtime's
-// own (goroutines and channels per run), none for anything per packet.
+// allocations per hop, 165 over the 10 ms's 290,000 hops (80 Gb/s of 1,106-byte frames is
+// 9,040 packets a millisecond). The bound is a quarter of that, 41: room for what the process
+// allocates by wall time, not by hop (the huge-page watcher reads /proc every 100 ms, the
+// runtime's GC and timers: 19 were seen on a loaded machine, where a tenth, 16, failed), none
+// for anything per packet.
 func TestBenchAllocatesNothingPerHop(t *testing.T) {
 	path := writeFile(t, "one-way.yaml", oneWayDumbbell)
 	figures := func(stop string) (allocs, hops int64) {
@@ -96,7 +98,7 @@ func TestBenchAllocatesNothingPerHop(t *testing.T) {
 	leak := 15.0 / 16 / 512 / (3 * 17.0 / 16)
 	perHop := float64(a1-a0) / float64(h1-h0)
 	t.Logf("steady state: %d allocations over %d hops (%.2g per hop; the leak made %.2g)", a1-a0, h1-h0, perHop, leak)
-	require.Less(t, perHop, leak/10, "allocations per hop in the steady state: %d over %d hops", a1-a0, h1-h0)
+	require.Less(t, perHop, leak/4, "allocations per hop in the steady state: %d over %d hops", a1-a0, h1-h0)
 }
 
 // TestBenchPresetsLoad: every bench preset loads and is accepted as it is, the 1,024-rank
