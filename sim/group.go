@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"runtime/debug"
 	"sync/atomic"
 )
 
@@ -15,11 +14,13 @@ type Crossing interface {
 }
 
 // outbox is what an engine of a Group hands to the other partitions: per window parity and
-// destination, the crossings that hold frames, and the earliest arrival among them. Two
-// parities let a partition fill one while the others empty the previous window's.
+// destination, the crossings that hold frames, the destinations that have some (in the order
+// they were first handed one), and the earliest arrival among them. Two parities let a
+// partition fill one while the others empty the previous window's.
 type outbox struct {
 	parity int
 	to     [2][][]Crossing
+	dests  [2][]int32
 	next   [2]Time
 }
 
@@ -36,6 +37,9 @@ func (e *Engine) Parity() int {
 // caller hands a crossing over once per window, when it first holds a frame of it.
 func (e *Engine) HandOff(to int, c Crossing, at Time) {
 	o := e.out
+	if len(o.to[o.parity][to]) == 0 {
+		o.dests[o.parity] = append(o.dests[o.parity], int32(to))
+	}
 	o.to[o.parity][to] = append(o.to[o.parity][to], c)
 	o.next[o.parity] = min(o.next[o.parity], at)
 }
@@ -65,6 +69,12 @@ type Group struct {
 	spent   bool   // the budget ran out with an event due
 	// work is the partitions each thread runs, in order.
 	work [][]int
+	// from is, per window parity and receiving partition, the partitions that handed it
+	// something, in increasing order (collect): a partition's intake reads only those, so the
+	// hand-over costs what crossed, not the square of the partitions.
+	from [2][][]int32
+	// sent lists, per window parity, the partitions collect has yet to look at.
+	sent [2][]bool
 	// after, when not nil, runs after every window (AfterWindow).
 	after func(end Time)
 }
@@ -76,15 +86,14 @@ func NewGroup(parts, threads int, window Time, lanes int) *Group {
 		panic(fmt.Sprintf("sim: a group of %d partitions on %d threads in windows of %v", parts, threads, window))
 	}
 	threads = min(threads, parts)
-	seqs := make([]uint64, max(lanes, 1))
-	for i := range seqs {
-		seqs[i] = FirstSeq
-	}
 	g := &Group{window: window, threads: threads, global: NewEngine(), work: make([][]int, threads)}
-	g.global.seqs = seqs
+	g.global.seqs = newSeqs(lanes)
+	for p := range g.from {
+		g.from[p] = make([][]int32, parts)
+	}
 	for i := range parts {
 		e := NewEngine()
-		e.seqs = seqs
+		e.seqs = newSeqs(lanes)
 		e.out = &outbox{next: [2]Time{Never, Never}}
 		for p := range e.out.to {
 			e.out.to[p] = make([][]Crossing, parts)
@@ -93,6 +102,20 @@ func NewGroup(parts, threads int, window Time, lanes int) *Group {
 		g.work[i%threads] = append(g.work[i%threads], i)
 	}
 	return g
+}
+
+// newSeqs returns the counts of lanes 0 .. lanes-1 of one engine of a group, each at its
+// start. Each engine counts for itself: a node's lane schedules only in its own partition's
+// engine (and the Global lane's numbers order only the events of the engine they are in),
+// so the keys' order within every engine is what one shared count gives, and no two
+// threads write one count's cache line (the spines' lanes are neighbours, and a cut splits
+// them).
+func newSeqs(lanes int) []uint64 {
+	seqs := make([]uint64, max(lanes, 1))
+	for i := range seqs {
+		seqs[i] = FirstSeq
+	}
+	return seqs
 }
 
 // Part is partition i's engine.
@@ -143,9 +166,25 @@ func (g *Group) next() Time {
 	return t
 }
 
-// receive calls the crossings handed to partition p in the window of parity par.
+// collect notes, for each partition, which partitions handed it something in the window of
+// parity par (their outboxes' dests), in increasing order of the sender. It runs while no
+// partition does.
+func (g *Group) collect(par int) {
+	for s, e := range g.parts {
+		o := e.out
+		for _, d := range o.dests[par] {
+			g.from[par][d] = append(g.from[par][d], int32(s))
+		}
+		o.dests[par] = o.dests[par][:0]
+	}
+}
+
+// receive calls the crossings handed to partition p in the window of parity par, sender by
+// sender in increasing order (collect).
 func (g *Group) receive(p, par int) {
-	for _, from := range g.parts {
+	senders := g.from[par][p]
+	for _, s := range senders {
+		from := g.parts[s]
 		cs := from.out.to[par][p]
 		for i, c := range cs {
 			c.Cross(par)
@@ -153,11 +192,13 @@ func (g *Group) receive(p, par int) {
 		}
 		from.out.to[par][p] = cs[:0]
 	}
+	g.from[par][p] = senders[:0]
 }
 
 // receiveAll hands every partition what was sent to it, before the whole fabric's events.
 func (g *Group) receiveAll() {
 	for par := range 2 {
+		g.collect(par)
 		for p := range g.parts {
 			g.receive(p, par)
 		}
@@ -187,8 +228,8 @@ func (g *Group) RunBudget(until Time, budget uint64, between func() bool) (stopp
 	g.budget, g.spent = budget, false
 	g.stop.Store(false)
 	g.grid = Never
-	start, done := g.startThreads()
-	defer g.stopThreads(start)
+	b := g.startThreads()
+	defer b.stop()
 	for {
 		t, tg := g.next(), g.global.Next()
 		if g.stop.Load() && min(t, tg) >= g.grid && g.grid <= until {
@@ -226,7 +267,7 @@ func (g *Group) RunBudget(until Time, budget uint64, between func() bool) (stopp
 		if until < end {
 			end = until + 1
 		}
-		g.runWindow(end, start, done)
+		g.runWindow(end, b)
 		if g.spent {
 			g.now = g.parts[0].now
 			return false, true
@@ -251,7 +292,7 @@ func (g *Group) setNow(t Time) {
 
 // runWindow runs every partition's events due before end: this goroutine the first
 // thread's partitions, the others theirs.
-func (g *Group) runWindow(end Time, start []chan Time, done chan any) {
+func (g *Group) runWindow(end Time, b *barrier) {
 	par := int(g.windows & 1)
 	g.windows++
 	for _, e := range g.parts {
@@ -259,19 +300,16 @@ func (g *Group) runWindow(end Time, start []chan Time, done chan any) {
 		// starts, those of the one before were taken in at the previous start.
 		e.out.parity, e.out.next = par, [2]Time{Never, Never}
 	}
-	for _, c := range start {
-		c <- end
+	if g.threads > 1 {
+		b.open(end, g.threads-1)
 	}
 	g.runThread(0, end)
-	var failed any
-	for range start {
-		if r := <-done; r != nil {
-			failed = r
+	if g.threads > 1 {
+		if failed := b.wait(); failed != nil {
+			panic(failed)
 		}
 	}
-	if failed != nil {
-		panic(failed)
-	}
+	g.collect(par)
 	if g.after != nil {
 		g.after(end)
 	}
@@ -296,36 +334,10 @@ func (g *Group) runThread(i int, end Time) {
 	}
 }
 
-// startThreads starts the goroutines of threads 1 .. threads-1, each waiting for the end of
-// a window on its channel.
-func (g *Group) startThreads() ([]chan Time, chan any) {
-	start := make([]chan Time, g.threads-1)
-	done := make(chan any, g.threads)
-	for i := range start {
-		start[i] = make(chan Time)
-		go func(i int, c chan Time) {
-			for end := range c {
-				done <- g.runSafely(i, end)
-			}
-		}(i+1, start[i])
-	}
-	return start, done
-}
-
-// runSafely is runThread that returns a panic's value instead of crashing the program from a
-// goroutine the caller cannot recover in.
-func (g *Group) runSafely(i int, end Time) (failed any) {
-	defer func() {
-		if r := recover(); r != nil {
-			failed = fmt.Sprintf("%v (thread %d)\n%s", r, i, debug.Stack())
-		}
-	}()
-	g.runThread(i, end)
-	return nil
-}
-
-func (g *Group) stopThreads(start []chan Time) {
-	for _, c := range start {
-		close(c)
-	}
+// startThreads starts the goroutines of threads 1 .. threads-1, each waiting at the barrier
+// for a window to run.
+func (g *Group) startThreads() *barrier {
+	b := newBarrier()
+	b.start(g.threads, g.runThread)
+	return b
 }
