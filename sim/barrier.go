@@ -14,8 +14,12 @@ import (
 // still running. Both sides spin for a while before they sleep: windows on a large fabric
 // follow each other within microseconds, where waking a sleeping goroutine through a channel
 // costs a few microseconds per thread, one after another (docs/performance.md, round six).
-// A thread that has waited longer than spinFor sleeps on a condition variable, so a run
-// beside busier work, or with partitions of unequal load, does not burn a core waiting.
+// A side that has polled for spinFor sleeps on a condition variable; and a side whose polling
+// came to nothing polls again only after a number of windows that doubles with each failure
+// in a row (a backoff): on a machine with more runnable threads than cores, or with
+// partitions of unequal load, the other side is not coming soon, and polling would only take
+// the core from it (measured: polling for 50 us every window on this 2-core machine under
+// load made every window 150 us; docs/performance.md).
 type barrier struct {
 	// The fields the threads poll each have a cache line of their own: the coordinator
 	// writes window and end once a window, the threads pending once each.
@@ -31,6 +35,7 @@ type barrier struct {
 	finished sync.Cond // the last thread finished its window
 	sleepers int       // threads asleep on started (under mu)
 	waiting  bool      // the coordinator asleep on finished (under mu)
+	spin     backoff   // the coordinator's
 	closed   bool      // the threads are to return (under mu)
 	failed   any       // the first panic of a thread, with its stack (under mu)
 	threads  sync.WaitGroup
@@ -62,8 +67,9 @@ func (b *barrier) start(n int, run func(i int, end Time)) {
 // thread is thread i's life: wait for a window, run it, say so.
 func (b *barrier) thread(i int, run func(i int, end Time)) {
 	defer b.threads.Done()
+	var spin backoff
 	for seen := uint64(0); ; {
-		w, ok := b.awaitWindow(seen)
+		w, ok := b.awaitWindow(seen, &spin)
 		if !ok {
 			return
 		}
@@ -85,17 +91,17 @@ func (b *barrier) thread(i int, run func(i int, end Time)) {
 	}
 }
 
-// awaitWindow waits for a window after seen; false when the threads are to stop.
-func (b *barrier) awaitWindow(seen uint64) (uint64, bool) {
+// awaitWindow waits for a window after seen, polling first if spin says so; false when the
+// threads are to stop.
+func (b *barrier) awaitWindow(seen uint64, spin *backoff) (uint64, bool) {
 	if w := b.window.Load(); w != seen {
 		return w, true
 	}
-	for deadline, n := time.Now().Add(spinFor), 1; ; n++ {
-		if w := b.window.Load(); w != seen {
-			return w, true
-		}
-		if n%spinCheck == 0 && time.Now().After(deadline) {
-			break
+	if spin.try() {
+		ok := poll(func() bool { return b.window.Load() != seen })
+		spin.done(ok)
+		if ok {
+			return b.window.Load(), true
 		}
 	}
 	b.mu.Lock()
@@ -107,6 +113,46 @@ func (b *barrier) awaitWindow(seen uint64) (uint64, bool) {
 	}
 	w := b.window.Load()
 	return w, w != seen
+}
+
+// poll reports whether ready became true within spinFor.
+func poll(ready func() bool) bool {
+	for deadline, n := time.Now().Add(spinFor), 1; ; n++ {
+		if ready() {
+			return true
+		}
+		if n%spinCheck == 0 && time.Now().After(deadline) {
+			return false
+		}
+	}
+}
+
+// backoff decides when a side of the barrier polls: always while polling works; after a
+// failure, not for the next 1, then 2, 4, ... up to maxSkip waits.
+type backoff struct {
+	skip, next uint32
+}
+
+// maxSkip is the most waits a backoff lets go by without polling.
+const maxSkip = 1024
+
+// try reports whether to poll this time.
+func (s *backoff) try() bool {
+	if s.skip > 0 {
+		s.skip--
+		return false
+	}
+	return true
+}
+
+// done takes the outcome of a poll.
+func (s *backoff) done(ok bool) {
+	if ok {
+		s.next = 0
+		return
+	}
+	s.next = min(max(2*s.next, 1), maxSkip)
+	s.skip = s.next
 }
 
 // open starts a window that ends at end on every other thread.
@@ -124,20 +170,18 @@ func (b *barrier) open(end Time, others int) {
 // wait waits for every other thread to finish the window, and returns the first panic one
 // met, or nil.
 func (b *barrier) wait() any {
-	for deadline, n := time.Now().Add(spinFor), 1; b.pending.Load() != 0; n++ {
-		if n%spinCheck == 0 && time.Now().After(deadline) {
-			b.mu.Lock()
-			for b.pending.Load() != 0 {
-				b.waiting = true
-				b.finished.Wait()
-			}
-			b.waiting = false
-			b.mu.Unlock()
-			break
-		}
+	done := b.pending.Load() == 0
+	if !done && b.spin.try() {
+		done = poll(func() bool { return b.pending.Load() == 0 })
+		b.spin.done(done)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	for !done && b.pending.Load() != 0 {
+		b.waiting = true
+		b.finished.Wait()
+	}
+	b.waiting = false
 	failed := b.failed
 	b.failed = nil
 	return failed

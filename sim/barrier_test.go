@@ -78,3 +78,31 @@ func TestBarrierPassesOnTheFirstPanic(t *testing.T) {
 	b.open(2, 2)
 	require.Nil(t, b.wait())
 }
+
+// TestBackoffDoublesTheWaitsItSkips: a failed poll skips 1, then 2, 4, ... waits up to
+// maxSkip; a poll that works resets it.
+func TestBackoffDoublesTheWaitsItSkips(t *testing.T) {
+	var s backoff
+	require.True(t, s.try())
+	skipped := func() int {
+		n := 0
+		for !s.try() {
+			n++
+		}
+		return n
+	}
+	for _, want := range []int{1, 2, 4, 8} {
+		s.done(false)
+		require.Equal(t, want, skipped())
+	}
+	for range 20 {
+		s.done(false)
+		skipped()
+	}
+	s.done(false)
+	require.Equal(t, maxSkip, skipped())
+	s.done(true)
+	require.True(t, s.try())
+	s.done(false)
+	require.Equal(t, 1, skipped())
+}

@@ -138,3 +138,15 @@ func TestPoolClearsTheExtension(t *testing.T) {
 	require.Equal(t, [extWords]uint64{}, q.ext)
 	require.Equal(t, UETFields{}, *q.UET())
 }
+
+// TestCrossingSidesShareNoCacheLine: on a wire between two partitions, the sender's lines
+// (the staged lists, one per window parity) and the receiver's (the frames in flight) are
+// distinct lines of a 256-byte object, which Go's allocator starts on a line.
+func TestCrossingSidesShareNoCacheLine(t *testing.T) {
+	var x crossing
+	require.Equal(t, uintptr(256), unsafe.Sizeof(x))
+	require.Equal(t, uintptr(64), unsafe.Offsetof(x.staged))
+	require.Equal(t, uintptr(64), unsafe.Sizeof(x.staged[0]), "a parity's staged list has a line")
+	require.Equal(t, uintptr(192), unsafe.Offsetof(x.rx), "the receiving side has the last line")
+	require.LessOrEqual(t, unsafe.Sizeof(x.rx), uintptr(64))
+}

@@ -71,27 +71,48 @@ type Wire struct {
 	_ [16]byte
 }
 
-// crossing is the sending side of a wire whose ends are in two partitions of a sim.Group:
-// the frames sent in the current window wait here (one list per window parity) until the
-// receiving partition takes them in, before its next window.
+// crossing is a wire whose ends are in two partitions of a sim.Group, run by two threads at
+// once. The sending side (Send, stage) writes the wire's first line and the staged lists;
+// the frames sent in the current window wait there (one list per window parity) until the
+// receiving partition takes them in, before its next window. The receiving side (Cross and
+// the arrivals, crossing.Handle) keeps the frames in flight on a line of its own, so that
+// neither side writes a line the other reads while both run (a line written by one core
+// and read by another moves between their caches on every frame).
 type crossing struct {
-	src    *sim.Engine // the sending partition's engine
-	to     int         // the receiving partition
+	src *sim.Engine // the sending partition's engine
+	to  int         // the receiving partition
+	w   *Wire
+	_   [40]byte
+	// staged is written by the sender for every frame of a window; each parity has a line.
 	staged [2]struct {
 		head, tail *Packet
 		at         sim.Time // the head's arrival
 		seq        uint64   // the head's arrival key
+		_          [32]byte
+	}
+	rx struct {
+		head, tail *Packet // frames in flight, oldest first
+		recv       Receiver
+		eng        *sim.Engine // the receiving partition's engine
+		toLane     sim.Lane
+		toPort     uint16
+		plain      bool // a copy of the wire's, kept by replan
+		_          [17]byte
 	}
 }
 
 // SetLane makes the wire's arrivals run in lane l, the far end's node's.
-func (w *Wire) SetLane(l sim.Lane) { w.toLane = l }
+func (w *Wire) SetLane(l sim.Lane) {
+	w.toLane = l
+	w.replan()
+}
 
 // CrossFrom makes the wire one between two partitions: its sender runs in src, its far end
 // in partition to, whose engine is the one the wire was made with.
 func (w *Wire) CrossFrom(src *sim.Engine, to int) {
-	w.x = &crossing{src: src, to: to}
+	w.x = &crossing{src: src, to: to, w: w}
 	w.cross = true
+	w.replan()
 }
 
 // arrivalKey is the key of the arrival of the frame just counted: the far end's lane with a
@@ -136,10 +157,18 @@ func (w *Wire) replan() {
 	if w.plain {
 		w.delay, w.toPort = uint32(w.Params.Delay), uint16(w.ToPort)
 	}
+	if x := w.x; x != nil {
+		// The receiving side's copies: the wire's own fields are on the sender's line.
+		x.rx.recv, x.rx.eng, x.rx.toLane = w.to, w.eng, w.toLane
+		x.rx.toPort, x.rx.plain = w.toPort, w.plain
+	}
 }
 
 // Attach sets the receiver at the far end.
-func (w *Wire) Attach(to Receiver) { w.to = to }
+func (w *Wire) Attach(to Receiver) {
+	w.to = to
+	w.replan()
+}
 
 // SetTap makes t see every frame put on the wire from now on (a packet capture); nil stops it.
 func (w *Wire) SetTap(t Tap) {
@@ -217,6 +246,7 @@ func (w *Wire) BusyTime() sim.Time {
 func (w *Wire) InFlight(k Kind) int64 {
 	n := countKind(w.head, k)
 	if w.x != nil {
+		n += countKind(w.x.rx.head, k)
 		for _, s := range w.x.staged {
 			n += countKind(s.head, k)
 		}
@@ -323,15 +353,35 @@ func (w *Wire) stage(p *Packet, arrive sim.Time) {
 // Cross implements sim.Crossing: the receiving partition takes in the frames sent in the
 // window of parity par, behind those in flight, exactly as if they had been launched there.
 func (w *Wire) Cross(par int) {
-	s := &w.x.staged[par]
-	if w.tail == nil {
-		w.head = s.head
-		w.eng.AtKey(w.toLane, w.toLane, s.seq, s.at, w, 0, s.head)
+	x := w.x
+	s, rx := &x.staged[par], &x.rx
+	if rx.tail == nil {
+		rx.head = s.head
+		rx.eng.AtKey(rx.toLane, rx.toLane, s.seq, s.at, x, 0, s.head)
 	} else {
-		w.tail.next, w.tail.nextAt = s.head, s.at
+		rx.tail.next, rx.tail.nextAt = s.head, s.at
 	}
-	w.tail = s.tail
+	rx.tail = s.tail
 	s.head, s.tail = nil, nil
+}
+
+// Handle implements sim.Handler for a wire between two partitions: Wire.Handle, on the
+// receiving side's line.
+func (x *crossing) Handle(now sim.Time, _ int, _ any) {
+	rx := &x.rx
+	p := rx.head
+	rx.head = p.next
+	p.next = nil
+	if rx.head == nil {
+		rx.tail = nil
+	} else {
+		rx.eng.AtNext(arrivalStep, p.nextAt, x, 0, rx.head)
+	}
+	if rx.plain && !p.dropped {
+		rx.recv.Receive(now, p, int(rx.toPort))
+		return
+	}
+	x.w.deliverChecked(now, p)
 }
 
 // Handle implements sim.Handler: the head frame's last bit reaches the far end. The event
@@ -346,10 +396,18 @@ func (w *Wire) Handle(now sim.Time, _ int, _ any) {
 	} else {
 		w.eng.AtNext(arrivalStep, p.nextAt, w, 0, w.head)
 	}
-	switch {
-	case w.plain && !p.dropped:
+	if w.plain && !p.dropped {
 		// Up and never down: p was sent in this epoch.
 		w.to.Receive(now, p, int(w.toPort))
+		return
+	}
+	w.deliverChecked(now, p)
+}
+
+// deliverChecked is the arrival of p on a wire that is not plain, or of a frame lost on the
+// way: lost to the link going down since it was sent, or to the wire's loss, or delivered.
+func (w *Wire) deliverChecked(now sim.Time, p *Packet) {
+	switch {
 	case !w.up || p.epoch != w.epoch:
 		w.LostDown++
 		w.pool.Drop(p)
