@@ -150,6 +150,57 @@ func TestPartitionsCutOnlyLinksAWindowLong(t *testing.T) {
 	require.Equal(t, defaultWindow, q.window)
 }
 
+// TestPartitionsKeepServersWholeAndCutAStripe: a one-stripe rail cluster of 8 servers of 8
+// GPUs (a scale-up switch each, 1 us NIC and fabric links) on two partitions keeps each
+// server (its GPUs and scale-up switch) in one partition, puts 4 servers in each, and cuts
+// only links a window long; with NIC links shorter than the window a GPU must stay with its
+// rail leaf, so the stripe, whose servers share every rail leaf, is one unit.
+func TestPartitionsKeepServersWholeAndCutAStripe(t *testing.T) {
+	nvlink := topology.LinkParams{Rate: 3.6e12, Delay: 936250}
+	rail := topology.RailParams{Stripes: 1, ServersPerStripe: 8, GPUsPerServer: 8, ServersPerScaleup: 1, Spines: 4,
+		Planes: 1, NIC: topology.LinkParams{Rate: 400e9, Delay: 1e6}, Fabric: topology.LinkParams{Rate: 400e9, Delay: 1e6},
+		ScaleUp: &nvlink, Routing: "l3"}
+	nw, err := topology.Rail(rail)
+	require.NoError(t, err)
+	p := partition(nw, 2)
+	require.Equal(t, 2, p.parts)
+	servers := map[int32]int{} // server -> partition
+	perPart := map[int]int{}
+	for _, n := range nw.Nodes {
+		if n.Type != topology.Host {
+			continue
+		}
+		if part, seen := servers[n.Server]; seen {
+			require.Equal(t, part, p.of[n.ID], "GPU %s is with its server", n.Name)
+			continue
+		}
+		servers[n.Server] = p.of[n.ID]
+		perPart[p.of[n.ID]]++
+	}
+	require.ElementsMatch(t, []int{4, 4}, values(perPart), "servers per partition")
+	for _, l := range nw.Links {
+		a, b := l.A.Node, l.B.Node
+		if p.of[a] != p.of[b] {
+			require.GreaterOrEqual(t, l.Params.Delay, p.window, "link %s-%s is cut", nw.Nodes[a].Name, nw.Nodes[b].Name)
+		}
+		if nw.Nodes[a].Role == topology.RoleScaleUp || nw.Nodes[b].Role == topology.RoleScaleUp {
+			require.Equal(t, p.of[a], p.of[b], "scale-up link %s-%s", nw.Nodes[a].Name, nw.Nodes[b].Name)
+		}
+	}
+
+	rail.NIC.Delay = 500e3
+	short, err := topology.Rail(rail)
+	require.NoError(t, err)
+	q := partition(short, 2)
+	gpus := map[int]int{}
+	for _, n := range short.Nodes {
+		if n.Type == topology.Host {
+			gpus[q.of[n.ID]]++
+		}
+	}
+	require.Len(t, gpus, 1, "NIC links under the window join every GPU to its rail leaf: the stripe is one unit")
+}
+
 func values(m map[int]int) []int {
 	var v []int
 	for _, n := range m {

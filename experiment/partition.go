@@ -40,7 +40,11 @@ func fabricWindow(nw *topology.Network) sim.Time {
 
 // partition cuts nw into at most want partitions. A host goes with its switch, and the two
 // ends of a link shorter than the window (a zero delay) stay together, so every link between
-// two partitions is at least a window long. The units left (a switch with its hosts) are
+// two partitions is at least a window long. A GPU of a server with a scale-up switch goes
+// with that switch and not with its fabric switches (rail leaves), where their links are a
+// window long: a server is never cut, and the servers of one rail stripe, which share
+// every rail leaf, can be cut apart (else a stripe is one unit, and a one-stripe cluster
+// one partition). The units left (a switch with its hosts) are
 // cut tier by tier (a tier is the hops from the nearest host), each tier's units in node
 // order into want runs of about equal size: a leaf-spine's leaves in want groups and its
 // spines in want groups, a fat-tree's pods together (their edge and aggregation switches
@@ -63,20 +67,32 @@ func partition(nw *topology.Network, want int) partitioning {
 		}
 		return i
 	}
+	inServer := serverHosts(nw)
 	for _, l := range nw.Links {
 		a, b := int(l.A.Node), int(l.B.Node)
-		if nw.Nodes[a].Type == topology.Host || nw.Nodes[b].Type == topology.Host || l.Params.Delay < p.window {
+		if l.Params.Delay < p.window || joinsHost(nw, inServer, a, b) || joinsHost(nw, inServer, b, a) {
 			ra, rb := find(a), find(b)
 			root[max(ra, rb)] = min(ra, rb)
 		}
 	}
 	tier := tiers(nw)
+	// A unit's tier is its nearest member's to a host: a server's (its GPUs and scale-up
+	// switch) is 0, whichever of its nodes is numbered first.
+	unitTier := make([]int, len(nw.Nodes))
+	for i := range unitTier {
+		unitTier[i] = -1
+	}
+	for i := range nw.Nodes {
+		if r := find(i); unitTier[r] < 0 || tier[i] < unitTier[r] {
+			unitTier[r] = tier[i]
+		}
+	}
 	byTier := map[int][]int{}
 	maxTier := 0
 	for i := range nw.Nodes {
 		if find(i) == i {
-			byTier[tier[i]] = append(byTier[tier[i]], i)
-			maxTier = max(maxTier, tier[i])
+			byTier[unitTier[i]] = append(byTier[unitTier[i]], i)
+			maxTier = max(maxTier, unitTier[i])
 		}
 	}
 	units := 0
@@ -102,6 +118,32 @@ func partition(nw *topology.Network, want int) partitioning {
 	}
 	p.parts = len(index)
 	return p
+}
+
+// serverHosts reports, by node id, the hosts with a link to a scale-up switch: the GPUs of
+// servers (topology.RoleScaleUp).
+func serverHosts(nw *topology.Network) []bool {
+	in := make([]bool, len(nw.Nodes))
+	for _, l := range nw.Links {
+		a, b := &nw.Nodes[l.A.Node], &nw.Nodes[l.B.Node]
+		switch {
+		case a.Type == topology.Host && b.Type == topology.Switch && b.Role == topology.RoleScaleUp:
+			in[a.ID] = true
+		case b.Type == topology.Host && a.Type == topology.Switch && a.Role == topology.RoleScaleUp:
+			in[b.ID] = true
+		}
+	}
+	return in
+}
+
+// joinsHost reports whether host h goes with node n, at the other end of a link at least
+// a window long: a host goes with its switches, a server's GPU with its scale-up switch
+// (and its NIC behind PCIe) but not with the fabric's switches.
+func joinsHost(nw *topology.Network, inServer []bool, h, n int) bool {
+	if nw.Nodes[h].Type != topology.Host {
+		return false
+	}
+	return !inServer[h] || nw.Nodes[n].Type != topology.Switch || nw.Nodes[n].Role != topology.RoleFabric
 }
 
 // tiers is each node's hops from the nearest host (a host 0, its switch 1, ...); a node no
