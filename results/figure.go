@@ -36,6 +36,7 @@ type Figure struct {
 	fabric *fabricDrawing  // a fabric figure's drawing
 	pauses *pauseRows      // a PFC timeline's rows
 	heat   *heatmapDrawing // a heat map's image
+	refs   *refLabels      // the names of its reference lines (addReference)
 	// natural is true for a y axis with a natural bound it ends at (a CDF's 1, a share, named
 	// rows): no headroom above the data.
 	natural bool

@@ -278,8 +278,70 @@ func queueFigure(v *Variant) (*Figure, string, error) {
 		q := &s.Queues[i]
 		curves = append(curves, timeCurve{label: queueName(q.Node, q.Port, q.Peer, q.Priority), xsUS: s.TimesUS, ys: kilobytes(q.Bytes)})
 	}
-	f, err := timeFigure("queues-", v, "egress queue depth", "queue (KB)", caption, curves)
-	return f, "", err
+	top := &s.Queues[idx[0]]
+	refs, note := queueThresholds(top, float64(peak[idx[0]])/1e3)
+	f, err := timeFigure("queues-", v, "egress queue depth", "queue (KB)", caption+note, curves)
+	if err != nil {
+		return nil, "", err
+	}
+	u, _, _ := timeAxisOf(v)
+	for _, r := range refs {
+		if err := f.addReference(r.name+" (value on the line)", r.label, r.kb, s.TimesUS, u, r.dashes, r.below); err != nil {
+			return nil, "", err
+		}
+	}
+	return f, "", nil
+}
+
+// queueThreshold is a reference line of the queue figure: its legend name, the label on the
+// line with its value, its depth in KB, its dashes and whether the label goes under it.
+type queueThreshold struct {
+	name, label string
+	kb          float64
+	dashes      []vg.Length
+	below       bool
+}
+
+// queueThresholds are the thresholds that q's depth is held to (QueueSeries: ECN marking's
+// Kmin and Kmax, one line when they are equal, as DCTCP's step; the trimming threshold) as
+// reference lines, those at most maxCapacityOverPeak times peakKB (the figure's deepest
+// sample: a line far above it would flatten the data), and the caption's sentences saying
+// which are drawn and which are not.
+func queueThresholds(q *QueueSeries, peakKB float64) (refs []queueThreshold, note string) {
+	kb := func(b int64) float64 { return float64(b) / 1e3 }
+	var all []queueThreshold
+	switch {
+	case q.KmaxBytes == 0:
+	case q.KminBytes == q.KmaxBytes:
+		all = append(all, queueThreshold{"ECN K", "ECN K " + fixed(kb(q.KmaxBytes)) + " KB", kb(q.KmaxBytes), thresholdDashes[0], false})
+	default:
+		all = append(all, queueThreshold{"ECN Kmin", "ECN Kmin " + fixed(kb(q.KminBytes)) + " KB", kb(q.KminBytes), thresholdDashes[1], true},
+			queueThreshold{"ECN Kmax", "ECN Kmax " + fixed(kb(q.KmaxBytes)) + " KB", kb(q.KmaxBytes), thresholdDashes[0], false})
+	}
+	if q.Trims && q.TrimBytes > 0 {
+		all = append(all, queueThreshold{"trimming threshold", "trim above " + fixed(kb(q.TrimBytes)) + " KB", kb(q.TrimBytes), thresholdDashes[2], false})
+	}
+	name := queueName(q.Node, q.Port, q.Peer, q.Priority)
+	if len(all) > 0 {
+		note = " The thresholds drawn are those of the deepest queue, " + name + ", each a grey line named on it."
+	}
+	if q.KmaxBytes > 0 {
+		note += " ECN marks a frame leaving a queue deeper than Kmin CE with a probability rising to Pmax at Kmax, and every frame above Kmax."
+	}
+	if q.Trims && q.TrimBytes > 0 {
+		note += " A trimming queue cuts a data packet that would take it past its threshold to its headers."
+	}
+	for _, r := range all {
+		if r.kb > maxCapacityOverPeak*peakKB {
+			note += fmt.Sprintf(" %s, %s KB, is more than %d times the deepest sample and is not drawn.", r.name, fixed(r.kb), maxCapacityOverPeak)
+			continue
+		}
+		refs = append(refs, r)
+	}
+	if q.Trims && q.TrimBytes == 0 {
+		note += " " + name + " trims only what its buffer would drop (no trimming threshold)."
+	}
+	return refs, note
 }
 
 // ingressFigure is what the lossless ingress port-classes held from their peers, against
