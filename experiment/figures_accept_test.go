@@ -72,6 +72,7 @@ func checkOutputFigures(t *testing.T, name string, doc *results.Document) {
 	for _, f := range figs {
 		checkSeriesApart(t, f)
 		checkVariantColours(t, f, names, "", colours)
+		checkLegendIsWhole(t, f)
 		for k, p := range f.Panels() {
 			top, dataMax, natural := p.YAxis()
 			if !natural && dataMax > 0 {
@@ -118,6 +119,29 @@ func checkSeriesApart(t *testing.T, f *results.Figure) {
 		other, dup := seen[c.Panel][st]
 		assert.False(t, dup, "%s: %q and %q are drawn alike (%+v)", f.Name, other, c.Label, st)
 		seen[c.Panel][st] = c.Label
+	}
+}
+
+// checkLegendIsWhole: the legend lists every labelled line of every panel, and a label
+// (a group, a flow, a queue) is one colour in every panel of the figure: one legend entry
+// stands for it in all of them.
+func checkLegendIsWhole(t *testing.T, f *results.Figure) {
+	t.Helper()
+	listed := map[string]bool{}
+	for _, l := range f.LegendLabels() {
+		listed[l] = true
+	}
+	colour := map[string]string{}
+	for _, c := range f.Curves {
+		st := c.Style()
+		if c.Label == "" || st.Color == "" {
+			continue
+		}
+		assert.True(t, listed[c.Label], "%s: %q (panel %d) is not in the legend", f.Name, c.Label, c.Panel)
+		if want, ok := colour[c.Label]; ok {
+			assert.Equal(t, want, st.Color, "%s: %q is two colours across the panels", f.Name, c.Label)
+		}
+		colour[c.Label] = st.Color
 	}
 }
 

@@ -129,6 +129,9 @@ type Variant struct {
 	// window is the time axis its figures share with the run's other variants (Figures sets
 	// it); nil for a figure drawn on its own.
 	window *timeWindow
+	// groups is how the run's figures draw its flows, alike in every panel (Figures sets
+	// it); nil for a figure drawn on its own.
+	groups *flowGroups
 }
 
 // LinkGroup is what one group of host links carried, both directions: a plane's (every host

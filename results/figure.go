@@ -354,6 +354,16 @@ func (f *Figure) YAxis() (top, dataMax float64, natural bool) {
 	return f.plot.Y.Max, f.maxY(), f.natural || named
 }
 
+// LegendLabels are the labels of the figure's legend, as given (before rows are wrapped or
+// cut to the image's height): a panel figure's lists each label of its panels once.
+func (f *Figure) LegendLabels() []string {
+	var out []string
+	for _, e := range f.legend {
+		out = append(out, e.label)
+	}
+	return out
+}
+
 // AxisLabels are the figure's x and y axis labels (its first panel's).
 func (f *Figure) AxisLabels() (x, y string) { return f.plot.X.Label.Text, f.plot.Y.Label.Text }
 

@@ -104,9 +104,14 @@ func variantFigures(d *Document) (figs []*Figure, omitted []Omitted, err error) 
 	win := scenarioWindow(d)
 	var firsts []int // d.Variants index of each name's first run
 	seen := map[string]bool{}
+	var all []*Variant
+	for i := range d.Variants {
+		all = append(all, &d.Variants[i])
+	}
+	fg := runFlowGroups(all)
 	for i := range d.Variants {
 		v := &d.Variants[i]
-		v.window = win
+		v.window, v.groups = win, fg
 		if !seen[v.Name] {
 			seen[v.Name] = true
 			firsts = append(firsts, i)
