@@ -61,6 +61,11 @@ func checkOutputFigures(t *testing.T, name string, doc *results.Document) {
 	if name == "lossy-link" {
 		assert.LessOrEqual(t, pngs, maxLossyLinkPNGs, "lossy-link writes %d PNGs", pngs)
 	}
+	for _, file := range []string{"summary.md", "report.html"} {
+		data, err := os.ReadFile(filepath.Join(dir, file))
+		require.NoError(t, err)
+		assert.Empty(t, emptySizeRows.FindAllString(string(data), 5), "%s: size bins of no flow have rows", file)
+	}
 
 	figs, _, err := results.Figures(doc)
 	require.NoError(t, err)
@@ -103,6 +108,10 @@ func checkOutputFigures(t *testing.T, name string, doc *results.Document) {
 		}
 	}
 }
+
+// emptySizeRows are rows of a by-size table (Markdown or HTML) whose bin holds no flow: the
+// bin's range, then a flow count of 0.
+var emptySizeRows = regexp.MustCompile(`(\| *|<td[^>]*>)(>=[0-9]+[KMG]?B|[0-9]+[KMG]?B-[0-9]+[KMG]?B)( *\| *0 *\||</td><td[^>]*>0</td>)`)
 
 // checkSeriesApart: no two labelled lines of one panel share colour, dash and marker.
 func checkSeriesApart(t *testing.T, f *results.Figure) {
