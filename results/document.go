@@ -123,6 +123,9 @@ type Variant struct {
 	// DropPlaces are where the variant's drops happened, each place and reason that lost a
 	// packet (drops.csv and the fabric drawing, with --out only): not in the results document.
 	DropPlaces []DropPlace `json:"-"`
+	// Storms are the PFC pause storms the scenario's faults set off (the fabric drawing
+	// marks their sources, with --out only): not in the results document.
+	Storms []Storm `json:"-"`
 	// Parallel is how the run was cut (bench reports it): not in the document, which is the
 	// same however many threads ran it.
 	Parallel Parallel `json:"-"`

@@ -17,9 +17,10 @@ import (
 // fabricNode is a node of the fabric drawing: its tier (0 for hosts, then the hops from
 // the nearest host: leaves or edges 1, spines or aggregation 2, cores 3) and its place in it.
 type fabricNode struct {
-	name string
-	tier int
-	x    float64
+	name  string
+	tier  int
+	x     float64
+	storm bool // the source of a PFC pause storm (Variant.Storms)
 }
 
 // fabricEdge is a link of the drawing: its two ends, the busier direction's utilisation,
@@ -34,6 +35,7 @@ type fabricEdge struct {
 	dropsA, dropsB   int64
 	reasonA, reasonB string // the reason that lost the most packets at each end
 	deadlock         bool   // on a deadlock's cycle
+	storm            bool   // a PFC storm's source's link
 }
 
 // fabricDrawing is the plotter of a fabric figure.
@@ -75,6 +77,9 @@ func (d *fabricDrawing) Plot(c draw.Canvas, plt *plot.Plot) {
 		if e.deadlock {
 			c.StrokeLine2(deadlockStyle, pa.X, pa.Y, pb.X, pb.Y)
 		}
+		if e.storm {
+			c.StrokeLine2(stormStyle, pa.X, pa.Y, pb.X, pb.Y)
+		}
 		colour := utilColour(e.util)
 		if d.hasPeak {
 			colour = utilColour(e.peak)
@@ -113,6 +118,9 @@ func (d *fabricDrawing) Plot(c draw.Canvas, plt *plot.Plot) {
 			style = draw.GlyphStyle{Color: color.Gray{Y: 60}, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
 		}
 		c.DrawGlyph(style, at(i))
+		if n.storm {
+			c.DrawGlyph(stormGlyph, at(i))
+		}
 	}
 	// Names where they have room: the switch tiers first, each from its ends inwards, so that
 	// a crowded tier keeps its first and last names and every other one that fits.
@@ -300,6 +308,7 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 	for _, k := range order {
 		d.edges = append(d.edges, *edges[k])
 	}
+	markStorms(d, v.Storms)
 	underGPUs(d, byTier[-1])
 	collapsed := collapseHosts(d)
 	f := newFigure("fabric-", v.Name, v.Name+": the fabric, its load and its pauses", "", "")
@@ -334,6 +343,10 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 	if len(v.Deadlocks) > 0 {
 		f.legend = append(f.legend, legendEntry{"on a PFC deadlock's cycle", lineThumb{deadlockStyle.Color, deadlockStyle.Width}})
 		f.Caption += " The links of each PFC deadlock's cycle are drawn over a broad purple band."
+	}
+	if len(v.Storms) > 0 {
+		f.legend = append(f.legend, stormLegend(v.Storms)...)
+		f.Caption += " The source of each PFC pause storm (the scenario's faults: a NIC sending PAUSE on and on) is ringed, its link drawn over a broad orange band: the pauses spread from there."
 	}
 	if len(v.DropPlaces) > 0 {
 		f.legend = append(f.legend, dropLegend(v)...)

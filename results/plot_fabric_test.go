@@ -115,3 +115,42 @@ func TestFabricDropMarks(t *testing.T) {
 	require.EqualValues(t, DropPlacesByReason(v.DropPlaces).Sum(), total, "every drop is marked once")
 	require.Contains(t, f.Caption, "drops.csv")
 }
+
+// TestFabricStormSource: a storm's source is ringed and its link banded, the others not,
+// and the legend names the storm with its class and time; with more than maxDrawnHosts
+// hosts, the node the source is collapsed into carries the mark.
+func TestFabricStormSource(t *testing.T) {
+	v := &Variant{Name: "v", SimTimeUS: 10000,
+		Links:   []Link{{From: "a", To: "sw1", Utilization: 0.5}, {From: "sw1", To: "sw2", Utilization: 0.5}, {From: "x", To: "sw2", Utilization: 0.01}},
+		PerFlow: []Flow{{ID: 1, Src: "a", Dst: "x"}},
+		Storms:  []Storm{{Node: "x", Priority: 3, FromUS: 50, UntilUS: 3000}},
+	}
+	f, _, err := fabricFigure(v)
+	require.NoError(t, err)
+	d := f.fabric
+	for _, n := range d.nodes {
+		require.Equal(t, n.name == "x", n.storm, n.name)
+	}
+	for _, e := range d.edges {
+		ends := d.nodes[e.a].name + "-" + d.nodes[e.b].name
+		require.Equal(t, ends == "sw2-x" || ends == "x-sw2", e.storm, ends)
+	}
+	require.Contains(t, f.LegendLabels(), "PFC storm from x, prio 3, 50.00 to 3000.00 us")
+
+	v.Links, v.PerFlow = nil, nil
+	for h := 1; h <= maxDrawnHosts+2; h++ {
+		v.Links = append(v.Links, Link{From: fmt.Sprintf("h%d", h), To: "sw1", Utilization: 0.1})
+		v.PerFlow = append(v.PerFlow, Flow{ID: h, Src: fmt.Sprintf("h%d", h), Dst: "h1"})
+	}
+	v.Storms[0].Node = "h7"
+	f, _, err = fabricFigure(v)
+	require.NoError(t, err)
+	storms := 0
+	for _, n := range f.fabric.nodes {
+		if n.storm {
+			storms++
+			require.Equal(t, fmt.Sprintf("%d hosts", maxDrawnHosts+2), n.name)
+		}
+	}
+	require.Equal(t, 1, storms)
+}
