@@ -37,6 +37,8 @@ type Figure struct {
 	pauses *pauseRows      // a PFC timeline's rows
 	heat   *heatmapDrawing // a heat map's image
 	refs   *refLabels      // the names of its reference lines (addReference)
+	// timeline is a per-rank step timeline's bars.
+	timeline *rankBars
 	// natural is true for a y axis with a natural bound it ends at (a CDF's 1, a share, named
 	// rows): no headroom above the data.
 	natural bool

@@ -61,7 +61,30 @@ type Job struct {
 	Traces     []string `json:"traces,omitempty"`
 	JobUS      *float64 `json:"job_us,omitempty"`
 	JobIdealUS *float64 `json:"job_ideal_us,omitempty"`
+	// RankSteps are, for the first iteration of a job of at most MaxTimelineRanks ranks and
+	// MaxTimelineCells rank-steps, when each rank's messages of each step ran (the per-rank
+	// step timeline), and RankHosts each rank's host; both nil otherwise, and not in the
+	// results document (docs/results.md).
+	RankSteps []RankStep `json:"-"`
+	RankHosts []string   `json:"-"`
 }
+
+// RankStep is when the messages one rank received in one step of an iteration ran: from the
+// first one's release to the last one's arrival, from the iteration's start (Arrived false:
+// one had not arrived by the end of the run, EndUS is then the run's end).
+type RankStep struct {
+	Rank, Step     int
+	StartUS, EndUS float64
+	Arrived        bool
+}
+
+// The bounds of the per-rank step timeline (Job.RankSteps): a figure of more ranks than
+// rows a page shows says nothing a reader can find, and the 1,024-rank benchmark should
+// keep no per-message record.
+const (
+	MaxTimelineRanks = 64
+	MaxTimelineCells = MaxTimelineRanks * 128
+)
 
 // JobIteration is one iteration of a job. CompletionUS, AlgbwGbps and BusbwGbps are nil
 // until it ended. The slowest step is the message, of all the iteration's, that took
