@@ -424,7 +424,8 @@ func TestCollectivesNeverBeatTheirIdeal(t *testing.T) {
 	}
 }
 
-// TestRankStepTimeline: a ring allreduce of 4 ranks on an uncontended star records, for its
+// TestRankStepTimeline: a ring allreduce of 4 ranks on an uncontended star has messages of
+// S / 4 per channel, and records, for its
 // first iteration, a bar per rank and step (4 x 6), every one arrived; the latest end of each
 // step over the ranks is the step's end (StepEndUS), and each rank's steps end in order. A
 // job of more than results.MaxTimelineRanks ranks records none.
@@ -434,6 +435,9 @@ func TestRankStepTimeline(t *testing.T) {
 	j := v.Jobs[0]
 	require.Len(t, j.RankSteps, n*2*(n-1))
 	require.Equal(t, []string{"h1", "h2", "h3", "h4"}, j.RankHosts)
+	// A ring's message is S / n, split over the channels: 1 MB / 4 / C.
+	require.EqualValues(t, 1_000_000/n/j.Channels, j.MessageBytesMin)
+	require.EqualValues(t, 1_000_000/n/j.Channels, j.MessageBytesMax)
 	it := j.PerIteration[0]
 	last := make([]float64, 2*(n-1))
 	prev := map[int]float64{}

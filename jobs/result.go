@@ -51,6 +51,7 @@ func (j *Job) Result(now sim.Time) results.Job {
 		Channels: c.Channels, ChunkBytes: c.Chunk, Iterations: len(j.phases), BusFactor: collective.BusFactor(c.Op, len(j.ranks)),
 		IdealUS: id.us[0], IdealStepEndUS: id.steps[0], BottleneckGbps: float64(id.rate) / 1e9, PayloadShare: id.share,
 		StepLatencyUS: id.alpha.Microseconds(), Steps: p0.Steps, PerIteration: []results.JobIteration{}}
+	r.MessageBytesMin, r.MessageBytesMax = j.messageBytes()
 	var sum float64
 	for it := range j.phases {
 		ji := j.iteration(it, id, now)
@@ -210,4 +211,23 @@ func (j *Job) rankSteps(it int, now sim.Time) []results.RankStep {
 		}
 	}
 	return out
+}
+
+// messageBytes are the smallest and largest message one queue pair carries in phase 0: a
+// message split over C channels is C work requests, the bytes shared as post shares them
+// (the first b mod C one byte more).
+func (j *Job) messageBytes() (lo, hi int64) {
+	plan := j.phases[0].plan
+	for m := range plan.Messages {
+		b, C := plan.Messages[m].Bytes, int64(j.channels(0, m))
+		small, large := b/C, b/C
+		if b%C != 0 {
+			large++
+		}
+		if m == 0 || small < lo {
+			lo = small
+		}
+		hi = max(hi, large)
+	}
+	return lo, hi
 }
