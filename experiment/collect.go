@@ -156,6 +156,7 @@ func (f *fabric) collect() *results.Variant {
 		}
 	}
 	v.LinkGroups = f.linkGroups(now)
+	v.NodeGroups = f.nodeGroups()
 	if f.deadlocks != nil {
 		for _, d := range f.deadlocks.Found {
 			// The table's notes print each deadlock as a warning under the table.

@@ -126,6 +126,10 @@ type Variant struct {
 	// Storms are the PFC pause storms the scenario's faults set off (the fabric drawing
 	// marks their sources, with --out only): not in the results document.
 	Storms []Storm `json:"-"`
+	// NodeGroups place an AI cluster's nodes in their servers, rails, scale-up domains and
+	// planes (the fabric drawing draws them as groups, with --out only): not in the results
+	// document.
+	NodeGroups []NodeGroup `json:"-"`
 	// Parallel is how the run was cut (bench reports it): not in the document, which is the
 	// same however many threads ran it.
 	Parallel Parallel `json:"-"`

@@ -21,6 +21,9 @@ type fabricNode struct {
 	tier  int
 	x     float64
 	storm bool // the source of a PFC pause storm (Variant.Storms)
+	// server, rail, domain and plane are an AI cluster's groups the node is in (NodeGroup),
+	// 0 where none.
+	server, rail, domain, plane int
 }
 
 // fabricEdge is a link of the drawing: its two ends, the busier direction's utilisation,
@@ -43,7 +46,8 @@ type fabricDrawing struct {
 	nodes   []fabricNode
 	edges   []fabricEdge
 	simUS   float64
-	hasPeak bool // links coloured by their peak utilisation (a time series gave it)
+	hasPeak bool          // links coloured by their peak utilisation (a time series gave it)
+	groups  *fabricGroups // an AI cluster's servers, rails and planes, nil for none
 }
 
 // utilColour is a link's colour by utilisation: light grey when idle, through blue to red
@@ -72,6 +76,9 @@ func (d *fabricDrawing) Plot(c draw.Canvas, plt *plot.Plot) {
 	trX, trY := plt.Transforms(&c)
 	at := func(i int) vg.Point { return vg.Point{X: trX(d.nodes[i].x), Y: trY(float64(d.nodes[i].tier))} }
 	var placed labelSpace
+	if d.groups != nil {
+		d.drawGroups(&c, plt, &placed)
+	}
 	for _, e := range d.edges {
 		pa, pb := at(e.a), at(e.b)
 		if e.deadlock {
@@ -113,11 +120,7 @@ func (d *fabricDrawing) Plot(c draw.Canvas, plt *plot.Plot) {
 		}
 	}
 	for i, n := range d.nodes {
-		style := draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3.5), Shape: draw.BoxGlyph{}}
-		if n.tier == 0 {
-			style = draw.GlyphStyle{Color: color.Gray{Y: 60}, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
-		}
-		c.DrawGlyph(style, at(i))
+		c.DrawGlyph(nodeStyle(n), at(i))
 		if n.storm {
 			c.DrawGlyph(stormGlyph, at(i))
 		}
@@ -283,13 +286,16 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 	}
 	// An AI cluster's scale-up switches (nv<D>, the rail preset's names) go one row under the
 	// GPUs, each below its own domain's GPUs, so that a server's GPUs are seen joined.
+	// With the cluster's groups (NodeGroups), a scale-up switch is a switch of a domain;
+	// without (a document of an older run), a switch named so where the links say there are
+	// scale-up domains.
 	scaleUps := 0
-	if hasGroup(v, "scaleup") {
-		for _, n := range names {
-			if scaleUpName.MatchString(n) {
-				tiers[n] = -1
-				scaleUps++
-			}
+	groupOf := nodeGroupsOf(v.NodeGroups)
+	for _, n := range names {
+		g, grouped := groupOf[n]
+		if (grouped && g.Domain > 0 && tiers[n] != 0) || (len(groupOf) == 0 && hasGroup(v, "scaleup") && scaleUpName.MatchString(n)) {
+			tiers[n] = -1
+			scaleUps++
 		}
 	}
 	d := &fabricDrawing{simUS: v.SimTimeUS, hasPeak: v.Series != nil && v.Series.Len() > 1}
@@ -309,6 +315,7 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 		d.edges = append(d.edges, *edges[k])
 	}
 	markStorms(d, v.Storms)
+	groups := placeGroups(d, v.NodeGroups)
 	underGPUs(d, byTier[-1])
 	collapsed := collapseHosts(d)
 	f := newFigure("fabric-", v.Name, v.Name+": the fabric, its load and its pauses", "", "")
@@ -322,6 +329,12 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 	}
 	if scaleUps > 0 {
 		f.Caption += " The scale-up switches (nvD) are drawn under their domains' GPUs, which their links join (NVLink)."
+	}
+	var groupEntries []legendEntry
+	if groups != nil {
+		var says string
+		groupEntries, says = groupsLegend(groups)
+		f.Caption += says
 	}
 	f.plot.Add(d)
 	f.fabric = d
@@ -340,6 +353,7 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 		f.legend = append(f.legend, legendEntry{label, lineThumb{utilColour(u.u), vg.Points(0.8 + 2.5*u.u)}})
 	}
 	f.legend = append(f.legend, legendEntry{"sending paused by PFC", dotThumb{}})
+	f.legend = append(f.legend, groupEntries...)
 	if len(v.Deadlocks) > 0 {
 		f.legend = append(f.legend, legendEntry{"on a PFC deadlock's cycle", lineThumb{deadlockStyle.Color, deadlockStyle.Width}})
 		f.Caption += " The links of each PFC deadlock's cycle are drawn over a broad purple band."
