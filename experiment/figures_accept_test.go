@@ -131,22 +131,26 @@ func checkSeriesApart(t *testing.T, f *results.Figure) {
 	}
 }
 
-// checkLegendIsWhole: the legend lists every labelled line of every panel, and a label
-// (a group, a flow, a queue) is one colour in every panel of the figure: one legend entry
-// stands for it in all of them.
+// checkLegendIsWhole: the legend lists every labelled line of every panel (but a panel's
+// own variant's line, "VARIANT: ...", which the panel's title names), and a label (a group,
+// a flow, a queue) is one colour in every panel of the figure: one legend entry stands for it
+// in all of them.
 func checkLegendIsWhole(t *testing.T, f *results.Figure) {
 	t.Helper()
 	listed := map[string]bool{}
 	for _, l := range f.LegendLabels() {
 		listed[l] = true
 	}
+	panels := f.Panels()
 	colour := map[string]string{}
 	for _, c := range f.Curves {
 		st := c.Style()
 		if c.Label == "" || st.Color == "" {
 			continue
 		}
-		assert.True(t, listed[c.Label], "%s: %q (panel %d) is not in the legend", f.Name, c.Label, c.Panel)
+		own := c.Panel < len(panels) && panels[c.Panel].PanelTitle() != "" &&
+			strings.HasPrefix(c.Label, panels[c.Panel].PanelTitle()+":")
+		assert.True(t, listed[c.Label] || own, "%s: %q (panel %d) is not in the legend", f.Name, c.Label, c.Panel)
 		if want, ok := colour[c.Label]; ok {
 			assert.Equal(t, want, st.Color, "%s: %q is two colours across the panels", f.Name, c.Label)
 		}

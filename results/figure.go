@@ -366,6 +366,9 @@ func (f *Figure) LegendLabels() []string {
 	return out
 }
 
+// PanelTitle names a panel of a panel figure (its variant); "" for a figure of one plot.
+func (f *Figure) PanelTitle() string { return f.panelTitle }
+
 // AxisLabels are the figure's x and y axis labels (its first panel's).
 func (f *Figure) AxisLabels() (x, y string) { return f.plot.X.Label.Text, f.plot.Y.Label.Text }
 

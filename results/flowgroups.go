@@ -2,7 +2,10 @@ package results
 
 import (
 	"fmt"
+	"image/color"
 	"sort"
+
+	"gonum.org/v1/plot/vg"
 )
 
 // flowGroups is how a run's throughput and goodput figures draw its flows, alike in every
@@ -16,12 +19,16 @@ type flowGroups struct {
 	place   map[string]int    // a group's place among the run's groups, from 0: its colour
 	label   map[string]string // a group's legend label ("gradients: 32 to 64 queue pairs")
 	most    map[string]int    // the most flows the group has in one variant
+	// flows is each flow's place among the run's flows by name (flowNames), from 0: its
+	// colour and dash in every figure and panel of the run, whatever its id in each
+	// variant (a job's queue pairs come first, so a variant of more takes later ids).
+	flows map[string]int
 }
 
 // runFlowGroups is the flowGroups of the run of variants vs: the groups in the order their
 // first flows appear, each labelled with its name and size (the range over the variants).
 func runFlowGroups(vs []*Variant) *flowGroups {
-	g := &flowGroups{place: map[string]int{}, label: map[string]string{}, most: map[string]int{}}
+	g := &flowGroups{place: map[string]int{}, label: map[string]string{}, most: map[string]int{}, flows: map[string]int{}}
 	least := map[string]int{}
 	qps := map[string]bool{} // every flow of the group a collective's queue pair
 	var order []string
@@ -34,6 +41,13 @@ func runFlowGroups(vs []*Variant) *flowGroups {
 				}
 			}
 			g.byGroup = g.byGroup || active > maxPlotLines
+		}
+		names := flowNames(v)
+		for i := range v.PerFlow {
+			n := names[v.PerFlow[i].ID]
+			if _, ok := g.flows[n]; !ok {
+				g.flows[n] = len(g.flows)
+			}
 		}
 		count := map[string]int{}
 		for i := range v.PerFlow {
@@ -100,22 +114,37 @@ func (g *flowGroups) members(v *Variant, flows map[int]*Flow) (order []string, i
 }
 
 // flowNames names each flow of v in a legend (flowLabel), the flows that would read alike
-// (one source, destination and group: an incast repeated) told apart by their ids, "#17":
-// the same name for a flow in every panel of a run, and no two flows under one name.
+// (one source, destination and group: an incast repeated) told apart by their order, "#2"
+// the second of them by id: the same name for a flow in every panel of a run (its id may
+// differ between variants), and no two flows under one name.
 func flowNames(v *Variant) map[int]string {
 	names := make(map[int]string, len(v.PerFlow))
 	uses := map[string]int{}
+	ids := make([]int, 0, len(v.PerFlow))
 	for i := range v.PerFlow {
 		f := &v.PerFlow[i]
 		names[f.ID] = flowLabel(f.ID, f)
 		uses[names[f.ID]]++
+		ids = append(ids, f.ID)
 	}
-	for id, n := range names {
-		if uses[n] > 1 {
-			names[id] = fmt.Sprintf("%s #%d", n, id)
+	sort.Ints(ids)
+	nth := map[string]int{}
+	for _, id := range ids {
+		if n := names[id]; uses[n] > 1 {
+			nth[n]++
+			names[id] = fmt.Sprintf("%s #%d", n, nth[n])
 		}
 	}
 	return names
+}
+
+// flowStyle is the colour and dash of the flow named name (id in its variant): its place
+// among the run's flows (flowStyle's in turn), or its id's for a flow the run does not name.
+func (g *flowGroups) flowStyle(name string, id int) (color.Color, []vg.Length) {
+	if k, ok := g.flows[name]; ok {
+		return flowStyle(k + 1)
+	}
+	return flowStyle(id)
 }
 
 // flowName is flow id's name in names, or flowLabel's when it has none.

@@ -65,8 +65,20 @@ func TestGroupsAreOneIdentityAcrossPanels(t *testing.T) {
 }
 
 // TestFlowsThatReadAlikeAreTold: flows of one source, destination and group (an incast
-// repeated) are named apart by their ids.
+// repeated) are named apart by their order; a flow of one name is drawn alike in two
+// variants where its id differs (a job's queue pairs before it, more in one variant).
 func TestFlowsThatReadAlikeAreTold(t *testing.T) {
 	v := &Variant{PerFlow: []Flow{{ID: 3, Src: "h4", Dst: "h1", Group: "short"}, {ID: 4, Src: "h4", Dst: "h1", Group: "short"}, {ID: 5, Src: "h2", Dst: "h1"}}}
-	require.Equal(t, map[int]string{3: "h4->h1 (short) #3", 4: "h4->h1 (short) #4", 5: "h2->h1"}, flowNames(v))
+	require.Equal(t, map[int]string{3: "h4->h1 (short) #1", 4: "h4->h1 (short) #2", 5: "h2->h1"}, flowNames(v))
+}
+
+func TestFlowStyleFollowsTheName(t *testing.T) {
+	a := &Variant{PerFlow: []Flow{{ID: 1, Src: "h1", Dst: "h2", Group: "job", QueuePair: true}, {ID: 2, Src: "h5", Dst: "h6", Group: "web"}}}
+	b := &Variant{PerFlow: []Flow{{ID: 1, Src: "h1", Dst: "h2", Group: "job", QueuePair: true}, {ID: 2, Src: "h2", Dst: "h1", Group: "job", QueuePair: true},
+		{ID: 3, Src: "h5", Dst: "h6", Group: "web"}}}
+	g := runFlowGroups([]*Variant{a, b})
+	ca, da := g.flowStyle(flowNames(a)[2], 2)
+	cb, db := g.flowStyle(flowNames(b)[3], 3)
+	require.Equal(t, ca, cb)
+	require.Equal(t, da, db)
 }

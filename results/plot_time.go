@@ -16,7 +16,8 @@ const minCurvePoints = 50
 const throughputPoints = 120
 
 // timeCurve is one line of a time-series figure, in microseconds and the figure's unit. A
-// flow's line (id > 0) has the flow's colour and dash in every plot of a run (flowStyle); a
+// flow's line (id > 0, its label the flow's name) has the flow's colour and dash in every
+// plot of a run (flowGroups.flowStyle); a
 // group's line (or thin line of one of its flows) the group's colour in every plot of a run
 // (flowGroups); any other line its place's. An empty label keeps the line out of the legend.
 type timeCurve struct {
@@ -34,6 +35,7 @@ func timeFigure(name string, v *Variant, title, yLabel, caption string, curves [
 	f := newFigure(name, v.Name, v.Name+": "+title, "", yLabel)
 	f.Caption = caption
 	u, start, end := timeAxisOf(v)
+	fg := flowGroupsOf(v)
 	for i, c := range curves {
 		pts := make(plotter.XYs, len(c.xsUS))
 		for k := range c.xsUS {
@@ -51,7 +53,7 @@ func timeFigure(name string, v *Variant, title, yLabel, caption string, curves [
 			}
 			f.Curves[len(f.Curves)-1].byPlace = false
 		case c.id > 0:
-			l.Color, l.Dashes = flowStyle(c.id)
+			l.Color, l.Dashes = fg.flowStyle(c.label, c.id)
 			f.Curves[len(f.Curves)-1].byPlace = false
 		}
 	}
