@@ -146,7 +146,17 @@ func (f *fabric) collect() *results.Variant {
 		}
 	}
 	v.DropPlaces = f.dropPlaces()
+	for _, ft := range f.sc.Faults {
+		if st := ft.PFCStorm; st != nil && ft.At <= now {
+			until := now
+			if ft.Until > 0 && ft.Until < now {
+				until = ft.Until
+			}
+			v.Storms = append(v.Storms, results.Storm{Node: st.Node, Priority: st.Priority, FromUS: ft.At.Microseconds(), UntilUS: until.Microseconds()})
+		}
+	}
 	v.LinkGroups = f.linkGroups(now)
+	v.NodeGroups = f.nodeGroups()
 	if f.deadlocks != nil {
 		for _, d := range f.deadlocks.Found {
 			// The table's notes print each deadlock as a warning under the table.

@@ -423,3 +423,35 @@ func TestCollectivesNeverBeatTheirIdeal(t *testing.T) {
 		}
 	}
 }
+
+// TestRankStepTimeline: a ring allreduce of 4 ranks on an uncontended star has messages of
+// S / 4 per channel, and records, for its
+// first iteration, a bar per rank and step (4 x 6), every one arrived; the latest end of each
+// step over the ranks is the step's end (StepEndUS), and each rank's steps end in order. A
+// job of more than results.MaxTimelineRanks ranks records none.
+func TestRankStepTimeline(t *testing.T) {
+	const n = 4
+	v := runOne(t, starCollective(n, "op: allreduce, hosts: all, size: 1MB, iterations: 2, compute: 5us"), 0)
+	j := v.Jobs[0]
+	require.Len(t, j.RankSteps, n*2*(n-1))
+	require.Equal(t, []string{"h1", "h2", "h3", "h4"}, j.RankHosts)
+	// A ring's message is S / n, split over the channels: 1 MB / 4 / C.
+	require.EqualValues(t, 1_000_000/n/j.Channels, j.MessageBytesMin)
+	require.EqualValues(t, 1_000_000/n/j.Channels, j.MessageBytesMax)
+	it := j.PerIteration[0]
+	last := make([]float64, 2*(n-1))
+	prev := map[int]float64{}
+	for _, b := range j.RankSteps {
+		require.True(t, b.Arrived)
+		require.GreaterOrEqual(t, b.EndUS, b.StartUS)
+		require.Greater(t, b.EndUS, prev[b.Rank], "rank %d step %d ends after its step before", b.Rank, b.Step)
+		prev[b.Rank] = b.EndUS
+		last[b.Step] = max(last[b.Step], b.EndUS)
+	}
+	for k, end := range it.StepEndUS {
+		require.InDelta(t, end, last[k], 1e-6, "step %d", k)
+	}
+
+	big := runOne(t, starCollective(results.MaxTimelineRanks+1, "op: allgather, hosts: all, size: 65KB"), 0)
+	require.Nil(t, big.Jobs[0].RankSteps, "a job of more ranks than the bound keeps no per-rank record")
+}

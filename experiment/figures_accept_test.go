@@ -61,6 +61,11 @@ func checkOutputFigures(t *testing.T, name string, doc *results.Document) {
 	if name == "lossy-link" {
 		assert.LessOrEqual(t, pngs, maxLossyLinkPNGs, "lossy-link writes %d PNGs", pngs)
 	}
+	for _, file := range []string{"summary.md", "report.html"} {
+		data, err := os.ReadFile(filepath.Join(dir, file))
+		require.NoError(t, err)
+		assert.Empty(t, emptySizeRows.FindAllString(string(data), 5), "%s: size bins of no flow have rows", file)
+	}
 
 	figs, _, err := results.Figures(doc)
 	require.NoError(t, err)
@@ -72,6 +77,7 @@ func checkOutputFigures(t *testing.T, name string, doc *results.Document) {
 	for _, f := range figs {
 		checkSeriesApart(t, f)
 		checkVariantColours(t, f, names, "", colours)
+		checkLegendIsWhole(t, f)
 		for k, p := range f.Panels() {
 			top, dataMax, natural := p.YAxis()
 			if !natural && dataMax > 0 {
@@ -103,6 +109,10 @@ func checkOutputFigures(t *testing.T, name string, doc *results.Document) {
 	}
 }
 
+// emptySizeRows are rows of a by-size table (Markdown or HTML) whose bin holds no flow: the
+// bin's range, then a flow count of 0.
+var emptySizeRows = regexp.MustCompile(`(\| *|<td[^>]*>)(>=[0-9]+[KMG]?B|[0-9]+[KMG]?B-[0-9]+[KMG]?B)( *\| *0 *\||</td><td[^>]*>0</td>)`)
+
 // checkSeriesApart: no two labelled lines of one panel share colour, dash and marker.
 func checkSeriesApart(t *testing.T, f *results.Figure) {
 	t.Helper()
@@ -118,6 +128,33 @@ func checkSeriesApart(t *testing.T, f *results.Figure) {
 		other, dup := seen[c.Panel][st]
 		assert.False(t, dup, "%s: %q and %q are drawn alike (%+v)", f.Name, other, c.Label, st)
 		seen[c.Panel][st] = c.Label
+	}
+}
+
+// checkLegendIsWhole: the legend lists every labelled line of every panel (but a panel's
+// own variant's line, "VARIANT: ...", which the panel's title names), and a label (a group,
+// a flow, a queue) is one colour in every panel of the figure: one legend entry stands for it
+// in all of them.
+func checkLegendIsWhole(t *testing.T, f *results.Figure) {
+	t.Helper()
+	listed := map[string]bool{}
+	for _, l := range f.LegendLabels() {
+		listed[l] = true
+	}
+	panels := f.Panels()
+	colour := map[string]string{}
+	for _, c := range f.Curves {
+		st := c.Style()
+		if c.Label == "" || st.Color == "" {
+			continue
+		}
+		own := c.Panel < len(panels) && panels[c.Panel].PanelTitle() != "" &&
+			strings.HasPrefix(c.Label, panels[c.Panel].PanelTitle()+":")
+		assert.True(t, listed[c.Label] || own, "%s: %q (panel %d) is not in the legend", f.Name, c.Label, c.Panel)
+		if want, ok := colour[c.Label]; ok {
+			assert.Equal(t, want, st.Color, "%s: %q is two colours across the panels", f.Name, c.Label)
+		}
+		colour[c.Label] = st.Color
 	}
 }
 

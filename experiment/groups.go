@@ -100,3 +100,46 @@ func (f *fabric) linkMembership(li int) membership {
 	m.rail = gpu.Rail
 	return m
 }
+
+// nodeGroups places each node of an AI cluster in its groups, for the fabric drawing: a
+// GPU's server, rail and scale-up domain, a scale-up switch's domain, a fabric switch's plane
+// (with several) and, for a switch every GPU link of which comes from one rail (a rail
+// leaf), that rail; nil for a fabric of none.
+func (f *fabric) nodeGroups() []results.NodeGroup {
+	var out []results.NodeGroup
+	planes := f.sc.Topology.Params.Planes > 1
+	for i := range f.nw.Nodes {
+		n := &f.nw.Nodes[i]
+		g := results.NodeGroup{Node: n.Name, Server: int(n.Server), Rail: int(n.Rail), Domain: int(n.Domain)}
+		if planes {
+			g.Plane = int(n.Plane)
+		}
+		if n.Type == topology.Switch && n.Role == topology.RoleFabric {
+			g.Rail = f.railOf(n)
+		}
+		if g != (results.NodeGroup{Node: n.Name}) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// railOf is the rail of every GPU whose link (or its NIC's, behind a PCIe hop) reaches
+// switch n, when they are all of one rail; 0 otherwise (a spine, a switch of no GPU).
+func (f *fabric) railOf(n *topology.Node) int {
+	rail := int32(0)
+	for _, p := range n.Ports {
+		peer := &f.nw.Nodes[p.Peer]
+		if peer.Role == topology.RolePCIeNIC {
+			peer = &f.nw.Nodes[peer.Ports[0].Peer] // a NIC node's first link is its GPU's
+		}
+		if peer.Type != topology.Host || peer.Rail == 0 {
+			continue
+		}
+		if rail != 0 && peer.Rail != rail {
+			return 0
+		}
+		rail = peer.Rail
+	}
+	return int(rail)
+}

@@ -207,3 +207,20 @@ func TestRailPXNLesson(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeGroupsForTheDrawing: the fabric supplies each node's groups for the drawing, the
+// same declared by preset or node by node: a GPU its server, rail and domain, a scale-up
+// switch its domain, a rail leaf the rail of its GPUs; a spine of one plane has none.
+func TestNodeGroupsForTheDrawing(t *testing.T) {
+	for _, text := range []string{railPair, railPairExplicit} {
+		v := runOne(t, fmt.Sprintf(text, "s2g2"), 0)
+		got := map[string]results.NodeGroup{}
+		for _, g := range v.NodeGroups {
+			got[g.Node] = g
+		}
+		require.Equal(t, results.NodeGroup{Node: "s2g1", Server: 2, Rail: 1, Domain: 2}, got["s2g1"])
+		require.Equal(t, results.NodeGroup{Node: "nv2", Domain: 2}, got["nv2"])
+		require.Equal(t, results.NodeGroup{Node: "leaf1r2", Rail: 2}, got["leaf1r2"])
+		require.NotContains(t, got, "spine1")
+	}
+}

@@ -158,8 +158,12 @@ func (s *sampler) take(now sim.Time) {
 					k = int32(len(ss.Queues))
 					s.queueCol[at+c] = k
 					peer := f.nw.Nodes[f.nw.Nodes[sw.ID].Ports[pi].Peer].Name
-					ss.Queues = append(ss.Queues, results.QueueSeries{Node: sw.Name, Port: pi + 1, Peer: peer, Priority: c,
-						Bytes: make([]int64, n, n+1)})
+					qs := results.QueueSeries{Node: sw.Name, Port: pi + 1, Peer: peer, Priority: c, Bytes: make([]int64, n, n+1)}
+					qs.TrimBytes, qs.Trims = sw.TrimThreshold(c)
+					if m, ok := sw.Marking(); ok {
+						qs.KminBytes, qs.KmaxBytes = m.Kmin, m.Kmax
+					}
+					ss.Queues = append(ss.Queues, qs)
 				}
 				ss.Queues[k].Bytes = append(ss.Queues[k].Bytes, q.Bytes)
 			}

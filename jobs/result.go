@@ -51,6 +51,7 @@ func (j *Job) Result(now sim.Time) results.Job {
 		Channels: c.Channels, ChunkBytes: c.Chunk, Iterations: len(j.phases), BusFactor: collective.BusFactor(c.Op, len(j.ranks)),
 		IdealUS: id.us[0], IdealStepEndUS: id.steps[0], BottleneckGbps: float64(id.rate) / 1e9, PayloadShare: id.share,
 		StepLatencyUS: id.alpha.Microseconds(), Steps: p0.Steps, PerIteration: []results.JobIteration{}}
+	r.MessageBytesMin, r.MessageBytesMax = j.messageBytes()
 	var sum float64
 	for it := range j.phases {
 		ji := j.iteration(it, id, now)
@@ -69,6 +70,9 @@ func (j *Job) Result(now sim.Time) results.Job {
 		if last := j.ended[len(j.ended)-1]; last != sim.Never {
 			r.JobUS = ptr((last - c.Start).Microseconds())
 		}
+	}
+	if len(j.ranks) <= results.MaxTimelineRanks && len(j.ranks)*p0.Steps <= results.MaxTimelineCells {
+		r.RankSteps, r.RankHosts = j.rankSteps(0, now), j.ranks
 	}
 	if r.Completed > 0 {
 		t := sum / float64(r.Completed)
@@ -166,4 +170,64 @@ func (j *Job) stepEnds(it int) []float64 {
 		out = append(out, (e - j.begun[it]).Microseconds())
 	}
 	return out
+}
+
+// rankSteps is, for iteration it, when each rank's messages of each step ran (results.
+// RankStep), rank by rank, step by step; nil before the iteration began.
+func (j *Job) rankSteps(it int, now sim.Time) []results.RankStep {
+	ph := &j.phases[it]
+	if j.begun[it] == sim.Never {
+		return nil
+	}
+	type cell struct {
+		start, end sim.Time
+		arrived    bool
+		seen       bool
+	}
+	steps := ph.plan.Steps
+	cells := make([]cell, len(j.ranks)*steps)
+	for m := range ph.plan.Messages {
+		inst := ph.off + m
+		if j.released[inst] == sim.Never {
+			continue
+		}
+		msg := &ph.plan.Messages[m]
+		c := &cells[msg.Dst*steps+msg.Step]
+		end, arrived := j.arrived[inst], true
+		if end == sim.Never {
+			end, arrived = now, false
+		}
+		if !c.seen {
+			*c = cell{start: j.released[inst], end: end, arrived: arrived, seen: true}
+			continue
+		}
+		c.start, c.end, c.arrived = min(c.start, j.released[inst]), max(c.end, end), c.arrived && arrived
+	}
+	out := []results.RankStep{}
+	for k, c := range cells {
+		if c.seen {
+			out = append(out, results.RankStep{Rank: k / steps, Step: k % steps, StartUS: (c.start - j.begun[it]).Microseconds(),
+				EndUS: (c.end - j.begun[it]).Microseconds(), Arrived: c.arrived})
+		}
+	}
+	return out
+}
+
+// messageBytes are the smallest and largest message one queue pair carries in phase 0: a
+// message split over C channels is C work requests, the bytes shared as post shares them
+// (the first b mod C one byte more).
+func (j *Job) messageBytes() (lo, hi int64) {
+	plan := j.phases[0].plan
+	for m := range plan.Messages {
+		b, C := plan.Messages[m].Bytes, int64(j.channels(0, m))
+		small, large := b/C, b/C
+		if b%C != 0 {
+			large++
+		}
+		if m == 0 || small < lo {
+			lo = small
+		}
+		hi = max(hi, large)
+	}
+	return lo, hi
 }

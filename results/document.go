@@ -123,12 +123,22 @@ type Variant struct {
 	// DropPlaces are where the variant's drops happened, each place and reason that lost a
 	// packet (drops.csv and the fabric drawing, with --out only): not in the results document.
 	DropPlaces []DropPlace `json:"-"`
+	// Storms are the PFC pause storms the scenario's faults set off (the fabric drawing
+	// marks their sources, with --out only): not in the results document.
+	Storms []Storm `json:"-"`
+	// NodeGroups place an AI cluster's nodes in their servers, rails, scale-up domains and
+	// planes (the fabric drawing draws them as groups, with --out only): not in the results
+	// document.
+	NodeGroups []NodeGroup `json:"-"`
 	// Parallel is how the run was cut (bench reports it): not in the document, which is the
 	// same however many threads ran it.
 	Parallel Parallel `json:"-"`
 	// window is the time axis its figures share with the run's other variants (Figures sets
 	// it); nil for a figure drawn on its own.
 	window *timeWindow
+	// groups is how the run's figures draw its flows, alike in every panel (Figures sets
+	// it); nil for a figure drawn on its own.
+	groups *flowGroups
 }
 
 // LinkGroup is what one group of host links carried, both directions: a plane's (every host

@@ -77,3 +77,11 @@ func writeDropsCSV(w io.Writer, d *Document) error {
 	cw.Flush()
 	return cw.Error()
 }
+
+// Storm is a PFC pause storm a fault set off: host Node's NIC sending PAUSE on class
+// Priority from FromUS until UntilUS (the end of the run when it lasts to it).
+type Storm struct {
+	Node            string
+	Priority        int
+	FromUS, UntilUS float64
+}

@@ -36,6 +36,9 @@ type Figure struct {
 	fabric *fabricDrawing  // a fabric figure's drawing
 	pauses *pauseRows      // a PFC timeline's rows
 	heat   *heatmapDrawing // a heat map's image
+	refs   *refLabels      // the names of its reference lines (addReference)
+	// timeline is a per-rank step timeline's bars.
+	timeline *rankBars
 	// natural is true for a y axis with a natural bound it ends at (a CDF's 1, a share, named
 	// rows): no headroom above the data.
 	natural bool
@@ -352,6 +355,19 @@ func (f *Figure) YAxis() (top, dataMax float64, natural bool) {
 	_, named := f.plot.Y.Tick.Marker.(plot.ConstantTicks)
 	return f.plot.Y.Max, f.maxY(), f.natural || named
 }
+
+// LegendLabels are the labels of the figure's legend, as given (before rows are wrapped or
+// cut to the image's height): a panel figure's lists each label of its panels once.
+func (f *Figure) LegendLabels() []string {
+	var out []string
+	for _, e := range f.legend {
+		out = append(out, e.label)
+	}
+	return out
+}
+
+// PanelTitle names a panel of a panel figure (its variant); "" for a figure of one plot.
+func (f *Figure) PanelTitle() string { return f.panelTitle }
 
 // AxisLabels are the figure's x and y axis labels (its first panel's).
 func (f *Figure) AxisLabels() (x, y string) { return f.plot.X.Label.Text, f.plot.Y.Label.Text }

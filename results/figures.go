@@ -8,7 +8,8 @@ import (
 
 // Figures are the plots of d that have something to show, the key ones first (Key:
 // markKeyFigures), the rest in the order a report shows them:
-// the FCT distribution, the slowdown by flow size, the jobs, the metrics against the one
+// the FCT distribution, the slowdown by flow size, the jobs (iterations, steps, and the
+// per-rank step timeline of each variant's first job), the metrics against the one
 // numeric parameter the variants vary (Document.Axis), then each variant's fabric
 // (fabric-VARIANT, VARIANT being the variant's file slug, VariantFileSlugs), then one figure
 // per kind with a panel per variant (variantFigures): goodput, DCQCN or HPCC rate, TCP
@@ -23,7 +24,7 @@ func Figures(d *Document) (figs []*Figure, omitted []Omitted, err error) {
 	for _, pl := range []struct {
 		name string
 		make func(*Document) (*Figure, string, error)
-	}{{"fct-cdf", fctFigure}, {"slowdown-by-size", sizesFigure}, {"jobs-iterations", jobsFigure}, {"jobs-steps", jobStepsFigure}} {
+	}{{"fct-cdf", fctFigure}, {"slowdown-by-size", sizesFigure}, {"jobs-iterations", jobsFigure}, {"jobs-steps", jobStepsFigure}, {"jobs-timeline", jobTimelineFigure}} {
 		f, why, err := pl.make(d)
 		if err != nil {
 			return nil, nil, err
@@ -57,7 +58,7 @@ func Figures(d *Document) (figs []*Figure, omitted []Omitted, err error) {
 // times, the collectives, then the congestion control's rates and windows (TCP's, Swift's
 // and NSCC's) and the pauses' spread. A run whose flows never complete has its goodput over
 // time as a key figure.
-var keyKinds = []string{"fct-cdf", "slowdown-by-size", "jobs-steps", "jobs-iterations", "rate", "cwnd", "window", "pause-spread", "goodput-seeds"}
+var keyKinds = []string{"fct-cdf", "slowdown-by-size", "jobs-steps", "jobs-timeline", "jobs-iterations", "rate", "cwnd", "window", "pause-spread", "goodput-seeds"}
 
 // markKeyFigures sets Key on the figures of figs that show what d's variants differ in:
 // those against the varied setting, and those of keyKinds; the throughput when no FCT
@@ -104,9 +105,14 @@ func variantFigures(d *Document) (figs []*Figure, omitted []Omitted, err error) 
 	win := scenarioWindow(d)
 	var firsts []int // d.Variants index of each name's first run
 	seen := map[string]bool{}
+	var all []*Variant
+	for i := range d.Variants {
+		all = append(all, &d.Variants[i])
+	}
+	fg := runFlowGroups(all)
 	for i := range d.Variants {
 		v := &d.Variants[i]
-		v.window = win
+		v.window, v.groups = win, fg
 		if !seen[v.Name] {
 			seen[v.Name] = true
 			firsts = append(firsts, i)

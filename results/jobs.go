@@ -36,7 +36,13 @@ type Job struct {
 	// ChunkBytes is the piece a pipelined algorithm (tree, broadcast) sends at a time;
 	// absent for the others.
 	ChunkBytes int64 `json:"chunk_bytes,omitempty"`
-	Iterations int   `json:"iterations"`
+	// MessageBytesMin and MessageBytesMax are the smallest and largest message one queue
+	// pair carries in the first iteration (a message split over the channels counted per
+	// channel): a ring allreduce's S / (ranks x channels), what sets whether a step is
+	// latency or bandwidth bound.
+	MessageBytesMin int64 `json:"message_bytes_min"`
+	MessageBytesMax int64 `json:"message_bytes_max"`
+	Iterations      int   `json:"iterations"`
 	// Completed is how many iterations ended by the end of the run.
 	Completed    int      `json:"completed_iterations"`
 	CompletionUS *float64 `json:"completion_us"`
@@ -61,7 +67,30 @@ type Job struct {
 	Traces     []string `json:"traces,omitempty"`
 	JobUS      *float64 `json:"job_us,omitempty"`
 	JobIdealUS *float64 `json:"job_ideal_us,omitempty"`
+	// RankSteps are, for the first iteration of a job of at most MaxTimelineRanks ranks and
+	// MaxTimelineCells rank-steps, when each rank's messages of each step ran (the per-rank
+	// step timeline), and RankHosts each rank's host; both nil otherwise, and not in the
+	// results document (docs/results.md).
+	RankSteps []RankStep `json:"-"`
+	RankHosts []string   `json:"-"`
 }
+
+// RankStep is when the messages one rank received in one step of an iteration ran: from the
+// first one's release to the last one's arrival, from the iteration's start (Arrived false:
+// one had not arrived by the end of the run, EndUS is then the run's end).
+type RankStep struct {
+	Rank, Step     int
+	StartUS, EndUS float64
+	Arrived        bool
+}
+
+// The bounds of the per-rank step timeline (Job.RankSteps): a figure of more ranks than
+// rows a page shows says nothing a reader can find, and the 1,024-rank benchmark should
+// keep no per-message record.
+const (
+	MaxTimelineRanks = 64
+	MaxTimelineCells = MaxTimelineRanks * 128
+)
 
 // JobIteration is one iteration of a job. CompletionUS, AlgbwGbps and BusbwGbps are nil
 // until it ended. The slowest step is the message, of all the iteration's, that took
@@ -124,9 +153,18 @@ func hasJobs(d *Document) bool {
 }
 
 // jobsHeader is the collectives table's header (jobsTable) for a run of one seed.
-var jobsHeader = []string{"variant", "job", "op", "algorithm", "ranks", "size_bytes", "iterations", "time_us", "ideal_us", "algbw_gbps", "busbw_gbps", "slowest"}
+var jobsHeader = []string{"variant", "job", "op", "algorithm", "ranks", "size_bytes", "message_bytes", "iterations", "time_us", "ideal_us", "algbw_gbps", "busbw_gbps", "slowest"}
 
-// jobRows are the collectives table's rows: per variant and job, its message size, the mean
+// messageBytes is a job's messages' size for a table: the one size, or the smallest and the
+// largest ("131072-262144").
+func messageBytes(j *Job) string {
+	if j.MessageBytesMin == j.MessageBytesMax {
+		return integer(j.MessageBytesMax)
+	}
+	return integer(j.MessageBytesMin) + "-" + integer(j.MessageBytesMax)
+}
+
+// jobRows are the collectives table's rows: per variant and job, its size, its messages', the mean
 // iteration time, its ideal, the bandwidths and the slowest step of the slowest iteration.
 func jobRows(d *Document) [][]string {
 	var rows [][]string
@@ -145,7 +183,7 @@ func jobRows(d *Document) [][]string {
 				slowest = fmt.Sprintf("iter %d step %d at %s", worst.Iteration, worst.SlowestStep, worst.SlowestHost)
 			}
 			rows = append(rows, []string{variantCell(d, v), j.Label, j.Op, j.Algorithm, strconv.Itoa(j.Ranks),
-				integer(j.SizeBytes), fmt.Sprintf("%d/%d", j.Completed, j.Iterations), optFixed(j.CompletionUS),
+				integer(j.SizeBytes), messageBytes(&j), fmt.Sprintf("%d/%d", j.Completed, j.Iterations), optFixed(j.CompletionUS),
 				fixed(j.IdealUS), optFixed(j.AlgbwGbps), optFixed(j.BusbwGbps), slowest})
 		}
 	}

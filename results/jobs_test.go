@@ -17,6 +17,7 @@ func jobsDoc() *Document {
 	start0, start1, slow := 0.0, 105.0, 20.0
 	return &Document{Scenario: "jobs", Variants: []Variant{{Name: "RoCEv2", PerFlow: []Flow{}, Jobs: []Job{{
 		Label: "train", Op: "allreduce", Algorithm: "ring", Ranks: 8, SizeBytes: 8_000_000, Channels: 2,
+		MessageBytesMin: 500_000, MessageBytesMax: 500_000, // 8 MB / 8 ranks / 2 channels
 		Iterations: 2, Completed: 1, CompletionUS: &t0, AlgbwGbps: &a, BusbwGbps: &b, BusFactor: 1.75, IdealUS: 95.5,
 		PerIteration: []JobIteration{
 			{Iteration: 0, StartUS: &start0, CompletionUS: &t0, AlgbwGbps: &a, BusbwGbps: &b, SlowestStep: 3, SlowestRank: 2,
@@ -40,10 +41,10 @@ func TestJobsRendered(t *testing.T) {
 	var tb strings.Builder
 	require.NoError(t, WriteTable(&tb, d, FormatTable))
 	require.Contains(t, tb.String(), "collectives (time_us: mean iteration")
-	require.Contains(t, tb.String(), "| RoCEv2  | train | allreduce | ring      |     8 |    8000000 |        1/2 |  100.00 |    95.50 |     640.00 |    1120.00 | iter 0 step 3 at h3 |")
+	require.Contains(t, tb.String(), "| RoCEv2  | train | allreduce | ring      |     8 |    8000000 |        500000 |        1/2 |  100.00 |    95.50 |     640.00 |    1120.00 | iter 0 step 3 at h3 |")
 	var md strings.Builder
 	require.NoError(t, WriteTable(&md, d, FormatMarkdown))
-	require.Contains(t, md.String(), "| RoCEv2  | train | allreduce | ring      |     8 |    8000000 |        1/2 |  100.00 |    95.50 |     640.00 |    1120.00 | iter 0 step 3 at h3 |\n")
+	require.Contains(t, md.String(), "| RoCEv2  | train | allreduce | ring      |     8 |    8000000 |        500000 |        1/2 |  100.00 |    95.50 |     640.00 |    1120.00 | iter 0 step 3 at h3 |\n")
 
 	var csv strings.Builder
 	require.NoError(t, writeJobsCSV(&csv, d))
@@ -75,7 +76,7 @@ func TestJobsRendered(t *testing.T) {
 	}
 	md.Reset()
 	require.NoError(t, writeMarkdownTables(&md, ComparisonTables(d)))
-	require.Contains(t, md.String(), "| RoCEv2  | train | allreduce | ring      |     8 |    8000000 |        1/2 |  100.00 |    95.50 |     640.00 |    1120.00 | iter 0 step 3 at h3 |\n")
+	require.Contains(t, md.String(), "| RoCEv2  | train | allreduce | ring      |     8 |    8000000 |        500000 |        1/2 |  100.00 |    95.50 |     640.00 |    1120.00 | iter 0 step 3 at h3 |\n")
 
 	// Without collectives: no jobs.csv, no plot, nothing said of it.
 	d.Variants[0].Jobs = nil

@@ -30,3 +30,11 @@ func linkGroupRows(d *Document) [][]string {
 	}
 	return rows
 }
+
+// NodeGroup places a node of an AI cluster in its groups: a GPU's server, rail (its
+// position in the server) and scale-up domain; a scale-up switch's domain; a rail leaf's
+// rail; a fabric switch's plane when there are several. Each from 1, 0 where none.
+type NodeGroup struct {
+	Node                        string
+	Server, Rail, Domain, Plane int
+}

@@ -17,9 +17,13 @@ import (
 // fabricNode is a node of the fabric drawing: its tier (0 for hosts, then the hops from
 // the nearest host: leaves or edges 1, spines or aggregation 2, cores 3) and its place in it.
 type fabricNode struct {
-	name string
-	tier int
-	x    float64
+	name  string
+	tier  int
+	x     float64
+	storm bool // the source of a PFC pause storm (Variant.Storms)
+	// server, rail, domain and plane are an AI cluster's groups the node is in (NodeGroup),
+	// 0 where none.
+	server, rail, domain, plane int
 }
 
 // fabricEdge is a link of the drawing: its two ends, the busier direction's utilisation,
@@ -34,6 +38,7 @@ type fabricEdge struct {
 	dropsA, dropsB   int64
 	reasonA, reasonB string // the reason that lost the most packets at each end
 	deadlock         bool   // on a deadlock's cycle
+	storm            bool   // a PFC storm's source's link
 }
 
 // fabricDrawing is the plotter of a fabric figure.
@@ -41,7 +46,8 @@ type fabricDrawing struct {
 	nodes   []fabricNode
 	edges   []fabricEdge
 	simUS   float64
-	hasPeak bool // links coloured by their peak utilisation (a time series gave it)
+	hasPeak bool          // links coloured by their peak utilisation (a time series gave it)
+	groups  *fabricGroups // an AI cluster's servers, rails and planes, nil for none
 }
 
 // utilColour is a link's colour by utilisation: light grey when idle, through blue to red
@@ -70,10 +76,16 @@ func (d *fabricDrawing) Plot(c draw.Canvas, plt *plot.Plot) {
 	trX, trY := plt.Transforms(&c)
 	at := func(i int) vg.Point { return vg.Point{X: trX(d.nodes[i].x), Y: trY(float64(d.nodes[i].tier))} }
 	var placed labelSpace
+	if d.groups != nil {
+		d.drawGroups(&c, plt, &placed)
+	}
 	for _, e := range d.edges {
 		pa, pb := at(e.a), at(e.b)
 		if e.deadlock {
 			c.StrokeLine2(deadlockStyle, pa.X, pa.Y, pb.X, pb.Y)
+		}
+		if e.storm {
+			c.StrokeLine2(stormStyle, pa.X, pa.Y, pb.X, pb.Y)
 		}
 		colour := utilColour(e.util)
 		if d.hasPeak {
@@ -108,11 +120,10 @@ func (d *fabricDrawing) Plot(c draw.Canvas, plt *plot.Plot) {
 		}
 	}
 	for i, n := range d.nodes {
-		style := draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3.5), Shape: draw.BoxGlyph{}}
-		if n.tier == 0 {
-			style = draw.GlyphStyle{Color: color.Gray{Y: 60}, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
+		c.DrawGlyph(nodeStyle(n), at(i))
+		if n.storm {
+			c.DrawGlyph(stormGlyph, at(i))
 		}
-		c.DrawGlyph(style, at(i))
 	}
 	// Names where they have room: the switch tiers first, each from its ends inwards, so that
 	// a crowded tier keeps its first and last names and every other one that fits.
@@ -275,13 +286,16 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 	}
 	// An AI cluster's scale-up switches (nv<D>, the rail preset's names) go one row under the
 	// GPUs, each below its own domain's GPUs, so that a server's GPUs are seen joined.
+	// With the cluster's groups (NodeGroups), a scale-up switch is a switch of a domain;
+	// without (a document of an older run), a switch named so where the links say there are
+	// scale-up domains.
 	scaleUps := 0
-	if hasGroup(v, "scaleup") {
-		for _, n := range names {
-			if scaleUpName.MatchString(n) {
-				tiers[n] = -1
-				scaleUps++
-			}
+	groupOf := nodeGroupsOf(v.NodeGroups)
+	for _, n := range names {
+		g, grouped := groupOf[n]
+		if (grouped && g.Domain > 0 && tiers[n] != 0) || (len(groupOf) == 0 && hasGroup(v, "scaleup") && scaleUpName.MatchString(n)) {
+			tiers[n] = -1
+			scaleUps++
 		}
 	}
 	d := &fabricDrawing{simUS: v.SimTimeUS, hasPeak: v.Series != nil && v.Series.Len() > 1}
@@ -300,6 +314,8 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 	for _, k := range order {
 		d.edges = append(d.edges, *edges[k])
 	}
+	markStorms(d, v.Storms)
+	groups := placeGroups(d, v.NodeGroups)
 	underGPUs(d, byTier[-1])
 	collapsed := collapseHosts(d)
 	f := newFigure("fabric-", v.Name, v.Name+": the fabric, its load and its pauses", "", "")
@@ -313,6 +329,12 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 	}
 	if scaleUps > 0 {
 		f.Caption += " The scale-up switches (nvD) are drawn under their domains' GPUs, which their links join (NVLink)."
+	}
+	var groupEntries []legendEntry
+	if groups != nil {
+		var says string
+		groupEntries, says = groupsLegend(groups)
+		f.Caption += says
 	}
 	f.plot.Add(d)
 	f.fabric = d
@@ -331,9 +353,14 @@ func fabricFigure(v *Variant) (*Figure, string, error) {
 		f.legend = append(f.legend, legendEntry{label, lineThumb{utilColour(u.u), vg.Points(0.8 + 2.5*u.u)}})
 	}
 	f.legend = append(f.legend, legendEntry{"sending paused by PFC", dotThumb{}})
+	f.legend = append(f.legend, groupEntries...)
 	if len(v.Deadlocks) > 0 {
 		f.legend = append(f.legend, legendEntry{"on a PFC deadlock's cycle", lineThumb{deadlockStyle.Color, deadlockStyle.Width}})
 		f.Caption += " The links of each PFC deadlock's cycle are drawn over a broad purple band."
+	}
+	if len(v.Storms) > 0 {
+		f.legend = append(f.legend, stormLegend(v.Storms)...)
+		f.Caption += " The source of each PFC pause storm (the scenario's faults: a NIC sending PAUSE on and on) is ringed, its link drawn over a broad orange band: the pauses spread from there."
 	}
 	if len(v.DropPlaces) > 0 {
 		f.legend = append(f.legend, dropLegend(v)...)

@@ -185,7 +185,11 @@ func collapseHosts(d *fabricDrawing) int {
 			x += d.nodes[h].x / float64(len(m))
 			newIndex[h] = len(nodes)
 		}
-		nodes = append(nodes, fabricNode{name: fmt.Sprintf("%d hosts", len(m)), tier: 0, x: x})
+		storm := false
+		for _, h := range m {
+			storm = storm || d.nodes[h].storm
+		}
+		nodes = append(nodes, fabricNode{name: fmt.Sprintf("%d hosts", len(m)), tier: 0, x: x, storm: storm})
 		made++
 	}
 	type key struct{ a, b int }
@@ -216,6 +220,7 @@ func collapseHosts(d *fabricDrawing) int {
 		}
 		m.dropsA, m.dropsB = m.dropsA+e.dropsA, m.dropsB+e.dropsB
 		m.deadlock = m.deadlock || e.deadlock
+		m.storm = m.storm || e.storm
 	}
 	// The host row evenly spaced again, in the order of the nodes' places.
 	var row []int
@@ -230,4 +235,47 @@ func collapseHosts(d *fabricDrawing) int {
 	}
 	d.nodes, d.edges = nodes, edges
 	return made
+}
+
+// stormStyle is the broad band under a PFC storm's source's links; stormGlyph rings the
+// source.
+var (
+	stormColour = color.RGBA{150, 80, 0, 255}
+	stormStyle  = draw.LineStyle{Color: color.RGBA{240, 200, 110, 255}, Width: vg.Points(8)}
+	stormGlyph  = draw.GlyphStyle{Color: stormColour, Radius: vg.Points(8), Shape: draw.RingGlyph{}}
+)
+
+// markStorms marks the nodes of d that storms come from, and their links.
+func markStorms(d *fabricDrawing, storms []Storm) {
+	src := map[string]bool{}
+	for _, s := range storms {
+		src[s.Node] = true
+	}
+	for i := range d.nodes {
+		d.nodes[i].storm = src[d.nodes[i].name]
+	}
+	for k := range d.edges {
+		e := &d.edges[k]
+		e.storm = d.nodes[e.a].storm || d.nodes[e.b].storm
+	}
+}
+
+// stormLegend names each storm: its source, class and time.
+func stormLegend(storms []Storm) []legendEntry {
+	var out []legendEntry
+	for _, s := range storms {
+		out = append(out, legendEntry{fmt.Sprintf("PFC storm from %s, prio %d, %s to %s us", s.Node, s.Priority, fixed(s.FromUS), fixed(s.UntilUS)), stormThumb{}})
+	}
+	return out
+}
+
+// stormThumb is the legend swatch of a storm's source: its ring on its band.
+type stormThumb struct{}
+
+func (stormThumb) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(stormStyle, c.Min.X, y, c.Max.X, y)
+	g := stormGlyph
+	g.Radius = vg.Points(4)
+	c.DrawGlyph(g, c.Center())
 }

@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"image/color"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -114,4 +115,90 @@ func TestFabricDropMarks(t *testing.T) {
 	require.EqualValues(t, 0, got["leaf2>spine1"])
 	require.EqualValues(t, DropPlacesByReason(v.DropPlaces).Sum(), total, "every drop is marked once")
 	require.Contains(t, f.Caption, "drops.csv")
+}
+
+// TestFabricStormSource: a storm's source is ringed and its link banded, the others not,
+// and the legend names the storm with its class and time; with more than maxDrawnHosts
+// hosts, the node the source is collapsed into carries the mark.
+func TestFabricStormSource(t *testing.T) {
+	v := &Variant{Name: "v", SimTimeUS: 10000,
+		Links:   []Link{{From: "a", To: "sw1", Utilization: 0.5}, {From: "sw1", To: "sw2", Utilization: 0.5}, {From: "x", To: "sw2", Utilization: 0.01}},
+		PerFlow: []Flow{{ID: 1, Src: "a", Dst: "x"}},
+		Storms:  []Storm{{Node: "x", Priority: 3, FromUS: 50, UntilUS: 3000}},
+	}
+	f, _, err := fabricFigure(v)
+	require.NoError(t, err)
+	d := f.fabric
+	for _, n := range d.nodes {
+		require.Equal(t, n.name == "x", n.storm, n.name)
+	}
+	for _, e := range d.edges {
+		ends := d.nodes[e.a].name + "-" + d.nodes[e.b].name
+		require.Equal(t, ends == "sw2-x" || ends == "x-sw2", e.storm, ends)
+	}
+	require.Contains(t, f.LegendLabels(), "PFC storm from x, prio 3, 50.00 to 3000.00 us")
+
+	v.Links, v.PerFlow = nil, nil
+	for h := 1; h <= maxDrawnHosts+2; h++ {
+		v.Links = append(v.Links, Link{From: fmt.Sprintf("h%d", h), To: "sw1", Utilization: 0.1})
+		v.PerFlow = append(v.PerFlow, Flow{ID: h, Src: fmt.Sprintf("h%d", h), Dst: "h1"})
+	}
+	v.Storms[0].Node = "h7"
+	f, _, err = fabricFigure(v)
+	require.NoError(t, err)
+	storms := 0
+	for _, n := range f.fabric.nodes {
+		if n.storm {
+			storms++
+			require.Equal(t, fmt.Sprintf("%d hosts", maxDrawnHosts+2), n.name)
+		}
+	}
+	require.Equal(t, 1, storms)
+}
+
+// TestFabricGroups: with the cluster's groups, each tier is ordered by plane (planes side
+// by side: plane 1's leaves left of plane 2's whatever their names), a GPU and its rail leaf
+// take the rail's colour, a switch of a domain goes under the GPUs, and the legend names the
+// servers, each rail and the planes.
+func TestFabricGroups(t *testing.T) {
+	var links []Link
+	var groups []NodeGroup
+	var flows []Flow
+	for s := 1; s <= 2; s++ {
+		for g := 1; g <= 2; g++ {
+			gpu := fmt.Sprintf("s%dg%d", s, g)
+			for p := 1; p <= 2; p++ {
+				links = append(links, Link{From: gpu, To: fmt.Sprintf("p%dleaf1r%d", p, g), Utilization: 0.5})
+			}
+			links = append(links, Link{From: gpu, To: fmt.Sprintf("sw%d", s), Utilization: 0.1})
+			groups = append(groups, NodeGroup{Node: gpu, Server: s, Rail: g, Domain: s})
+			flows = append(flows, Flow{ID: len(flows) + 1, Src: gpu, Dst: "s1g1"})
+		}
+		groups = append(groups, NodeGroup{Node: fmt.Sprintf("sw%d", s), Domain: s})
+	}
+	for p := 1; p <= 2; p++ {
+		for g := 1; g <= 2; g++ {
+			groups = append(groups, NodeGroup{Node: fmt.Sprintf("p%dleaf1r%d", p, g), Rail: g, Plane: p})
+		}
+	}
+	v := &Variant{Name: "v", SimTimeUS: 10, Links: links, PerFlow: flows, NodeGroups: groups}
+	f, _, err := fabricFigure(v)
+	require.NoError(t, err)
+	at := map[string]fabricNode{}
+	for _, n := range f.fabric.nodes {
+		at[n.name] = n
+	}
+	require.Less(t, at["p1leaf1r2"].x, at["p2leaf1r1"].x, "plane 1 left of plane 2")
+	require.Equal(t, -1, at["sw1"].tier, "a switch of a domain is the scale-up switch, whatever its name")
+	require.Equal(t, railColour(2), nodeStyle(at["s2g2"]).Color)
+	require.Equal(t, railColour(2), nodeStyle(at["p2leaf1r2"]).Color)
+	require.NotEqual(t, railColour(1), railColour(2))
+	require.Equal(t, &fabricGroups{servers: 2, rails: 2, planes: 2}, f.fabric.groups)
+	legend := f.LegendLabels()
+	for _, want := range []string{"a server's GPUs (and its scale-up switch)", "rail 1 (GPU 1 of each server, its leaf)", "rail 2 (GPU 2 of each server, its leaf)", "planes, side by side"} {
+		require.Contains(t, legend, want)
+	}
+	for r := 1; r <= len(railPalette); r++ {
+		require.NotEqual(t, color.RGBA{0, 0, 0, 255}, railColour(r), "no rail is black, as switches are")
+	}
 }

@@ -38,22 +38,20 @@ func cumulative(xs []int64) []float64 {
 }
 
 // goodputFigure is each flow's goodput over time in Gb/s, the payload it delivered in order
-// per interval (binRates over its cumulative delivered bytes): one line per flow when there
-// are at most maxPlotLines, else one per group of flows (a traffic item's label), the
-// group's flows summed.
+// per interval (binRates over its cumulative delivered bytes), its flows drawn as the run's
+// flowGroups say, alike in every panel: a line per flow, or a line per group of flows (a
+// traffic item's label, the group's flows summed) in the group's colour, a group of at most
+// namedFlows flows a line per flow.
 func goodputFigure(v *Variant) (*Figure, string, error) {
 	s := v.Series
 	if s.Len() < 2 || s.TimesUS[s.Len()-1] <= s.TimesUS[0] {
 		return nil, "the series span no time", nil
 	}
 	flows := flowsByID(v)
-	var active []int
-	for i := range s.Flows {
-		if b := s.Flows[i].DeliveredBytes; b[len(b)-1] > 0 {
-			active = append(active, i)
-		}
-	}
-	if len(active) == 0 {
+	names := flowNames(v)
+	fg := flowGroupsOf(v)
+	order, members := fg.members(v, flows)
+	if len(order) == 0 {
 		return nil, "no flow delivered anything", nil
 	}
 	gbps := func(ys []float64) timeCurve {
@@ -65,42 +63,37 @@ func goodputFigure(v *Variant) (*Figure, string, error) {
 	}
 	caption := fmt.Sprintf("The payload each flow delivered in order per unit time, in Gb/s, over each of %d equal intervals of the run (its delivered bytes read at the interval's ends, linearly between samples, as rates.csv's throughput): shares, fairness and convergence read off directly, where the delivered-payload plot shows them as slopes. A loss repaired late releases at once what the receiver held back behind it, so one interval may read above the line rate.", rateBins)
 	var curves []timeCurve
-	if len(active) <= maxPlotLines {
-		for _, i := range active {
+	var grouped []string
+	for _, g := range order {
+		if fg.byGroup && fg.most[g] > namedFlows {
+			grouped = append(grouped, g)
+			continue
+		}
+		for _, i := range members[g] {
 			fs := &s.Flows[i]
 			c := gbps(cumulative(fs.DeliveredBytes))
-			c.label, c.id = flowLabel(fs.Flow, flows[fs.Flow]), fs.Flow
+			c.label, c.id = flowName(names, fs.Flow, flows[fs.Flow]), fs.Flow
 			curves = append(curves, c)
 		}
-	} else {
-		var order []string
-		sum := map[string][]float64{}
-		count := map[string]int{}
-		for _, i := range active {
-			g := ""
-			if fl := flows[s.Flows[i].Flow]; fl != nil {
-				g = fl.Group
-			}
-			if _, ok := sum[g]; !ok {
-				order = append(order, g)
-				sum[g] = make([]float64, s.Len())
-			}
-			count[g]++
+	}
+	if len(grouped) > maxPlotLines {
+		sort.SliceStable(grouped, func(a, b int) bool { return len(members[grouped[a]]) > len(members[grouped[b]]) })
+		caption += fmt.Sprintf(" The %d largest of %d groups are drawn.", maxPlotLines, len(grouped))
+		grouped = grouped[:maxPlotLines]
+	}
+	for _, g := range grouped {
+		sum := make([]float64, s.Len())
+		for _, i := range members[g] {
 			for k, b := range s.Flows[i].DeliveredBytes {
-				sum[g][k] += float64(b)
+				sum[k] += float64(b)
 			}
 		}
-		if len(order) > maxPlotLines {
-			sort.SliceStable(order, func(a, b int) bool { return count[order[a]] > count[order[b]] })
-			caption += fmt.Sprintf(" The %d largest of %d groups are drawn.", maxPlotLines, len(order))
-			order = order[:maxPlotLines]
-		}
-		for _, g := range order {
-			c := gbps(sum[g])
-			c.label = fmt.Sprintf("%s (%d flows)", groupOrAll(g), count[g])
-			curves = append(curves, c)
-		}
-		caption += fmt.Sprintf(" %d flows: one line per group, the group's flows summed.", len(active))
+		c := gbps(sum)
+		c.label, c.group = fg.label[g], fg.place[g]+1
+		curves = append(curves, c)
+	}
+	if fg.byGroup {
+		caption += " A group's flows are summed into one line, in the group's colour in every panel; a group of one or two flows keeps a line per flow."
 	}
 	f, err := timeFigure("goodput-", v, "goodput over time", "goodput (Gb/s)", caption, curves)
 	return f, "", err

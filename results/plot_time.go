@@ -16,13 +16,14 @@ const minCurvePoints = 50
 const throughputPoints = 120
 
 // timeCurve is one line of a time-series figure, in microseconds and the figure's unit. A
-// flow's line (id > 0) has the flow's colour and dash in every plot of a run (flowStyle); a
-// group's thin line the group's colour; any other line its place's. An empty label keeps
-// the line out of the legend.
+// flow's line (id > 0, its label the flow's name) has the flow's colour and dash in every
+// plot of a run (flowGroups.flowStyle); a
+// group's line (or thin line of one of its flows) the group's colour in every plot of a run
+// (flowGroups); any other line its place's. An empty label keeps the line out of the legend.
 type timeCurve struct {
 	label string
 	id    int  // the flow's id, 0 for a line of no one flow
-	group int  // from 1: the group's place, for a thin line of a group's flow
+	group int  // from 1: the group's place among the run's groups, for a group's line
 	thin  bool // drawn thin (one of many flows of a group)
 	xsUS  []float64
 	ys    []float64
@@ -34,6 +35,7 @@ func timeFigure(name string, v *Variant, title, yLabel, caption string, curves [
 	f := newFigure(name, v.Name, v.Name+": "+title, "", yLabel)
 	f.Caption = caption
 	u, start, end := timeAxisOf(v)
+	fg := flowGroupsOf(v)
 	for i, c := range curves {
 		pts := make(plotter.XYs, len(c.xsUS))
 		for k := range c.xsUS {
@@ -44,11 +46,14 @@ func timeFigure(name string, v *Variant, title, yLabel, caption string, curves [
 			return nil, err
 		}
 		switch {
-		case c.thin:
-			l.Color, l.Dashes, l.Width = lineColor(c.group-1), nil, vg.Points(0.5)
+		case c.group > 0:
+			l.Color, l.Dashes = lineColor(c.group-1), nil
+			if c.thin {
+				l.Width = vg.Points(0.5)
+			}
 			f.Curves[len(f.Curves)-1].byPlace = false
 		case c.id > 0:
-			l.Color, l.Dashes = flowStyle(c.id)
+			l.Color, l.Dashes = fg.flowStyle(c.label, c.id)
 			f.Curves[len(f.Curves)-1].byPlace = false
 		}
 	}
@@ -63,51 +68,28 @@ func timeFigure(name string, v *Variant, title, yLabel, caption string, curves [
 // throughputFigure is what each flow has delivered over time: the payload delivered in
 // order by each sample, cumulative, so that its slope is the flow's goodput and a repaired
 // loss (a hole filled, delivering all it held back at once) shows as a step, never as a
-// rate above the line's. With at most maxPlotLines flows each has a line of its own; with
-// more, the flows of a group (a traffic item's label) are drawn thin in the group's colour
-// under one legend entry, the largest maxGroupLines of them, and a group of at most
-// namedFlows flows (a flow the scenario names) keeps lines of its own.
+// rate above the line's. As the run's flowGroups say, alike in every panel: each flow a line
+// of its own, or the flows of a group (a traffic item's label) drawn thin in the group's
+// colour under one legend entry, the largest maxGroupLines of them, and a group of at most
+// namedFlows flows (a flow the scenario names) a line per flow.
 func throughputFigure(v *Variant) (*Figure, string, error) {
 	s := v.Series
 	flows := flowsByID(v)
-	var active []int
-	for i := range s.Flows {
-		if b := s.Flows[i].DeliveredBytes; b[len(b)-1] > 0 {
-			active = append(active, i)
-		}
-	}
-	if len(active) == 0 || s.Len() < 2 {
+	names := flowNames(v)
+	fg := flowGroupsOf(v)
+	order, members := fg.members(v, flows)
+	if len(order) == 0 || s.Len() < 2 {
 		return nil, "no flow delivered anything", nil
 	}
 	caption := "The payload each flow had delivered in order by each sample, cumulative: the slope is the flow's goodput, and a loss repaired late shows as a flat stretch and a step, never as a rate above the line's."
-	var curves []timeCurve
+	var curves, thin []timeCurve
 	line := func(i int) timeCurve {
 		fs := &s.Flows[i]
-		return timeCurve{label: flowLabel(fs.Flow, flows[fs.Flow]), id: fs.Flow, xsUS: s.TimesUS, ys: megabytes(fs.DeliveredBytes)}
+		return timeCurve{label: flowName(names, fs.Flow, flows[fs.Flow]), id: fs.Flow, xsUS: s.TimesUS, ys: megabytes(fs.DeliveredBytes)}
 	}
-	if len(active) <= maxPlotLines {
-		for _, i := range active {
-			curves = append(curves, line(i))
-		}
-		f, err := timeFigure("throughput-", v, "delivered payload", "delivered (MB)", caption, curves)
-		return f, "", err
-	}
-	var order []string
-	members := map[string][]int{}
-	for _, i := range active {
-		g := ""
-		if fl := flows[s.Flows[i].Flow]; fl != nil {
-			g = fl.Group
-		}
-		if _, ok := members[g]; !ok {
-			order = append(order, g)
-		}
-		members[g] = append(members[g], i)
-	}
-	var thin []timeCurve
-	for gi, g := range order {
+	for _, g := range order {
 		idx := members[g]
-		if len(idx) <= namedFlows {
+		if !fg.byGroup || fg.most[g] <= namedFlows {
 			for _, i := range idx {
 				curves = append(curves, line(i))
 			}
@@ -116,23 +98,22 @@ func throughputFigure(v *Variant) (*Figure, string, error) {
 		last := func(i int) int64 { b := s.Flows[i].DeliveredBytes; return b[len(b)-1] }
 		sort.SliceStable(idx, func(a, b int) bool { return last(idx[a]) > last(idx[b]) })
 		drawn := idx[:min(len(idx), maxGroupLines)]
-		label := fmt.Sprintf("%s: %d flows", groupOrAll(g), len(idx))
 		if len(drawn) < len(idx) {
-			label += fmt.Sprintf(" (%d largest)", len(drawn))
 			caption += fmt.Sprintf(" Of group %s, the %d flows that delivered the most of %d.", groupOrAll(g), len(drawn), len(idx))
 		}
 		for k, i := range drawn {
 			c := line(i)
-			c.group, c.thin = gi+1, true
-			if k > 0 {
-				c.label = "" // one legend entry per group
-			} else {
-				c.label = label
+			c.group, c.thin, c.id = fg.place[g]+1, true, 0
+			c.label = ""
+			if k == 0 {
+				c.label = fg.label[g] // one legend entry per group
 			}
 			thin = append(thin, c)
 		}
 	}
-	caption += " A group's flows are drawn thin in one colour, under one legend entry; a group of one or two flows keeps a line, and a colour, per flow."
+	if fg.byGroup {
+		caption += " A group's flows are drawn thin in one colour, the group's in every panel, under one legend entry; a group of one or two flows keeps a line, and a colour, per flow."
+	}
 	f, err := timeFigure("throughput-", v, "delivered payload", "delivered (MB)", caption, append(thin, curves...))
 	return f, "", err
 }
@@ -185,17 +166,15 @@ func megabytes(b []int64) []float64 {
 // least minCurvePoints samples, at most maxPlotLines of them (the longest running).
 func activeCurves(v *Variant, value func(fs *FlowSeries) []float64) (curves []timeCurve, left int) {
 	s := v.Series
-	runs := map[int]*Flow{}
-	for i := range v.PerFlow {
-		runs[v.PerFlow[i].ID] = &v.PerFlow[i]
-	}
+	runs := flowsByID(v)
+	names := flowNames(v)
 	for i := range s.Flows {
 		vals := value(&s.Flows[i])
 		r := runs[s.Flows[i].Flow]
 		if vals == nil || r == nil {
 			continue
 		}
-		c := timeCurve{label: flowLabel(s.Flows[i].Flow, r), id: s.Flows[i].Flow}
+		c := timeCurve{label: names[r.ID], id: s.Flows[i].Flow}
 		for k, t := range s.TimesUS {
 			if t >= r.StartUS && (r.FinishUS == nil || t <= *r.FinishUS) {
 				c.xsUS = append(c.xsUS, t)
@@ -278,8 +257,70 @@ func queueFigure(v *Variant) (*Figure, string, error) {
 		q := &s.Queues[i]
 		curves = append(curves, timeCurve{label: queueName(q.Node, q.Port, q.Peer, q.Priority), xsUS: s.TimesUS, ys: kilobytes(q.Bytes)})
 	}
-	f, err := timeFigure("queues-", v, "egress queue depth", "queue (KB)", caption, curves)
-	return f, "", err
+	top := &s.Queues[idx[0]]
+	refs, note := queueThresholds(top, float64(peak[idx[0]])/1e3)
+	f, err := timeFigure("queues-", v, "egress queue depth", "queue (KB)", caption+note, curves)
+	if err != nil {
+		return nil, "", err
+	}
+	u, _, _ := timeAxisOf(v)
+	for _, r := range refs {
+		if err := f.addReference(r.name+" (value on the line)", r.label, r.kb, s.TimesUS, u, r.dashes, r.below); err != nil {
+			return nil, "", err
+		}
+	}
+	return f, "", nil
+}
+
+// queueThreshold is a reference line of the queue figure: its legend name, the label on the
+// line with its value, its depth in KB, its dashes and whether the label goes under it.
+type queueThreshold struct {
+	name, label string
+	kb          float64
+	dashes      []vg.Length
+	below       bool
+}
+
+// queueThresholds are the thresholds that q's depth is held to (QueueSeries: ECN marking's
+// Kmin and Kmax, one line when they are equal, as DCTCP's step; the trimming threshold) as
+// reference lines, those at most maxCapacityOverPeak times peakKB (the figure's deepest
+// sample: a line far above it would flatten the data), and the caption's sentences saying
+// which are drawn and which are not.
+func queueThresholds(q *QueueSeries, peakKB float64) (refs []queueThreshold, note string) {
+	kb := func(b int64) float64 { return float64(b) / 1e3 }
+	var all []queueThreshold
+	switch {
+	case q.KmaxBytes == 0:
+	case q.KminBytes == q.KmaxBytes:
+		all = append(all, queueThreshold{"ECN K", "ECN K " + fixed(kb(q.KmaxBytes)) + " KB", kb(q.KmaxBytes), thresholdDashes[0], false})
+	default:
+		all = append(all, queueThreshold{"ECN Kmin", "ECN Kmin " + fixed(kb(q.KminBytes)) + " KB", kb(q.KminBytes), thresholdDashes[1], true},
+			queueThreshold{"ECN Kmax", "ECN Kmax " + fixed(kb(q.KmaxBytes)) + " KB", kb(q.KmaxBytes), thresholdDashes[0], false})
+	}
+	if q.Trims && q.TrimBytes > 0 {
+		all = append(all, queueThreshold{"trimming threshold", "trim above " + fixed(kb(q.TrimBytes)) + " KB", kb(q.TrimBytes), thresholdDashes[2], false})
+	}
+	name := queueName(q.Node, q.Port, q.Peer, q.Priority)
+	if len(all) > 0 {
+		note = " The thresholds drawn are those of the deepest queue, " + name + ", each a grey line named on it."
+	}
+	if q.KmaxBytes > 0 {
+		note += " ECN marks a frame leaving a queue deeper than Kmin CE with a probability rising to Pmax at Kmax, and every frame above Kmax."
+	}
+	if q.Trims && q.TrimBytes > 0 {
+		note += " A trimming queue cuts a data packet that would take it past its threshold to its headers."
+	}
+	for _, r := range all {
+		if r.kb > maxCapacityOverPeak*peakKB {
+			note += fmt.Sprintf(" %s, %s KB, is more than %d times the deepest sample and is not drawn.", r.name, fixed(r.kb), maxCapacityOverPeak)
+			continue
+		}
+		refs = append(refs, r)
+	}
+	if q.Trims && q.TrimBytes == 0 {
+		note += " " + name + " trims only what its buffer would drop (no trimming threshold)."
+	}
+	return refs, note
 }
 
 // ingressFigure is what the lossless ingress port-classes held from their peers, against

@@ -11,33 +11,67 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// refLabel names a reference line (a threshold, a capacity) on the line itself, at the right
-// end of the plot's data area: above the line, or below it (below true) so that two
-// thresholds close together (XOFF and XON) label apart.
+// refLabel names a reference line (a threshold, a capacity) on the line itself: its y in
+// data units, its text, and whether it goes below the line (so that two thresholds close
+// together, XOFF and XON, label apart).
 type refLabel struct {
 	y     float64
 	text  string
 	below bool
 }
 
+// refLabels draw the names of a plot's reference lines, each at the right end of the data
+// area, above its line or below it as asked, on the other side where it would leave the
+// data area; a name that would overprint one drawn before it (two thresholds close
+// together on the axis's scale: Kmin 5 KB and Kmax 200 KB under a 12 MB queue) moves left
+// of it, still on its line.
+type refLabels struct{ labels []refLabel }
+
 // refFont is a reference line's label size in points.
 const refFont = 9
 
-// Plot draws the label.
-func (r refLabel) Plot(c draw.Canvas, plt *plot.Plot) {
+// Plot draws the labels.
+func (r *refLabels) Plot(c draw.Canvas, plt *plot.Plot) {
 	_, trY := plt.Transforms(&c)
-	y := trY(r.y)
-	if y < c.Min.Y || y > c.Max.Y {
-		return
-	}
 	sty := text.Style{Font: font.From(plot.DefaultFont, refFont), Handler: plot.DefaultTextHandler, Color: color.Gray{Y: 60},
 		XAlign: draw.XRight, YAlign: draw.YBottom}
-	y += vg.Points(1.5)
-	if r.below {
-		sty.YAlign = draw.YTop
-		y -= vg.Points(3)
+	gap := vg.Points(1.5)
+	var placed []vg.Rectangle
+	for _, l := range r.labels {
+		y := trY(l.y)
+		if y < c.Min.Y || y > c.Max.Y {
+			continue
+		}
+		w, h := sty.Width(l.text), sty.Height(l.text)
+		below := l.below
+		if below && y-gap-h < c.Min.Y {
+			below = false
+		} else if !below && y+gap+h > c.Max.Y && y-gap-h >= c.Min.Y {
+			below = true
+		}
+		box := vg.Rectangle{Min: vg.Point{Y: y + gap}, Max: vg.Point{X: c.Max.X - vg.Points(3), Y: y + gap + h}}
+		if below {
+			box.Min.Y, box.Max.Y = y-gap-h, y-gap
+		}
+		box.Min.X = box.Max.X - w
+		for moved := true; moved; {
+			moved = false
+			for _, p := range placed {
+				if box.Min.X < p.Max.X && p.Min.X < box.Max.X && box.Min.Y < p.Max.Y && p.Min.Y < box.Max.Y {
+					box.Max.X = p.Min.X - vg.Points(8)
+					box.Min.X = box.Max.X - w
+					moved = true
+				}
+			}
+		}
+		if box.Min.X < c.Min.X {
+			continue // no room left on its line (labels of many close thresholds): not drawn over another
+		}
+		placed = append(placed, box)
+		sty := sty
+		sty.YAlign = draw.YBottom
+		c.FillText(sty, vg.Point{X: box.Max.X, Y: box.Min.Y}, l.text)
 	}
-	c.FillText(sty, vg.Point{X: c.Max.X - vg.Points(3), Y: y}, r.text)
 }
 
 // addReference draws a horizontal reference line at y across xsUS (the figure's time axis),
@@ -51,7 +85,11 @@ func (f *Figure) addReference(name, label string, y float64, xsUS []float64, u t
 	l.Color, l.Dashes, l.Width = color.Gray{Y: 90}, dashes, vg.Points(1.2)
 	f.Curves[len(f.Curves)-1].byPlace = false
 	f.Curves[len(f.Curves)-1].ref = true
-	f.plot.Add(refLabel{y: y, text: label, below: below})
+	if f.refs == nil {
+		f.refs = &refLabels{}
+		f.plot.Add(f.refs)
+	}
+	f.refs.labels = append(f.refs.labels, refLabel{y: y, text: label, below: below})
 	return nil
 }
 

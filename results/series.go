@@ -41,13 +41,21 @@ type FlowSeries struct {
 }
 
 // QueueSeries is one switch egress queue that held a frame at some sample: its depth. Peer
-// is the node at the other end of its port's link.
+// is the node at the other end of its port's link. The thresholds its depth is held to, from
+// its switch's configuration: ECN marking's Kmin and Kmax (a frame leaving a queue deeper
+// than Kmin may be marked CE, deeper than Kmax always is; both 0 when the switch marks
+// none) and, where the queue trims (Trims), the trimming threshold (a trimmable data packet
+// that would take the queue past it is cut to its headers; 0: only what the buffer would
+// drop is trimmed).
 type QueueSeries struct {
-	Node     string
-	Port     int
-	Peer     string
-	Priority int
-	Bytes    []int64
+	Node                 string
+	Port                 int
+	Peer                 string
+	Priority             int
+	KminBytes, KmaxBytes int64
+	Trims                bool
+	TrimBytes            int64
+	Bytes                []int64
 }
 
 // IngressSeries is what one lossless port-class of a switch held from its peer over time,

@@ -181,14 +181,7 @@ func bySize(measured []*Flow, edges []int64, quantiles int) []SizeBin {
 		edges = QuantileEdges(sizes, quantiles)
 	}
 	out := sizeBins(measured, edges, "")
-	var order []string
-	groups := map[string][]*Flow{}
-	for _, f := range measured {
-		if _, seen := groups[f.Group]; !seen {
-			order = append(order, f.Group)
-		}
-		groups[f.Group] = append(groups[f.Group], f)
-	}
+	order, groups := groupFlows(measured)
 	if len(order) < 2 {
 		return out
 	}

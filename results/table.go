@@ -81,12 +81,16 @@ func groupName(b SizeBin) string {
 }
 
 // sizeRows are the slowdown_by_size rows of the variants with at least minFlows flows: all
-// flows' bins, then each group's, with a group column when some variant has groups.
+// flows' bins, then each group's, with a group column when some variant has groups; a bin
+// of no flow has no row (sizes.csv keeps every bin).
 func sizeRows(d *Document, minFlows int64) [][]string {
 	var rows [][]string
 	vs, grouped := sizeVariants(d, minFlows)
 	for _, v := range vs {
 		for _, b := range v.SlowdownBySize {
+			if b.Flows == 0 {
+				continue
+			}
 			rows = append(rows, withGroup([]string{v.Name, b.Range(), integer(b.Flows), integer(b.Completed),
 				optFixed(b.FCTP50US), optFixed(b.FCTP99US), optFixed(b.P50), optFixed(b.P95), optFixed(b.P99)}, grouped, groupName(b)))
 		}
@@ -99,12 +103,16 @@ var sizeCSVHeader = []string{"variant", "lo_bytes", "hi_bytes", "flows", "comple
 	"slowdown_p50", "slowdown_p95", "slowdown_p99"}
 
 // sizeCSVRows are sizeRows in CSV: the bin as lo_bytes and hi_bytes (empty: unbounded),
-// numbers at full precision, empty cells for nothing (and for the group of all flows).
+// numbers at full precision, empty cells for nothing (and for the group of all flows); a
+// bin of no flow has no row.
 func sizeCSVRows(d *Document, minFlows int64) [][]string {
 	var rows [][]string
 	vs, grouped := sizeVariants(d, minFlows)
 	for _, v := range vs {
 		for _, b := range v.SlowdownBySize {
+			if b.Flows == 0 {
+				continue
+			}
 			hi := ""
 			if b.HiBytes != nil {
 				hi = integer(*b.HiBytes)

@@ -110,15 +110,11 @@ func groupsTable(d *Document) (Table, bool) {
 	grouped := false
 	for i := range d.Variants {
 		v := &d.Variants[i]
-		var order []string
-		of := map[string][]*Flow{}
+		all := make([]*Flow, len(v.PerFlow))
 		for j := range v.PerFlow {
-			f := &v.PerFlow[j]
-			if _, ok := of[f.Group]; !ok {
-				order = append(order, f.Group)
-			}
-			of[f.Group] = append(of[f.Group], f)
+			all[j] = &v.PerFlow[j]
 		}
+		order, of := groupFlows(all)
 		if len(order) < 2 {
 			continue
 		}

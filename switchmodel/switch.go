@@ -527,5 +527,14 @@ func (sw *Switch) InTransit(k topology.Kind) int64 { return sw.delayed[k] }
 // MarksECN reports whether the switch marks ECN.
 func (sw *Switch) MarksECN() bool { return sw.cfg.ECN != nil }
 
+// Marking is the curve by which the switch marks ECN-capable frames CE at dequeue, against
+// the depth of their egress queue (Kmin, Kmax in bytes, Pmax); ok is false when it marks none.
+func (sw *Switch) Marking() (m ecn.Marker, ok bool) {
+	if sw.cfg.ECN == nil {
+		return ecn.Marker{}, false
+	}
+	return *sw.cfg.ECN, true
+}
+
 // BufferBytes is the size of the switch's shared packet buffer (BufferUsed is its use).
 func (sw *Switch) BufferBytes() int64 { return sw.cfg.BufferBytes }

@@ -44,6 +44,18 @@ func (c *TrimConfig) validate(pfc *PFCConfig) error {
 	return nil
 }
 
+// TrimThreshold is the depth in bytes of an egress queue of class prio above which the switch
+// trims a trimmable data packet instead of queueing it whole, and whether the queue trims at
+// all (trimming on, a lossy class); a queue that trims with a threshold of 0 trims only what
+// the buffer would drop.
+func (sw *Switch) TrimThreshold(prio int) (bytes int64, trims bool) {
+	t := &sw.cfg.Trim
+	if !t.Enabled || sw.lossless[prio] {
+		return 0, false
+	}
+	return t.Threshold, true
+}
+
 // overTrimThreshold reports whether a frame of size bytes would take lossy queue q past the
 // trimming threshold.
 func (sw *Switch) overTrimThreshold(q *topology.Queue, size int64) bool {

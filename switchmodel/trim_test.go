@@ -3,6 +3,8 @@ package switchmodel
 import (
 	"testing"
 
+	"github.com/fabricsim/fabricsim/ecn"
+	"github.com/fabricsim/fabricsim/pfc"
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
 	"github.com/stretchr/testify/require"
@@ -136,4 +138,35 @@ func TestTrimConfigIsChecked(t *testing.T) {
 		_, err := New(sim.NewEngine(), &topology.Pool{}, nw, routes, leaf, c.cfg)
 		require.ErrorContains(t, err, c.want)
 	}
+}
+
+// TestThresholdsAreReadBack: what the sampler reads of a switch to draw its queues against,
+// ECN's curve and the trimming threshold per class: none on a lossless class, none with
+// trimming off.
+func TestThresholdsAreReadBack(t *testing.T) {
+	nw, err := topology.Star(2, topology.LinkParams{Rate: 100 * sim.Gbps, Delay: 500 * sim.Nanosecond})
+	require.NoError(t, err)
+	cfg := Config{BufferBytes: 1 << 20, Alpha: 1, ECN: &ecn.Marker{Kmin: 5000, Kmax: 200000, Pmax: 0.01}, Rand: sim.Stream(1, "ecn"),
+		Trim: TrimConfig{Enabled: true, Priority: 7, Threshold: 80000}}
+	cfg.PFC.Lossless[3] = true
+	cfg.PFC.Ports = []pfc.Thresholds{{Xoff: 100000, Xon: 50000}, {Xoff: 100000, Xon: 50000}}
+	f := build(t, nw, cfg)
+	sw := f.sw[f.id(t, "sw")]
+	m, ok := sw.Marking()
+	require.True(t, ok)
+	require.Equal(t, *cfg.ECN, m)
+	b, trims := sw.TrimThreshold(1)
+	require.True(t, trims)
+	require.EqualValues(t, 80000, b)
+	b, trims = sw.TrimThreshold(3)
+	require.False(t, trims, "a lossless class is paused, never trimmed")
+	require.Zero(t, b)
+
+	cfg.ECN, cfg.Trim = nil, TrimConfig{}
+	f = build(t, nw, cfg)
+	sw = f.sw[f.id(t, "sw")]
+	_, ok = sw.Marking()
+	require.False(t, ok)
+	_, trims = sw.TrimThreshold(1)
+	require.False(t, trims)
 }
