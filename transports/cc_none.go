@@ -10,8 +10,8 @@ import (
 // alone, whose credit holds it instead).
 type noCC struct{}
 
-func (noCC) start() string                 { return "" }
-func (noCC) rate() (sim.Rate, bool)        { return 0, false }
-func (noCC) windowOpen(int64) bool         { return true }
-func (noCC) sent(*topology.Packet, int64)  {}
-func (noCC) signal(ccSignal) ccAck         { return 0 }
+func (noCC) start() string                { return "" }
+func (noCC) rate() (sim.Rate, bool)       { return 0, false }
+func (noCC) windowOpen(int64) bool        { return true }
+func (noCC) sent(*topology.Packet, int64) {}
+func (noCC) signal(ccSignal) ccAck        { return 0 }
