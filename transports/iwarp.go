@@ -130,16 +130,8 @@ func (r *Registry) StartIWARP(i int32, src, dst *NIC, cross bool, cfg IWARPConfi
 	}
 	// The scoreboard holds every segment the receive window lets be outstanding.
 	minSeg := max(c.lay.FullFPDU(), 1)
-	s := &IWARPSender{tcpConn: c,
-		sb: newScoreboard(cfg.ReceiveWindow/minSeg + 2),
-		win: congestionWindow{
-			cwnd:     float64(cfg.InitCwnd),
-			ssthresh: float64(1 << 40), // "arbitrarily high" (RFC 5681 section 3.1)
-			max:      float64(max(cfg.ReceiveWindow/minSeg, int64(cfg.InitCwnd), 2)),
-		},
-		rto: cfg.InitialRTO,
-	}
-	s.cc = newCongestionControl(cfg.ECN, cfg.DCTCPGain, &s.win)
+	s := &IWARPSender{tcpConn: c, sb: newScoreboard(cfg.ReceiveWindow/minSeg + 2), rto: cfg.InitialRTO}
+	s.cc = s.newCC(float64(cfg.InitCwnd))
 	s.rec = newLossRecovery(s)
 	s.timer = newAlarm(src, s, tcpOpTimer)
 	if f.Persistent {
@@ -152,6 +144,13 @@ func (r *Registry) StartIWARP(i int32, src, dst *NIC, cross bool, cfg IWARPConfi
 	r.receivers[i] = rcv
 	src.at(f.Start, s, tcpOpStart, nil)
 	return nil
+}
+
+// newCC is the connection's congestion control (tcpCC), its window starting at cwnd
+// segments and bounded by what the receive window lets be in flight.
+func (s *IWARPSender) newCC(cwnd float64) senderCC {
+	minSeg := max(s.lay.FullFPDU(), 1)
+	return newTCPCC(s.cfg.ECN, s.cfg.DCTCPGain, cwnd, float64(max(s.cfg.ReceiveWindow/minSeg, int64(s.cfg.InitCwnd), 2)))
 }
 
 // Handler operations of the iWARP endpoints.
@@ -183,9 +182,12 @@ func (r *Registry) TCPStats(i int32) (TCPStats, bool) {
 		return TCPStats{}, false
 	}
 	st := s.stats
-	st.Cwnd, st.Ssthresh, st.RTO = s.win.cwnd, s.win.ssthresh, s.rto
-	if d, ok := s.cc.(*dctcp); ok {
-		st.Alpha = d.alpha
+	st.RTO = s.rto
+	if c, ok := s.cc.(*tcpCC); ok {
+		st.Cwnd, st.Ssthresh = c.win.cwnd, c.win.ssthresh
+		if d, ok := c.alg.(*dctcp); ok {
+			st.Alpha = d.alpha
+		}
 	}
 	if s.rtt.valid {
 		st.SRTT, st.RTTVar = s.rtt.srtt, s.rtt.rttvar
