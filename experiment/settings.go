@@ -55,7 +55,6 @@ func settingsReachModels() error {
 		{&transports.IRNParams{}, scenarios.IRNConfig{}},
 		{&transports.IWARPConfig{}, scenarios.IWARPConfig{}},
 		{&transports.UETConfig{}, scenarios.UETConfig{}},
-		{&transports.SwiftParams{}, scenarios.SwiftConfig{}}, // transports.uet.swift
 	} {
 		if err := copySettings(c.dst, c.src); err != nil {
 			return err
@@ -71,6 +70,19 @@ func settingsReachModels() error {
 		if model, settings := roceCCs[name](&scenarios.RoCEConfig{}); settings != nil {
 			if err := copySettings(model, settings); err != nil {
 				return fmt.Errorf("cc %s: %w", name, err)
+			}
+		}
+	}
+	cc, _ = reflect.TypeOf(scenarios.UETConfig{}).FieldByName("CC")
+	for _, name := range strings.Split(cc.Tag.Get("oneof"), ",") {
+		if _, ok := uetCCs[name]; !ok {
+			return fmt.Errorf("transports.uet.cc %s has no entry in uetCCs (experiment/flows.go)", name)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(uetCCs)) {
+		if model, settings := uetCCs[name](&scenarios.UETConfig{}); settings != nil {
+			if err := copySettings(model, settings); err != nil {
+				return fmt.Errorf("uet cc %s: %w", name, err)
 			}
 		}
 	}

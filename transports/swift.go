@@ -414,7 +414,10 @@ func (c *swiftCC) timedOut(now sim.Time) {
 // without Swift.
 func (r *Registry) SwiftOf(i int32) *Swift {
 	if u, ok := r.senders[i].(*UETSender); ok {
-		return u.sw
+		if c, ok := u.cc.(*uetSwift); ok {
+			return c.s
+		}
+		return nil
 	}
 	if s, ok := r.senders[i].(*RoCESender); ok {
 		if c, ok := s.cc.(*swiftCC); ok {
