@@ -102,10 +102,12 @@ func (f *fabric) uetConfig() transports.UETConfig {
 // uetCCs makes the parameters of each UET congestion control a scenario names (cc) from its
 // block, as roceCCs does RoCE's. A new congestion control is one entry here.
 var uetCCs = map[string]func(c *scenarios.UETConfig) (model transports.UETCC, settings any){
-	"nscc":      func(*scenarios.UETConfig) (transports.UETCC, any) { return &transports.UETNSCC{}, nil },
-	"rccc":      func(*scenarios.UETConfig) (transports.UETCC, any) { return &transports.RCCC{}, nil },
-	"nscc+rccc": func(*scenarios.UETConfig) (transports.UETCC, any) { return &transports.RCCC{Window: &transports.UETNSCC{}}, nil },
-	"swift":     func(c *scenarios.UETConfig) (transports.UETCC, any) { return &transports.SwiftParams{}, c.Swift },
+	"nscc": func(*scenarios.UETConfig) (transports.UETCC, any) { return &transports.UETNSCC{}, nil },
+	"rccc": func(*scenarios.UETConfig) (transports.UETCC, any) { return &transports.RCCC{}, nil },
+	"nscc+rccc": func(*scenarios.UETConfig) (transports.UETCC, any) {
+		return &transports.RCCC{Window: &transports.UETNSCC{}}, nil
+	},
+	"swift": func(c *scenarios.UETConfig) (transports.UETCC, any) { return &transports.SwiftParams{}, c.Swift },
 }
 
 // deepestQueue is the deepest queue a switch port may hold, bytes: the trimming threshold

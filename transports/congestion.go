@@ -36,6 +36,16 @@ type congestionWindow struct {
 	useEnd               int64
 }
 
+// open reports whether a packet may go with flight outstanding with it, and notes when cwnd
+// held the sender back (limited: the window grows only while in use).
+func (w *congestionWindow) open(flight int64) bool {
+	if float64(flight) > w.cwnd {
+		w.limited = true
+		return false
+	}
+	return true
+}
+
 // newCongestionControl returns the algorithm an ECN mode calls for, on w: DCTCP (RFC 8257)
 // for ECNDCTCP with alpha gain g, else NewReno (RFC 5681, 6582), which halves the window for
 // an ECE under classic ECN (RFC 3168).

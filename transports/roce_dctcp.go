@@ -73,13 +73,7 @@ func (c *roceDCTCP) rate() (sim.Rate, bool) { return 0, false }
 
 // windowOpen lets a new packet go while it fits cwnd, and notes when cwnd held the requester
 // back (congestionWindow.limited: NewReno grows only a window in use).
-func (c *roceDCTCP) windowOpen(flight int64) bool {
-	if float64(flight) > c.win.cwnd {
-		c.win.limited = true
-		return false
-	}
-	return true
-}
+func (c *roceDCTCP) windowOpen(flight int64) bool { return c.win.open(flight) }
 
 // sent records the most packets in flight and the highest PSN sent, and asks for an ACK at
 // once (the BTH AckReq bit) from each packet in the window's second half. The responder

@@ -133,14 +133,7 @@ func (c *roceNSCC) signal(s ccSignal) ccAck {
 		}
 		return ccWindow
 	}
-	delay := n.avgDelay
-	if s.rtt > 0 {
-		n.updateBaseRTT(s.rtt)
-		if s.rtt >= n.baseRTT {
-			n.updateDelay(s.rtt, true, s.ece)
-			delay = s.rtt - n.baseRTT
-		}
-	}
+	delay := n.sample(s.rtt, s.ece)
 	if newly > 0 {
 		n.onAck(s.now, s.ece, delay, newly)
 	}

@@ -44,15 +44,8 @@ func newTCPCC(mode TCPECN, g, cwnd, maxCwnd float64) *tcpCC {
 func (c *tcpCC) start() string          { return "" }
 func (c *tcpCC) rate() (sim.Rate, bool) { return 0, false }
 
-// windowOpen lets a segment go while the pipe with it fits cwnd, and notes when cwnd held the
-// sender back (congestionWindow.limited: the window grows only while in use).
-func (c *tcpCC) windowOpen(flight int64) bool {
-	if float64(flight) > c.win.cwnd {
-		c.win.limited = true
-		return false
-	}
-	return true
-}
+// windowOpen lets a segment go while the pipe with it fits cwnd.
+func (c *tcpCC) windowOpen(flight int64) bool { return c.win.open(flight) }
 
 // sent records the most segments the sender has had in flight (its pipe after a segment
 // left), for the window's validation.

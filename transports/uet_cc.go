@@ -95,15 +95,7 @@ func (c *uetNSCC) signal(s ccSignal) ccAck {
 	case ccAcked:
 		n.received(s.acked)
 		n.inflight = s.flight
-		delay := n.avgDelay
-		if s.rtt > 0 {
-			n.updateBaseRTT(s.rtt)
-			if s.rtt >= n.baseRTT {
-				n.updateDelay(s.rtt, true, s.ece)
-				delay = s.rtt - n.baseRTT
-			}
-		}
-		n.onAck(s.now, s.ece, delay, s.acked)
+		n.onAck(s.now, s.ece, n.sample(s.rtt, s.ece), s.acked)
 	case ccLost:
 		n.inflight = s.flight
 		if s.rtt > 0 { // the NACK's sample, by Karn's rule (UETSender.onNack)
