@@ -233,13 +233,7 @@ func (s *RoCESender) fail(reason string) {
 
 // Rate is the flow's sending rate limit now: its congestion control's rate, its own pacing
 // rate (the lower of the two), or 0 for line rate.
-func (s *RoCESender) Rate() sim.Rate {
-	r := s.flow.Rate
-	if c, ok := s.cc.rate(); ok && (r == 0 || c < r) {
-		r = c
-	}
-	return r
-}
+func (s *RoCESender) Rate() sim.Rate { return pacingRate(s.flow.Rate, s.cc) }
 
 // hasData reports whether the loss recovery has a packet to send, and for a new one whether
 // the congestion control's window lets it go (it always does with nothing outstanding).

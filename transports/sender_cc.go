@@ -43,6 +43,17 @@ type senderCC interface {
 	signal(s ccSignal) ccAck
 }
 
+// pacingRate is the rate a sender paces at: the lower of its flow's own limit (0: none) and
+// its congestion control's rate, 0 for line rate. Every transport obeys it, so a rate-based
+// scheme paces on any of them.
+func pacingRate(flow sim.Rate, cc senderCC) sim.Rate {
+	r := flow
+	if c, ok := cc.rate(); ok && (r == 0 || c < r) {
+		r = c
+	}
+	return r
+}
+
 // ccAck says what a signal did to a congestion control: ccWindow, its window may have opened
 // (the sender goes back on the NIC's schedule if it has data); ccUnpace, it has stopped
 // pacing, so the next packet need not wait for the gap the last one's pacing rate set;

@@ -207,7 +207,7 @@ func (s *IWARPSender) emit(now sim.Time) *topology.Packet {
 		}
 	}
 	s.cc.sent(p, s.pipe())
-	if r := s.flow.Rate; r > 0 {
+	if r := s.rate(); r > 0 {
 		s.sched.readyAt = now + r.TxTime(p.WireBytes())
 	}
 	if !s.timer.running() {
@@ -248,10 +248,14 @@ func (s *IWARPSender) onAck(now sim.Time, p *topology.Packet) {
 	case s.ca == caLoss:
 		phase = ccRestart
 	}
-	if s.cc.signal(ccSignal{event: ccAcked, now: now, una: s.una, next: s.nxt, ece: ece, phase: phase,
-		acked: delivered, flight: s.pipe()})&ccReduced != 0 {
+	c := s.cc.signal(ccSignal{event: ccAcked, now: now, una: s.una, next: s.nxt, ece: ece, phase: phase,
+		acked: delivered, flight: s.pipe()})
+	if c&ccReduced != 0 {
 		s.sendCWR = true // RFC 3168 section 6.1.2: CWR on the next new segment
 		s.stats.ECNReductions++
+	}
+	if c&ccUnpace != 0 {
+		s.sched.readyAt = min(s.sched.readyAt, now)
 	}
 	switch s.ca {
 	case caOpen:
@@ -278,4 +282,4 @@ func (s *IWARPSender) slot() *schedSlot { return &s.sched }
 func (s *IWARPSender) stop()            { s.over = true; s.timer.stop() }
 func (s *IWARPSender) class() uint8     { return s.flow.Priority }
 func (s *IWARPSender) hash() uint32     { return s.dataHash }
-func (s *IWARPSender) rate() sim.Rate   { return s.flow.Rate }
+func (s *IWARPSender) rate() sim.Rate   { return pacingRate(s.flow.Rate, s.cc) }

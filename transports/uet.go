@@ -396,7 +396,7 @@ func (s *UETSender) emit(now sim.Time) *topology.Packet {
 	}
 	*r = uetRec{sentAt: now, size: int32(size), state: recFlight, sends: min(r.sends, 254) + 1, entropy: ev}
 	s.pushTime(now, psn)
-	if rt := s.flow.Rate; rt > 0 {
+	if rt := s.rate(); rt > 0 {
 		s.sched.readyAt = now + rt.TxTime(p.WireBytes())
 	}
 	if s.pace != nil {

@@ -70,8 +70,10 @@ func (s *UETSender) onAck(now sim.Time, p *topology.Packet) {
 	default:
 		s.mp.feedback(now, ue.Entropy, pathGood)
 	}
-	s.cc.signal(ccSignal{event: ccAcked, now: now, una: int64(s.cum), next: int64(s.highest), psn: p.PSN,
-		ece: ue.ECNEcho, acked: newly, flight: s.inflight, rtt: sample})
+	if s.cc.signal(ccSignal{event: ccAcked, now: now, una: int64(s.cum), next: int64(s.highest), psn: p.PSN,
+		ece: ue.ECNEcho, acked: newly, flight: s.inflight, rtt: sample})&ccUnpace != 0 {
+		s.sched.readyAt = min(s.sched.readyAt, now)
+	}
 	s.stopSpeculating()
 	if s.win != nil && s.cfg.SLEEK { // uet-htsim: _sender_based_cc && _enable_sleek (processAck, uec.cpp 1642)
 		s.sleek(int64(ue.OOO))
@@ -156,4 +158,4 @@ func (s *UETSender) slot() *schedSlot { return &s.sched }
 func (s *UETSender) stop()            { s.over = true; s.timer.stop() }
 func (s *UETSender) class() uint8     { return s.priority }
 func (s *UETSender) hash() uint32     { return s.dataHash }
-func (s *UETSender) rate() sim.Rate   { return s.flow.Rate }
+func (s *UETSender) rate() sim.Rate   { return pacingRate(s.flow.Rate, s.cc) }
