@@ -66,7 +66,7 @@ func (c *RoCEConfig) dcqcn() *ecn.Params {
 	return (*ecn.Params)(p)
 }
 
-// pathUser is a senderCC that reads the flow's path (Registry.SetPath): HPCC's base RTT,
+// pathUser is a RoCE senderCC that reads the flow's path (Registry.SetPath): HPCC's base RTT,
 // Swift's hops, NSCC's RTT.
 type pathUser interface {
 	setPath(s *RoCESender, p Path)

@@ -17,10 +17,11 @@ import (
 // every packet has a PSN and may arrive in any order; the receiver keeps what arrives, and
 // acknowledges with a cumulative PSN and a 64-bit SACK bitmap, coalescing ACKs (uet_receiver.go);
 // the sender resends what a NACK (a trimmed packet) names, what the out-of-order count says
-// is lost (SLEEK, uet_loss.go), and, one packet at a time, what a timeout finds; NSCC
-// (uet_nscc.go) holds the window, RCCC (uet_rccc.go) the receiver's credit, or both; each
-// packet's entropy, its UDP source port, is chosen per packet (uet_entropy.go).
-// docs/model.md section 13.
+// is lost (SLEEK, uet_loss.go), and, one packet at a time, what a timeout finds (the answers'
+// side in uet_ack.go); its congestion control is a senderCC (uet_cc.go): NSCC's window
+// (uet_nscc.go) or Swift's (uet_swift.go), and RCCC's credit (uet_rccc.go), granted by the
+// receiver, alone or with NSCC's; each packet's entropy, its UDP source port, is chosen per
+// packet (uet_entropy.go). docs/model.md section 13.
 
 // UETConfig is the configuration of a UET flow (a PDC, packet delivery context, in the
 // specification's words).
