@@ -32,14 +32,25 @@ func (f *fabric) roceConfig(transport string) transports.RoCEConfig {
 			rc.IRN.BDPCapBytes = c.Bytes
 		}
 	}
-	if scheme, ok := roceCCs[cfg.CC]; ok {
-		model, settings := scheme(&cfg)
-		if settings != nil {
-			_ = copySettings(model, settings) // cannot fail: build checks settingsReachModels first
-		}
+	if model, ok := makeCC(roceCCs, &cfg, cfg.CC); ok {
 		rc.CC = model
 	}
 	return rc
+}
+
+// makeCC is the congestion control a scenario's cc value names, made by its entry in ccs
+// from the transport's block, and false for a value without one (RoCE's none).
+func makeCC[B, M any](ccs map[string]func(*B) (M, any), block *B, name string) (M, bool) {
+	scheme, ok := ccs[name]
+	if !ok {
+		var none M
+		return none, false
+	}
+	model, settings := scheme(block)
+	if settings != nil {
+		_ = copySettings(model, settings) // cannot fail: build checks settingsReachModels first
+	}
+	return model, true
 }
 
 // roceCCs makes the parameters of each RoCE congestion control a scenario names (cc; none
@@ -78,7 +89,17 @@ func (f *fabric) iwarpConfig() transports.IWARPConfig {
 	case "dctcp":
 		ic.ECN = transports.ECNDCTCP
 	}
+	if model, ok := makeCC(iwarpCCs, &c, c.CC); ok {
+		ic.CC = model
+	}
 	return ic
+}
+
+// iwarpCCs makes the parameters of each TCP congestion control a scenario names
+// (transports.iwarp.cc) from its block, as roceCCs does RoCE's. A new congestion control is
+// one entry here.
+var iwarpCCs = map[string]func(c *scenarios.IWARPConfig) (model transports.TCPCC, settings any){
+	"newreno": func(*scenarios.IWARPConfig) (transports.TCPCC, any) { return &transports.NewReno{}, nil },
 }
 
 // uetConfig is the configuration of the uet transport's flows.
@@ -89,11 +110,7 @@ func (f *fabric) uetConfig() transports.UETConfig {
 	if c.Entropy == "oblivious" {
 		uc.Entropy = transports.EntropyOblivious
 	}
-	if scheme, ok := uetCCs[c.CC]; ok {
-		model, settings := scheme(&c)
-		if settings != nil {
-			_ = copySettings(model, settings) // cannot fail: build checks settingsReachModels first
-		}
+	if model, ok := makeCC(uetCCs, &c, c.CC); ok {
 		uc.CC = model
 	}
 	return uc

@@ -64,6 +64,9 @@ type IWARPConfig struct {
 	// ECN is the ECN mode; DCTCPGain the alpha gain of ECNDCTCP (0: DCTCPGain).
 	ECN       TCPECN
 	DCTCPGain float64
+	// CC is the congestion control (tcp_cc.go): nil or *NewReno, whose ECE response the ECN
+	// mode chooses.
+	CC TCPCC
 	// SourcePort is how the connection's TCP source port is chosen (0: SourcePortRandom).
 	SourcePort SourcePort
 }
@@ -99,6 +102,8 @@ func (c *IWARPConfig) Validate() error {
 		return fmt.Errorf("source port rule %d: it is random or index", c.SourcePort)
 	case c.DCTCPGain < 0 || c.DCTCPGain > 1:
 		return fmt.Errorf("DCTCP gain %v: it is in (0, 1], or 0 for the default", c.DCTCPGain)
+	case c.CC != nil:
+		return c.CC.checkTCP(c)
 	}
 	return nil
 }
@@ -150,7 +155,11 @@ func (r *Registry) StartIWARP(i int32, src, dst *NIC, cross bool, cfg IWARPConfi
 // segments and bounded by what the receive window lets be in flight.
 func (s *IWARPSender) newCC(cwnd float64) senderCC {
 	minSeg := max(s.lay.FullFPDU(), 1)
-	return newTCPCC(s.cfg.ECN, s.cfg.DCTCPGain, cwnd, float64(max(s.cfg.ReceiveWindow/minSeg, int64(s.cfg.InitCwnd), 2)))
+	cc := s.cfg.CC
+	if cc == nil {
+		cc = &NewReno{}
+	}
+	return cc.newTCPCC(&s.cfg, cwnd, float64(max(s.cfg.ReceiveWindow/minSeg, int64(s.cfg.InitCwnd), 2)))
 }
 
 // Handler operations of the iWARP endpoints.

@@ -5,6 +5,31 @@ import (
 	"github.com/fabricsim/fabricsim/topology"
 )
 
+// TCPCC is an iWARP connection's congestion control, part of IWARPConfig: the parameters of
+// one scheme, whose type says which (*NewReno); nil is cc newreno. A scheme checks itself and
+// makes the sender's senderCC, whose window counts segments, as RoCECC and UETCC do on their
+// transports. A new scheme is a type in its own file with these two methods
+// (docs/architecture.md).
+type TCPCC interface {
+	// checkTCP reports the first value that a connection of cfg cannot run with.
+	checkTCP(cfg *IWARPConfig) error
+	// newTCPCC returns the sender state of a connection of cfg whose window starts at cwnd
+	// segments and never passes maxCwnd, what the receive window lets be in flight.
+	newTCPCC(cfg *IWARPConfig, cwnd, maxCwnd float64) senderCC
+}
+
+// NewReno is cc newreno: NewReno (RFC 5681, 6582), halving the window for an ECE under
+// classic ECN (RFC 3168); under ECN mode dctcp, DCTCP's reduction in proportion to the marks
+// (RFC 8257, gain IWARPConfig.DCTCPGain). The ECN mode says how the receiver echoes and which
+// reduction an echo brings; the window's growth and loss response are NewReno's either way.
+type NewReno struct{}
+
+func (*NewReno) checkTCP(*IWARPConfig) error { return nil }
+
+func (*NewReno) newTCPCC(cfg *IWARPConfig, cwnd, maxCwnd float64) senderCC {
+	return newTCPCC(cfg.ECN, cfg.DCTCPGain, cwnd, maxCwnd)
+}
+
 // tcpCC is an iWARP connection's TCP congestion control behind senderCC: the congestion
 // window, in segments, and the algorithm that moves it (NewReno, or DCTCP: congestionControl).
 // The TCP sender keeps its loss recovery, as RFC 5681, 6582 and 6675 give it to the sender:
