@@ -216,7 +216,10 @@ func (f *fabric) describe(b *strings.Builder) {
 		const rccc = "RCCC credit (the receiving NIC grants each flow 4 MTUs of credit in turn at 0.99 of its line rate, after a speculative 1.5 BDP)"
 		sw := u.Swift
 		swift := fmt.Sprintf("Swift window (RTT samples against a %v base target + %v per hop, an ACK per packet)", sw.BaseTarget, sw.H)
-		cc := map[string]string{"nscc": nscc, "rccc": rccc, "nscc+rccc": nscc + " and " + rccc, "swift": swift}[u.CC]
+		cc, described := map[string]string{"nscc": nscc, "rccc": rccc, "nscc+rccc": nscc + " and " + rccc, "swift": swift}[u.CC]
+		if !described {
+			cc = u.CC // a scheme not described here is named
+		}
 		var off string
 		if !u.SLEEK {
 			off += ", no SLEEK (a loss not trimmed waits for the RTO)"

@@ -32,14 +32,25 @@ func (f *fabric) roceConfig(transport string) transports.RoCEConfig {
 			rc.IRN.BDPCapBytes = c.Bytes
 		}
 	}
-	if scheme, ok := roceCCs[cfg.CC]; ok {
-		model, settings := scheme(&cfg)
-		if settings != nil {
-			_ = copySettings(model, settings) // cannot fail: build checks settingsReachModels first
-		}
+	if model, ok := makeCC(roceCCs, &cfg, cfg.CC); ok {
 		rc.CC = model
 	}
 	return rc
+}
+
+// makeCC is the congestion control a scenario's cc value names, made by its entry in ccs
+// from the transport's block, and false for a value without one (RoCE's none).
+func makeCC[B, M any](ccs map[string]func(*B) (M, any), block *B, name string) (M, bool) {
+	scheme, ok := ccs[name]
+	if !ok {
+		var none M
+		return none, false
+	}
+	model, settings := scheme(block)
+	if settings != nil {
+		_ = copySettings(model, settings) // cannot fail: build checks settingsReachModels first
+	}
+	return model, true
 }
 
 // roceCCs makes the parameters of each RoCE congestion control a scenario names (cc; none
@@ -78,41 +89,56 @@ func (f *fabric) iwarpConfig() transports.IWARPConfig {
 	case "dctcp":
 		ic.ECN = transports.ECNDCTCP
 	}
+	if model, ok := makeCC(iwarpCCs, &c, c.CC); ok {
+		ic.CC = model
+	}
 	return ic
+}
+
+// iwarpCCs makes the parameters of each TCP congestion control a scenario names
+// (transports.iwarp.cc) from its block, as roceCCs does RoCE's. A new congestion control is
+// one entry here.
+var iwarpCCs = map[string]func(c *scenarios.IWARPConfig) (model transports.TCPCC, settings any){
+	"newreno": func(*scenarios.IWARPConfig) (transports.TCPCC, any) { return &transports.NewReno{}, nil },
 }
 
 // uetConfig is the configuration of the uet transport's flows.
 func (f *fabric) uetConfig() transports.UETConfig {
 	c := f.sc.Transports.UET
-	uc := transports.UETConfig{Trimming: f.sc.Switch.Trimming.Enabled}
+	uc := transports.UETConfig{Trimming: f.sc.Switch.Trimming.Enabled, QueueBytes: f.deepestQueue()}
 	_ = copySettings(&uc, c) // cannot fail: build checks settingsReachModels first
 	if c.Entropy == "oblivious" {
 		uc.Entropy = transports.EntropyOblivious
 	}
-	switch c.CC {
-	case "rccc":
-		uc.CC = transports.CCRCCC
-	case "nscc+rccc":
-		uc.CC = transports.CCBoth
-	case "swift":
-		uc.CC = transports.CCSwift
-		_ = copySettings(&uc.Swift, c.Swift) // cannot fail: build checks settingsReachModels first
+	if model, ok := makeCC(uetCCs, &c, c.CC); ok {
+		uc.CC = model
 	}
 	return uc
 }
 
-// uetQueueDrain is how long the deepest queue a switch port may hold takes to drain at rate:
-// the trimming threshold when switch.trimming sets one, else the dynamic threshold's limit
-// for one queue alone, alpha / (1 + alpha) of the buffer (Choudhury and Hahne). uet-htsim's
-// RTO rule counts six of them (UETDefaultRTO); its queues are one BDP with trimming and five
-// without, fabricsim's switches share a buffer.
-func (f *fabric) uetQueueDrain(rate sim.Rate) sim.Time {
+// uetCCs makes the parameters of each UET congestion control a scenario names (cc) from its
+// block, as roceCCs does RoCE's. A new congestion control is one entry here.
+var uetCCs = map[string]func(c *scenarios.UETConfig) (model transports.UETCC, settings any){
+	"nscc": func(*scenarios.UETConfig) (transports.UETCC, any) { return &transports.UETNSCC{}, nil },
+	"rccc": func(*scenarios.UETConfig) (transports.UETCC, any) { return &transports.RCCC{}, nil },
+	"nscc+rccc": func(*scenarios.UETConfig) (transports.UETCC, any) {
+		return &transports.RCCC{Window: &transports.UETNSCC{}}, nil
+	},
+	"swift": func(c *scenarios.UETConfig) (transports.UETCC, any) { return &transports.SwiftParams{}, c.Swift },
+}
+
+// deepestQueue is the deepest queue a switch port may hold, bytes: the trimming threshold
+// when switch.trimming sets one, else the dynamic threshold's limit for one queue alone,
+// alpha / (1 + alpha) of the buffer (Choudhury and Hahne). uet-htsim's RTO rule counts six of
+// its drain times at the sender's line rate (transports.UETDefaultRTO); its queues are one BDP
+// with trimming and five without, fabricsim's switches share a buffer.
+func (f *fabric) deepestQueue() int64 {
 	sw := f.sc.Switch
 	q := int64(float64(sw.Buffer) * sw.BufferAlpha / (1 + sw.BufferAlpha))
 	if t := sw.Trimming; t.Enabled && !t.Threshold.Auto {
 		q = min(q, t.Threshold.Bytes)
 	}
-	return rate.TxTime(q)
+	return q
 }
 
 // addFlows registers every flow, decides which can be routed, computes each one's ideal FCT
@@ -134,7 +160,7 @@ func (f *fabric) addFlows() error {
 			return err
 		}
 	}
-	f.setUETRTTs()
+	f.setUETPaths()
 	f.warnShortTimeouts()
 	if f.starter.loops > 0 {
 		f.warnings = append(f.warnings, fmt.Sprintf("%d flow(s) follow a routing loop; their packets end when the IP TTL runs out", f.starter.loops))
@@ -155,39 +181,37 @@ type flowStarter struct {
 	uc                  transports.UETConfig
 	warnedCC, warnedECN bool
 	loops               int
-	// uets are the UET flows started before the first event, with their unloaded RTTs:
-	// NSCC scales by the longest (setUETRTTs); uetNetwork is that longest once known, for
-	// the UET flows a collective starts later.
+	// uets are the UET flows started before the first event, with their paths: NSCC scales
+	// by the longest unloaded RTT among them (setUETPaths); uetNetwork is that longest once
+	// known, for the UET flows a collective starts later.
 	uets       []uetFlow
 	uetNetwork sim.Time
 	uetsSet    bool
 }
 
-// uetFlow is a UET flow and its unloaded round trip.
+// uetFlow is a UET flow and its path.
 type uetFlow struct {
-	i   int32
-	rtt sim.Time
+	i    int32
+	path transports.Path
 }
 
-// setUETRTTs gives the UET flows started so far their RTTs and the network's longest: NSCC
-// scales by the network's longest unloaded RTT (uet-htsim main_uec.cpp's
-// network_max_unloaded_rtt), here the longest among the UET flows' paths.
-func (f *fabric) setUETRTTs() {
+// setUETPaths gives the UET flows started so far their paths, with the network's longest
+// unloaded RTT: NSCC scales by it (uet-htsim main_uec.cpp's network_max_unloaded_rtt), here
+// the longest among the UET flows' paths.
+func (f *fabric) setUETPaths() {
 	st := &f.starter
 	for _, u := range st.uets {
-		st.uetNetwork = max(st.uetNetwork, u.rtt)
+		st.uetNetwork = max(st.uetNetwork, st.uc.RTT(u.path))
 	}
 	for _, u := range st.uets {
-		f.setUETRTT(u)
+		f.setUETPath(u)
 	}
 	st.uets, st.uetsSet = nil, true
 }
 
-func (f *fabric) setUETRTT(u uetFlow) {
-	if u.rtt > 0 {
-		fl := f.reg.Flows[u.i]
-		f.reg.SetUETRTT(u.i, u.rtt, max(f.starter.uetNetwork, u.rtt), transports.UETDefaultRTO(f.uetQueueDrain(f.nicFor(fl.Src, fl.Dst, u.i).Wire.Params.Rate)))
-	}
+func (f *fabric) setUETPath(u uetFlow) {
+	u.path.NetworkRTT = f.starter.uetNetwork
+	f.reg.SetPath(u.i, u.path)
 }
 
 // startFlow sets up flow i's endpoints, which start it at its Start, decides whether it can
@@ -246,10 +270,9 @@ func (f *fabric) startFlow(i int32) error {
 	switch {
 	case uet:
 		f.ideal[i] = st.uc.IdealFCT(path, fl.Size, fl.Rate)
-		f.reg.SetPath(i, path) // Swift's hops
-		u := uetFlow{i, st.uc.RTT(path)}
+		u := uetFlow{i, path} // its RTTs, its RTO, what its congestion control reads
 		if st.uetsSet {
-			f.setUETRTT(u) // a collective's message, started after the others
+			f.setUETPath(u) // a collective's message, started after the others
 		} else {
 			st.uets = append(st.uets, u)
 		}

@@ -55,22 +55,34 @@ func settingsReachModels() error {
 		{&transports.IRNParams{}, scenarios.IRNConfig{}},
 		{&transports.IWARPConfig{}, scenarios.IWARPConfig{}},
 		{&transports.UETConfig{}, scenarios.UETConfig{}},
-		{&transports.SwiftParams{}, scenarios.SwiftConfig{}}, // transports.uet.swift
 	} {
 		if err := copySettings(c.dst, c.src); err != nil {
 			return err
 		}
 	}
-	cc, _ := reflect.TypeOf(scenarios.RoCEConfig{}).FieldByName("CC")
-	for _, name := range strings.Split(cc.Tag.Get("oneof"), ",") {
-		if _, ok := roceCCs[name]; !ok && name != "none" {
-			return fmt.Errorf("transports.rocev2.cc %s has no entry in roceCCs (experiment/flows.go)", name)
+	if err := ccsReachModels("transports.rocev2.cc", "roceCCs", roceCCs); err != nil {
+		return err
+	}
+	if err := ccsReachModels("transports.iwarp.cc", "iwarpCCs", iwarpCCs); err != nil {
+		return err
+	}
+	return ccsReachModels("transports.uet.cc", "uetCCs", uetCCs)
+}
+
+// ccsReachModels checks a transport's congestion controls (ccs, named name in
+// experiment/flows.go): every value its scenario block's cc field allows has an entry (none
+// needs none: it is no scheme), and every entry's block copies into its model.
+func ccsReachModels[B, M any](path, name string, ccs map[string]func(*B) (M, any)) error {
+	cc, _ := reflect.TypeFor[B]().FieldByName("CC")
+	for _, v := range strings.Split(cc.Tag.Get("oneof"), ",") {
+		if _, ok := ccs[v]; !ok && v != "none" {
+			return fmt.Errorf("%s %s has no entry in %s (experiment/flows.go)", path, v, name)
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(roceCCs)) {
-		if model, settings := roceCCs[name](&scenarios.RoCEConfig{}); settings != nil {
+	for _, v := range slices.Sorted(maps.Keys(ccs)) {
+		if model, settings := ccs[v](new(B)); settings != nil {
 			if err := copySettings(model, settings); err != nil {
-				return fmt.Errorf("cc %s: %w", name, err)
+				return fmt.Errorf("%s %s: %w", path, v, err)
 			}
 		}
 	}

@@ -26,3 +26,20 @@ func TestSettingsReachModels(t *testing.T) {
 	}
 	require.Error(t, copySettings(&cfg, wrongKind{}))
 }
+
+// TestCCsReachModels: a cc value without a registration, or a registration whose block names
+// a field its model lacks, is an error naming it; RoCE's none needs no entry.
+func TestCCsReachModels(t *testing.T) {
+	type block struct {
+		CC   string `oneof:"none,a,b"`
+		Gain int    `model:"Nowhere"`
+	}
+	type model struct{ G int }
+	ok := func(*block) (*model, any) { return &model{}, nil }
+	require.NoError(t, ccsReachModels("x.cc", "xCCs", map[string]func(*block) (*model, any){"a": ok, "b": ok}))
+	require.ErrorContains(t, ccsReachModels("x.cc", "xCCs", map[string]func(*block) (*model, any){"a": ok}),
+		"x.cc b has no entry in xCCs")
+	bad := func(b *block) (*model, any) { return &model{}, b }
+	require.ErrorContains(t, ccsReachModels("x.cc", "xCCs", map[string]func(*block) (*model, any){"a": ok, "b": bad}),
+		"Nowhere")
+}

@@ -1,10 +1,10 @@
 package transports
 
-// congestionControl is a TCP sender's congestion control algorithm, as gVisor's tcp package
-// puts Reno and CUBIC behind one interface: it owns the congestion window and reacts to the
-// events the sender feeds it. The sender decides when an event happens (loss detection, an
-// RTO, at most one ECN reduction per window); the algorithm decides what it does to the
-// window. None of its methods allocates.
+// congestionControl is a TCP congestion control algorithm over a window of segments, as
+// gVisor's tcp package puts Reno and CUBIC behind one interface: it moves the congestion
+// window for the events its senderCC (tcpCC; roceDCTCP on RoCE) feeds it, which decides when
+// an event happens (loss detection, an RTO, at most one ECN reduction per window). None of its
+// methods allocates.
 type congestionControl interface {
 	// acked is called on every ACK of the established connection with the segments it
 	// newly delivered (cumulatively acknowledged or SACKed), whether it echoed CE (ECE), and
@@ -36,6 +36,16 @@ type congestionWindow struct {
 	useEnd               int64
 }
 
+// open reports whether a packet may go with flight outstanding with it, and notes when cwnd
+// held the sender back (limited: the window grows only while in use).
+func (w *congestionWindow) open(flight int64) bool {
+	if float64(flight) > w.cwnd {
+		w.limited = true
+		return false
+	}
+	return true
+}
+
 // newCongestionControl returns the algorithm an ECN mode calls for, on w: DCTCP (RFC 8257)
 // for ECNDCTCP with alpha gain g, else NewReno (RFC 5681, 6582), which halves the window for
 // an ECE under classic ECN (RFC 3168).
@@ -44,15 +54,4 @@ func newCongestionControl(mode TCPECN, g float64, w *congestionWindow) congestio
 		return &dctcp{newReno: newReno{w: w}, g: g, alpha: 1}
 	}
 	return &newReno{w: w}
-}
-
-// ecnResponse answers an ECE, once per window of data (RFC 3168 section 6.1.2): the window
-// reduction is the algorithm's, and CWR on the next new segment tells the receiver.
-func (s *IWARPSender) ecnResponse() {
-	if s.una < s.cwrEnd {
-		return
-	}
-	s.cc.congestionExperienced()
-	s.cwrEnd, s.sendCWR = s.nxt, true
-	s.stats.ECNReductions++
 }

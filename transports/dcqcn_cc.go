@@ -39,10 +39,10 @@ func (c *dcqcnCC) rate() (sim.Rate, bool) {
 	return r, r < sim.Rate(c.rp.Line)
 }
 
-func (c *dcqcnCC) windowOpen(uint32) bool { return true }
+func (c *dcqcnCC) windowOpen(int64) bool { return true }
 
 // sent counts the frame's bytes for the byte counter.
-func (c *dcqcnCC) sent(p *topology.Packet, _ uint32) { c.rp.Sent(int64(p.Frame)) }
+func (c *dcqcnCC) sent(p *topology.Packet, _ int64) { c.rp.Sent(int64(p.Frame)) }
 
 // signal takes a CNP: DCQCN's reaction point reacts to nothing else.
 func (c *dcqcnCC) signal(s ccSignal) ccAck {

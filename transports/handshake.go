@@ -82,7 +82,7 @@ func (s *IWARPSender) establish(now sim.Time) {
 	s.timer.stop()
 	s.timeouts = 0
 	if s.synRetx {
-		s.win.cwnd = 1
+		s.cc = s.newCC(1)
 		if !s.rtt.valid {
 			s.rto = min(3*s.cfg.InitialRTO, s.cfg.MaxRTO)
 		}

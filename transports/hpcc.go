@@ -246,7 +246,7 @@ func (p *HPCCParams) check(version int) error {
 func (*HPCCParams) rateBased() {}
 
 // newCC returns the reaction point of a flow of cfg from NIC src of line rate line.
-func (p *HPCCParams) newCC(src *NIC, cfg *RoCEConfig, line sim.Rate, _ sim.Time, _ uint32) roceCC {
+func (p *HPCCParams) newCC(src *NIC, cfg *RoCEConfig, line sim.Rate, _ sim.Time, _ uint32) senderCC {
 	return &hpccCC{h: NewHPCC(*p, line, p.BaseRTT), pool: src.pool, pathT: p.BaseRTT == 0,
 		fullWire: frames.RoCEWireBytes(cfg.Version, int64(cfg.MTU), false) + topology.INTHeader}
 }
@@ -273,19 +273,19 @@ func (c *hpccCC) rate() (sim.Rate, bool) {
 }
 
 // inflight is the wire bytes of n packets in flight, each counted as a full packet.
-func (c *hpccCC) inflight(n uint32) float64 { return float64(n) * float64(c.fullWire) }
+func (c *hpccCC) inflight(n int64) float64 { return float64(n) * float64(c.fullWire) }
 
-// windowOpen lets a packet go while less than W is in flight (so up to one packet over, as
-// the authors' sender).
-func (c *hpccCC) windowOpen(inFlight uint32) bool { return c.inflight(inFlight) < c.h.w }
+// windowOpen lets a packet go while less than W is in flight without it (so up to one packet
+// over, as the authors' sender).
+func (c *hpccCC) windowOpen(flight int64) bool { return c.inflight(flight-1) < c.h.w }
 
 // sent gives a data packet its INT header (sealing it again: the header lengthens the
 // frame), and asks for an ACK at once (the BTH AckReq bit) when it fills the window, so that
 // coalesced ACKs cannot leave the window shut.
-func (c *hpccCC) sent(p *topology.Packet, inFlight uint32) {
+func (c *hpccCC) sent(p *topology.Packet, flight int64) {
 	p.INT = c.pool.GetINT()
 	p.Seal()
-	if c.inflight(inFlight)+float64(c.fullWire) >= c.h.w {
+	if c.inflight(flight-1)+float64(c.fullWire) >= c.h.w {
 		p.IB().AckReq = true
 	}
 }
@@ -295,7 +295,7 @@ func (c *hpccCC) signal(s ccSignal) ccAck {
 	if s.event > ccLost || s.telemetry == nil {
 		return 0
 	}
-	c.h.OnAck(s.una, s.next, s.telemetry)
+	c.h.OnAck(uint32(s.una), uint32(s.next), s.telemetry)
 	return ccWindow
 }
 

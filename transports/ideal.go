@@ -132,14 +132,23 @@ func uniformAdvance(prev, cur []sim.Time) (sim.Time, bool) {
 // BDPCap), with its own packets.
 type Path struct {
 	Fwd, Back []PathHop
+	// NetworkRTT is the longest unloaded round trip among the flows of the transport on the
+	// fabric (UETConfig.RTT of each UET flow's path: uet-htsim main_uec.cpp's
+	// network_max_unloaded_rtt, which scales NSCC); 0: the flow's own.
+	NetworkRTT sim.Time
 }
 
 // SetPath gives flow i its path before it starts, and its transport derives from it what it
 // needs of the path: for a RoCE queue pair, IRN's BDP cap (from IRNParams.BDPCapBytes, or
-// auto), HPCC's base RTT unless configured, Swift's hops (the switches on the route out).
+// auto), HPCC's base RTT unless configured, Swift's hops (the switches on the route out),
+// NSCC's RTT; for a UET flow, its base RTT and the network's, its default retransmit timeout
+// and what its congestion control reads (UETSender.setPath).
 func (r *Registry) SetPath(i int32, p Path) {
-	if u, ok := r.senders[i].(*UETSender); ok && u.sw != nil {
-		u.sw.Hops = len(p.Fwd) - 1
+	if u, ok := r.senders[i].(*UETSender); ok {
+		if rv, ok := r.receivers[i].(*UETReceiver); ok {
+			u.setPath(rv, p)
+		}
+		return
 	}
 	s, ok := r.senders[i].(*RoCESender)
 	if !ok {

@@ -64,6 +64,9 @@ type IWARPConfig struct {
 	// ECN is the ECN mode; DCTCPGain the alpha gain of ECNDCTCP (0: DCTCPGain).
 	ECN       TCPECN
 	DCTCPGain float64
+	// CC is the congestion control (tcp_cc.go): nil or *NewReno, whose ECE response the ECN
+	// mode chooses.
+	CC TCPCC
 	// SourcePort is how the connection's TCP source port is chosen (0: SourcePortRandom).
 	SourcePort SourcePort
 }
@@ -99,6 +102,8 @@ func (c *IWARPConfig) Validate() error {
 		return fmt.Errorf("source port rule %d: it is random or index", c.SourcePort)
 	case c.DCTCPGain < 0 || c.DCTCPGain > 1:
 		return fmt.Errorf("DCTCP gain %v: it is in (0, 1], or 0 for the default", c.DCTCPGain)
+	case c.CC != nil:
+		return c.CC.checkTCP(c)
 	}
 	return nil
 }
@@ -130,16 +135,8 @@ func (r *Registry) StartIWARP(i int32, src, dst *NIC, cross bool, cfg IWARPConfi
 	}
 	// The scoreboard holds every segment the receive window lets be outstanding.
 	minSeg := max(c.lay.FullFPDU(), 1)
-	s := &IWARPSender{tcpConn: c,
-		sb: newScoreboard(cfg.ReceiveWindow/minSeg + 2),
-		win: congestionWindow{
-			cwnd:     float64(cfg.InitCwnd),
-			ssthresh: float64(1 << 40), // "arbitrarily high" (RFC 5681 section 3.1)
-			max:      float64(max(cfg.ReceiveWindow/minSeg, int64(cfg.InitCwnd), 2)),
-		},
-		rto: cfg.InitialRTO,
-	}
-	s.cc = newCongestionControl(cfg.ECN, cfg.DCTCPGain, &s.win)
+	s := &IWARPSender{tcpConn: c, sb: newScoreboard(cfg.ReceiveWindow/minSeg + 2), rto: cfg.InitialRTO}
+	s.cc = s.newCC(float64(cfg.InitCwnd))
 	s.rec = newLossRecovery(s)
 	s.timer = newAlarm(src, s, tcpOpTimer)
 	if f.Persistent {
@@ -152,6 +149,17 @@ func (r *Registry) StartIWARP(i int32, src, dst *NIC, cross bool, cfg IWARPConfi
 	r.receivers[i] = rcv
 	src.at(f.Start, s, tcpOpStart, nil)
 	return nil
+}
+
+// newCC is the connection's congestion control (tcpCC), its window starting at cwnd
+// segments and bounded by what the receive window lets be in flight.
+func (s *IWARPSender) newCC(cwnd float64) senderCC {
+	minSeg := max(s.lay.FullFPDU(), 1)
+	cc := s.cfg.CC
+	if cc == nil {
+		cc = &NewReno{}
+	}
+	return cc.newTCPCC(&s.cfg, cwnd, float64(max(s.cfg.ReceiveWindow/minSeg, int64(s.cfg.InitCwnd), 2)))
 }
 
 // Handler operations of the iWARP endpoints.
@@ -183,9 +191,12 @@ func (r *Registry) TCPStats(i int32) (TCPStats, bool) {
 		return TCPStats{}, false
 	}
 	st := s.stats
-	st.Cwnd, st.Ssthresh, st.RTO = s.win.cwnd, s.win.ssthresh, s.rto
-	if d, ok := s.cc.(*dctcp); ok {
-		st.Alpha = d.alpha
+	st.RTO = s.rto
+	if c, ok := s.cc.(*tcpCC); ok {
+		st.Cwnd, st.Ssthresh = c.win.cwnd, c.win.ssthresh
+		if d, ok := c.alg.(*dctcp); ok {
+			st.Alpha = d.alpha
+		}
 	}
 	if s.rtt.valid {
 		st.SRTT, st.RTTVar = s.rtt.srtt, s.rtt.rttvar

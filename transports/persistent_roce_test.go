@@ -313,10 +313,10 @@ func TestPersistentPostAllocs(t *testing.T) {
 	uet := func(cc transports.UETCC) func(h *harness, f *transports.Flow) {
 		return func(h *harness, f *transports.Flow) {
 			cfg := uetConfig()
-			cfg.CC = cc
+			cfg.CC, cfg.RTO = cc, 20*sim.Microsecond
 			i := h.reg.Add(f)
 			require.NoError(t, h.reg.StartUET(i, h.nic1, h.nic2, false, cfg))
-			h.reg.SetUETRTT(i, 3*sim.Microsecond, 3*sim.Microsecond, 20*sim.Microsecond)
+			h.reg.SetPath(i, uetPathOfRTT(&cfg, 3*sim.Microsecond))
 		}
 	}
 	for _, tc := range []struct {
@@ -328,9 +328,9 @@ func TestPersistentPostAllocs(t *testing.T) {
 			c.IRN = &transports.IRNParams{RTOLow: 100 * sim.Microsecond, RTOHigh: 320 * sim.Microsecond, RTOLowPackets: 3}
 		})},
 		{"RoCE v1, go-back-0", roce(func(c *transports.RoCEConfig) { c.Version, c.GoBack0 = 1, true })},
-		{"UET, NSCC", uet(transports.CCNSCC)},
-		{"UET, RCCC", uet(transports.CCRCCC)},
-		{"UET, NSCC and RCCC", uet(transports.CCBoth)},
+		{"UET, NSCC", uet(&transports.UETNSCC{})},
+		{"UET, RCCC", uet(&transports.RCCC{})},
+		{"UET, NSCC and RCCC", uet(&transports.RCCC{Window: &transports.UETNSCC{}})},
 		{"iWARP", func(h *harness, f *transports.Flow) {
 			i := h.reg.Add(f)
 			require.NoError(t, h.reg.StartIWARP(i, h.nic1, h.nic2, false, iwarpConfig()))

@@ -28,10 +28,18 @@ func persistentUET(h *harness, cfg transports.UETConfig) (i int32, done, acked *
 	h.reg.OnAcked = func(i int32, msg int64, now sim.Time) { *acked = append(*acked, completion{i, msg, now}) }
 	f := &transports.Flow{ID: 1, Src: h.h1, Dst: h.h2, Persistent: true, Transport: "uet"}
 	i = h.reg.Add(f)
+	cfg.RTO = 20 * sim.Microsecond
 	require.NoError(h.t, h.reg.StartUET(i, h.nic1, h.nic2, false, cfg))
-	rtt := 2*linkDly + tx(uetWire(uetMTU), lineRate)
-	require.True(h.t, h.reg.SetUETRTT(i, rtt, rtt, 20*sim.Microsecond))
+	h.reg.SetPath(i, uetPathOfRTT(&cfg, 2*linkDly+tx(uetWire(uetMTU), lineRate)))
 	return i, done, acked
+}
+
+// uetPathOfRTT is a path of one hop each way at the harness's line rate whose unloaded round
+// trip for cfg's flows (UETConfig.RTT) is rtt.
+func uetPathOfRTT(cfg *transports.UETConfig, rtt sim.Time) transports.Path {
+	p := transports.Path{Fwd: []transports.PathHop{{Rate: lineRate}}, Back: []transports.PathHop{{Rate: lineRate}}}
+	p.Back[0].Delay = rtt - cfg.RTT(p)
+	return p
 }
 
 func uetConfig() transports.UETConfig {

@@ -1,6 +1,9 @@
 package transports
 
-import "github.com/fabricsim/fabricsim/topology"
+import (
+	"github.com/fabricsim/fabricsim/sim"
+	"github.com/fabricsim/fabricsim/topology"
+)
 
 // Congestion states of the sender (Linux's names).
 type caState uint8
@@ -38,12 +41,12 @@ func newLossRecovery(s *IWARPSender) lossRecovery {
 // enterRecovery starts fast recovery: ssthresh = cwnd = FlightSize / 2 (at least 2), the
 // recovery point is the highest segment sent, and una is resent at once (RFC 6675 section 5,
 // steps 4.1-4.3; RFC 6582 without SACK).
-func (s *IWARPSender) enterRecovery() {
-	s.cc.lossDetected(s.nxt - s.una)
+func (s *IWARPSender) enterRecovery(now sim.Time) {
+	s.cc.signal(ccSignal{event: ccLost, now: now, una: s.una, next: s.nxt, phase: ccFastRecovery, flight: s.pipe()})
 	s.ca, s.recoverAt, s.fastRetx = caRecovery, s.nxt, true
 	s.sb.rule3Scan = s.una
 	s.stats.FastRecoveries++
 	if s.cfg.ECN != ECNOff {
-		s.cwrEnd, s.sendCWR = s.nxt, true // this reduction answers congestion for the window
+		s.sendCWR = true // this reduction answers congestion for the window (tcpCC)
 	}
 }

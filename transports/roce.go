@@ -115,7 +115,7 @@ type RoCESender struct {
 	roceSeq
 	nic *NIC
 	rec roceRecovery
-	cc  roceCC
+	cc  senderCC
 	// times holds the send times of the packets in flight when the congestion control reads
 	// RTT samples from the signal (ccSignal.rtt), else nil.
 	times    *sendTimes
@@ -233,13 +233,7 @@ func (s *RoCESender) fail(reason string) {
 
 // Rate is the flow's sending rate limit now: its congestion control's rate, its own pacing
 // rate (the lower of the two), or 0 for line rate.
-func (s *RoCESender) Rate() sim.Rate {
-	r := s.flow.Rate
-	if c, ok := s.cc.rate(); ok && (r == 0 || c < r) {
-		r = c
-	}
-	return r
-}
+func (s *RoCESender) Rate() sim.Rate { return pacingRate(s.flow.Rate, s.cc) }
 
 // hasData reports whether the loss recovery has a packet to send, and for a new one whether
 // the congestion control's window lets it go (it always does with nothing outstanding).
@@ -251,7 +245,7 @@ func (s *RoCESender) hasData() bool {
 	case sendResend:
 		return true
 	case sendNew:
-		return s.sndNxt == s.una || s.cc.windowOpen(s.sndNxt-s.una)
+		return s.sndNxt == s.una || s.cc.windowOpen(int64(s.sndNxt-s.una)+1)
 	}
 	return false
 }
@@ -297,7 +291,7 @@ func (s *RoCESender) emit(now sim.Time) *topology.Packet {
 	}
 	p.SentAt = now
 	p.Seal()
-	s.cc.sent(p, s.sndNxt-s.una)
+	s.cc.sent(p, int64(s.sndNxt-s.una)+1)
 	if s.times != nil {
 		s.times.sent(psn, now)
 	}
@@ -366,7 +360,7 @@ func (s *RoCESender) timeout(now sim.Time) {
 		return
 	}
 	s.rec.timedOut(&s.roceSeq)
-	s.cc.signal(ccSignal{event: ccTimedOut, now: now, una: s.una, next: s.sndNxt})
+	s.cc.signal(ccSignal{event: ccTimedOut, now: now, una: int64(s.una), next: int64(s.sndNxt), flight: int64(s.sndNxt - s.una)})
 	s.nic.activate(now, s)
 }
 
@@ -570,7 +564,7 @@ func (s *RoCESender) rate() sim.Rate   { return s.Rate() }
 func (s *RoCESender) onControl(now sim.Time, p *topology.Packet) {
 	if p.Kind == topology.KindCNP {
 		if !s.over {
-			s.cc.signal(ccSignal{event: ccNotified, now: now, una: s.una, next: s.sndNxt})
+			s.cc.signal(ccSignal{event: ccNotified, now: now, una: int64(s.una), next: int64(s.sndNxt), flight: int64(s.sndNxt - s.una)})
 		}
 		return
 	}

@@ -6,21 +6,20 @@ import (
 
 	"github.com/fabricsim/fabricsim/ecn"
 	"github.com/fabricsim/fabricsim/sim"
-	"github.com/fabricsim/fabricsim/topology"
 )
 
 // RoCECC is a RoCE queue pair's congestion control, part of RoCEConfig: the parameters of
 // one scheme, whose type says which (*DCQCNParams, *HPCCParams, *TIMELYParams, *SwiftParams,
 // *DCTCPParams, *NSCCParams); nil is cc none. A scheme checks itself against the queue pair
 // and makes each flow's sender state; what more it asks of the transport it says with an
-// optional method of its own (rateBased, echoesECN; roceCC's setPath). A new scheme is a
+// optional method of its own (rateBased, echoesECN; its senderCC's setPath). A new scheme is a
 // type in its own file with these two methods (docs/architecture.md).
 type RoCECC interface {
 	// check reports the first value that a queue pair of RoCE version cannot run with.
 	check(version int) error
 	// newCC returns the sender state of a flow of npkts packets of cfg starting at start
 	// from NIC src of line rate line.
-	newCC(src *NIC, cfg *RoCEConfig, line sim.Rate, start sim.Time, npkts uint32) roceCC
+	newCC(src *NIC, cfg *RoCEConfig, line sim.Rate, start sim.Time, npkts uint32) senderCC
 }
 
 // DCQCNParams are cc dcqcn's: the responder is its notification point, the requester its
@@ -42,7 +41,7 @@ func (p *DCQCNParams) check(int) error {
 	return nil
 }
 
-func (p *DCQCNParams) newCC(src *NIC, _ *RoCEConfig, line sim.Rate, start sim.Time, _ uint32) roceCC {
+func (p *DCQCNParams) newCC(src *NIC, _ *RoCEConfig, line sim.Rate, start sim.Time, _ uint32) senderCC {
 	return newDCQCNCC(src, ecn.Params(*p), line, start)
 }
 
@@ -67,54 +66,15 @@ func (c *RoCEConfig) dcqcn() *ecn.Params {
 	return (*ecn.Params)(p)
 }
 
-// roceCC is a RoCE requester's congestion control, as congestionControl is a TCP sender's:
-// the requester asks it for its pacing rate and whether its window lets a new packet go, and
-// tells it about each data packet sent and each event, as a ccSignal: an ACK or NAK (with
-// the ECN echo or telemetry it carries), a CNP, a retransmit timeout. The requester decides when an event happens; the congestion control
-// decides what it does to the rate and the window. None of its methods allocates.
-//
-// The implementations: none (cc_none.go), DCQCN's reaction point (dcqcn_cc.go, on
-// ecn.ReactionPoint), HPCC (hpcc.go), TIMELY (timely.go), Swift (swift.go), DCTCP
-// (roce_dctcp.go, TCP's DCTCP over a window of packets), NSCC (roce_nscc.go, UET's over a
-// window of bytes). A new one is a
-// type in its own file, made by its RoCECC's newCC (docs/architecture.md).
-type roceCC interface {
-	// start is the flow's start: "" when it may send, else why it cannot run.
-	start() string
-	// rate is the pacing rate now and true, or false when the congestion control does not
-	// limit the flow below its line rate.
-	rate() (sim.Rate, bool)
-	// windowOpen reports whether a new packet may go with inFlight packets outstanding (sent
-	// and not cumulatively acknowledged; at least one: with none a packet always may).
-	windowOpen(inFlight uint32) bool
-	// sent is a data packet leaving, sealed, with inFlight packets outstanding before it: it
-	// may add headers (and seal again) or ask for an ACK (AckReq).
-	sent(p *topology.Packet, inFlight uint32)
-	// signal is an event (cc_signal.go): an ACK or NAK after loss recovery has taken it, a
-	// congestion notification, a retransmit timeout the flow survives. It reports whether
-	// the window may have opened and whether the flow has stopped pacing (ccAck).
-	signal(s ccSignal) ccAck
-}
-
-// pathUser is a roceCC that reads the flow's path (Registry.SetPath): HPCC's base RTT,
+// pathUser is a RoCE senderCC that reads the flow's path (Registry.SetPath): HPCC's base RTT,
 // Swift's hops, NSCC's RTT.
 type pathUser interface {
 	setPath(s *RoCESender, p Path)
 }
 
-// ccAck says what an ACK did to a congestion control: ccWindow, its window may have opened
-// (the requester goes back on the NIC's schedule if it has data); ccUnpace, it has stopped
-// pacing, so the next packet need not wait for the gap the last one's pacing rate set.
-type ccAck uint8
-
-const (
-	ccWindow ccAck = 1 << iota
-	ccUnpace
-)
-
 // newRoCECC returns the congestion control cfg asks for, for a flow of npkts packets
 // starting at start from NIC src of line rate line.
-func newRoCECC(src *NIC, cfg *RoCEConfig, line sim.Rate, start sim.Time, npkts uint32) roceCC {
+func newRoCECC(src *NIC, cfg *RoCEConfig, line sim.Rate, start sim.Time, npkts uint32) senderCC {
 	if cfg.CC == nil {
 		return noCC{}
 	}

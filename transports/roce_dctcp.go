@@ -26,7 +26,7 @@ func (p *DCTCPParams) check(version int) error {
 
 func (*DCTCPParams) echoesECN() {}
 
-func (p *DCTCPParams) newCC(_ *NIC, _ *RoCEConfig, _ sim.Rate, _ sim.Time, npkts uint32) roceCC {
+func (p *DCTCPParams) newCC(_ *NIC, _ *RoCEConfig, _ sim.Rate, _ sim.Time, npkts uint32) senderCC {
 	return newRoceDCTCP(*p, npkts)
 }
 
@@ -73,13 +73,7 @@ func (c *roceDCTCP) rate() (sim.Rate, bool) { return 0, false }
 
 // windowOpen lets a new packet go while it fits cwnd, and notes when cwnd held the requester
 // back (congestionWindow.limited: NewReno grows only a window in use).
-func (c *roceDCTCP) windowOpen(inFlight uint32) bool {
-	if float64(inFlight)+1 > c.win.cwnd {
-		c.win.limited = true
-		return false
-	}
-	return true
-}
+func (c *roceDCTCP) windowOpen(flight int64) bool { return c.win.open(flight) }
 
 // sent records the most packets in flight and the highest PSN sent, and asks for an ACK at
 // once (the BTH AckReq bit) from each packet in the window's second half. The responder
@@ -87,10 +81,10 @@ func (c *roceDCTCP) windowOpen(inFlight uint32) bool {
 // would otherwise wait for the retransmit timeout. A cut takes at most half the window
 // (alpha <= 1; a loss halves the flight), so after one the packets still in flight that ask
 // for ACKs bring the flight below the new window: the flow never stalls for lack of an ACK.
-func (c *roceDCTCP) sent(p *topology.Packet, inFlight uint32) {
+func (c *roceDCTCP) sent(p *topology.Packet, flight int64) {
 	c.nxt = max(c.nxt, p.PSN+1)
 	c.win.maxOut = max(c.win.maxOut, int64(c.nxt-c.una))
-	if 2*(float64(inFlight)+1) >= c.win.cwnd {
+	if 2*float64(flight) >= c.win.cwnd {
 		p.IB().AckReq = true
 	}
 }
@@ -107,7 +101,7 @@ func (c *roceDCTCP) signal(s ccSignal) ccAck {
 	case ccNotified:
 		return 0
 	}
-	una, sndNxt := s.una, s.next
+	una, sndNxt := uint32(s.una), uint32(s.next)
 	var delivered int64
 	if una > c.una {
 		delivered, c.una, c.timeouts = int64(una-c.una), una, 0

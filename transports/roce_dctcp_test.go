@@ -19,9 +19,9 @@ func TestRoCEDCTCPAlphaAndCut(t *testing.T) {
 	sentAck := map[uint32]bool{}
 	send := func(from, to uint32) {
 		for psn := from; psn < to; psn++ {
-			require.True(t, c.windowOpen(psn-c.una), "psn %d", psn)
+			require.True(t, c.windowOpen(int64(psn-c.una)+1), "psn %d", psn)
 			p := &topology.Packet{PSN: psn}
-			c.sent(p, psn-c.una)
+			c.sent(p, int64(psn-c.una)+1)
 			sentAck[psn] = p.IB().AckReq
 		}
 	}
@@ -31,7 +31,7 @@ func TestRoCEDCTCPAlphaAndCut(t *testing.T) {
 		c.signal(roceSignal(0, p, una, c.nxt))
 	}
 	send(0, 10)
-	require.False(t, c.windowOpen(10), "ten packets fill the initial window")
+	require.False(t, c.windowOpen(11), "ten packets fill the initial window")
 	for psn := uint32(0); psn < 10; psn++ {
 		// Packet psn leaves with psn in flight: the second half of the window of 10 asks.
 		require.Equal(t, 2*(psn+1) >= 10, sentAck[psn], "psn %d asks for an ACK at once", psn)
@@ -67,7 +67,7 @@ func TestRoCEDCTCPAlphaAndCut(t *testing.T) {
 	require.Equal(t, max(flight/2, 2), c.win.cwnd, "one reduction per window")
 
 	// A retransmit timeout restarts from one packet.
-	c.signal(ccSignal{event: ccTimedOut, una: c.una, next: c.nxt})
+	c.signal(ccSignal{event: ccTimedOut, una: int64(c.una), next: int64(c.nxt)})
 	require.Equal(t, 1.0, c.win.cwnd)
 }
 

@@ -32,7 +32,7 @@ func (p *NSCCParams) check(version int) error {
 
 func (*NSCCParams) echoesECN() {}
 
-func (p *NSCCParams) newCC(_ *NIC, cfg *RoCEConfig, line sim.Rate, _ sim.Time, npkts uint32) roceCC {
+func (p *NSCCParams) newCC(_ *NIC, cfg *RoCEConfig, line sim.Rate, _ sim.Time, npkts uint32) senderCC {
 	return &roceNSCC{p: *p, mss: int64(cfg.MTU), wire: frames.RoCEWireBytes(cfg.Version, int64(cfg.MTU), false),
 		line: line, npkts: npkts}
 }
@@ -100,17 +100,17 @@ func (c *roceNSCC) start() string {
 func (c *roceNSCC) rate() (sim.Rate, bool) { return 0, false }
 
 // windowOpen lets a new packet go while the flight with it fits cwnd.
-func (c *roceNSCC) windowOpen(inFlight uint32) bool {
-	return (int64(inFlight)+1)*c.wire <= c.c.cwnd
+func (c *roceNSCC) windowOpen(flight int64) bool {
+	return flight*c.wire <= c.c.cwnd
 }
 
 // sent asks for an ACK at once.
-func (c *roceNSCC) sent(p *topology.Packet, _ uint32) { p.IB().AckReq = true }
+func (c *roceNSCC) sent(p *topology.Packet, _ int64) { p.IB().AckReq = true }
 
 // signal takes an ACK, a NAK or a timeout (the type's comment); the window may have opened.
 func (c *roceNSCC) signal(s ccSignal) ccAck {
 	n := &c.c
-	n.inflight = int64(s.next-c.una) * c.wire
+	n.inflight = (s.next - int64(c.una)) * c.wire
 	switch s.event {
 	case ccNotified:
 		return 0
@@ -120,8 +120,8 @@ func (c *roceNSCC) signal(s ccSignal) ccAck {
 		return ccWindow
 	}
 	var newly int64
-	if s.una > c.una {
-		newly, c.una = int64(s.una-c.una)*c.wire, s.una
+	if una := uint32(s.una); una > c.una {
+		newly, c.una = int64(una-c.una)*c.wire, una
 	}
 	n.received(newly)
 	if s.event == ccLost {
@@ -133,14 +133,7 @@ func (c *roceNSCC) signal(s ccSignal) ccAck {
 		}
 		return ccWindow
 	}
-	delay := n.avgDelay
-	if s.rtt > 0 {
-		n.updateBaseRTT(s.rtt)
-		if s.rtt >= n.baseRTT {
-			n.updateDelay(s.rtt, true, s.ece)
-			delay = s.rtt - n.baseRTT
-		}
-	}
+	delay := n.sample(s.rtt, s.ece)
 	if newly > 0 {
 		n.onAck(s.now, s.ece, delay, newly)
 	}

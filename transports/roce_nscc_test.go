@@ -45,15 +45,15 @@ func TestRoCENSCCWindow(t *testing.T) {
 	require.Equal(t, maxwnd, c.c.cwnd)
 	fit := uint32(maxwnd / wire)
 	require.Equal(t, int((maxwnd+wire-1)/wire)+2, len(times.at), "send times for the window (rounded up) and two more")
-	require.True(t, c.windowOpen(fit-1), "packet %d fits", fit)
-	require.False(t, c.windowOpen(fit), "packet %d does not", fit+1)
+	require.True(t, c.windowOpen(int64(fit)), "packet %d fits", fit)
+	require.False(t, c.windowOpen(int64(fit)+1), "packet %d does not", fit+1)
 	p := &topology.Packet{}
-	c.sent(p, 0)
+	c.sent(p, 1)
 	require.True(t, p.IB().AckReq, "every packet asks for an ACK")
 
 	// A NAK of a lost (not trimmed) packet takes a packet's bytes off the window.
 	before := c.c.cwnd
-	c.signal(ccSignal{event: ccLost, now: sim.Microsecond, una: 0, next: fit, psn: 0})
+	c.signal(ccSignal{event: ccLost, now: sim.Microsecond, una: 0, next: int64(fit), psn: 0})
 	require.Equal(t, before-wire, c.c.cwnd)
 }
 

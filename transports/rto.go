@@ -34,7 +34,7 @@ func (s *IWARPSender) timeout(now sim.Time) {
 		s.sendMPARequest(now)
 		return
 	}
-	s.cc.rtoExpired(s.nxt-s.una, s.timeouts == 1)
+	s.cc.signal(ccSignal{event: ccTimedOut, now: now, una: s.una, next: s.nxt, phase: ccRestart, flight: s.pipe()})
 	s.ca, s.recoverAt, s.fastRetx = caLoss, s.nxt, false
 	sb := &s.sb
 	sb.lost, sb.retx = 0, 0
@@ -50,7 +50,7 @@ func (s *IWARPSender) timeout(now sim.Time) {
 	sb.lostTo, sb.retxScan, sb.rule3Scan = s.nxt, s.una, s.una
 	s.timing = false
 	if s.cfg.ECN != ECNOff {
-		s.cwrEnd, s.sendCWR = s.nxt, true
+		s.sendCWR = true
 	}
 	s.src.activate(now, s) // the resend arms the timer when it leaves
 }

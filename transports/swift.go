@@ -334,7 +334,7 @@ func (c *swiftCC) setPath(_ *RoCESender, p Path) { c.s.Hops = len(p.Fwd) - 1 }
 // rate line. Its send times hold max_cwnd + 2 packets in flight (the window's bound), or the
 // flow's packets if fewer: 2 KB per flow with the defaults. A PSN whose slot a later one has
 // taken before its ACK came (more in flight while pacing below one packet) gives no sample.
-func (p *SwiftParams) newCC(_ *NIC, cfg *RoCEConfig, line sim.Rate, _ sim.Time, npkts uint32) roceCC {
+func (p *SwiftParams) newCC(_ *NIC, cfg *RoCEConfig, line sim.Rate, _ sim.Time, npkts uint32) senderCC {
 	full := frames.RoCEWireBytes(cfg.Version, int64(cfg.MTU), false)
 	n := int(min(math.Ceil(p.MaxCwnd)+2, float64(npkts)))
 	c := &swiftCC{s: NewSwift(*p, line, full), line: line, fullWire: full, times: newSendTimes(n)}
@@ -355,15 +355,15 @@ func (c *swiftCC) rate() (sim.Rate, bool) {
 	return max(min(r, c.line), 1), true
 }
 
-// windowOpen lets a new packet go while fewer than cwnd would be in flight with it; below
+// windowOpen lets a new packet go while no more than cwnd would be in flight with it; below
 // one packet the pacing rate holds the flow instead.
-func (c *swiftCC) windowOpen(inFlight uint32) bool {
+func (c *swiftCC) windowOpen(flight int64) bool {
 	w := c.s.Cwnd()
-	return w < 1 || float64(inFlight)+1 <= w
+	return w < 1 || float64(flight) <= w
 }
 
 // sent records when the packet left (or that it left again), and asks for an ACK at once.
-func (c *swiftCC) sent(p *topology.Packet, _ uint32) {
+func (c *swiftCC) sent(p *topology.Packet, _ int64) {
 	c.times.sent(p.PSN, p.SentAt) // a resend's ACK is no sample (Karn)
 	p.IB().AckReq = true
 }
@@ -381,8 +381,8 @@ func (c *swiftCC) signal(s ccSignal) ccAck {
 	}
 	now := s.now
 	n := float64(0)
-	if s.una > c.una {
-		n, c.una = float64(s.una-c.una), s.una
+	if una := uint32(s.una); una > c.una {
+		n, c.una = float64(una-c.una), una
 	}
 	switch {
 	case s.event == ccLost:
@@ -414,7 +414,10 @@ func (c *swiftCC) timedOut(now sim.Time) {
 // without Swift.
 func (r *Registry) SwiftOf(i int32) *Swift {
 	if u, ok := r.senders[i].(*UETSender); ok {
-		return u.sw
+		if c, ok := u.cc.(*uetSwift); ok {
+			return c.s
+		}
+		return nil
 	}
 	if s, ok := r.senders[i].(*RoCESender); ok {
 		if c, ok := s.cc.(*swiftCC); ok {

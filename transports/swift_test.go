@@ -97,7 +97,7 @@ func TestSwiftTranscripts(t *testing.T) {
 			a := c.signal(roceSignal(cmd.Time("at"), nak, c.una, 0))
 			return flags(a) + " " + windows()
 		case "window":
-			return fmt.Sprintf("open=%t", c.windowOpen(uint32(cmd.Int("inflight"))))
+			return fmt.Sprintf("open=%t", c.windowOpen(cmd.Int("inflight")+1))
 		case "rate":
 			r, ok := c.rate()
 			return fmt.Sprintf("paced=%t rate=%dbps", ok, int64(r))
@@ -141,11 +141,11 @@ func TestSwiftAllocatesNothingPerPacket(t *testing.T) {
 	allocs := testing.AllocsPerRun(1000, func() {
 		now += sim.Microsecond
 		*pkt = topology.Packet{PSN: psn, SentAt: now}
-		c.sent(pkt, 0)
+		c.sent(pkt, 1)
 		ack.PSN = psn
 		psn++
 		c.signal(roceSignal(now+30*sim.Microsecond, ack, psn, psn))
-		c.windowOpen(1)
+		c.windowOpen(2)
 		c.rate()
 	})
 	require.Zero(t, allocs)

@@ -16,17 +16,14 @@ type IWARPSender struct {
 
 	una, nxt int64 // oldest unacknowledged FPDU; next new one (HighData + 1)
 	sb       scoreboard
-	win      congestionWindow
-	cc       congestionControl
+	cc       senderCC // tcpCC: the window, NewReno's or DCTCP's
 	ca       caState
 	// recoverAt is RFC 6675's RecoveryPoint: recovery (or loss) ends when una reaches it.
 	recoverAt int64
 	fastRetx  bool // una's fast retransmission is due, whatever the pipe
 	rec       lossRecovery
 
-	// ECN: cwrEnd ends the window of the last reduction (at most one per window), sendCWR
-	// puts CWR on the next new segment.
-	cwrEnd  int64
+	// sendCWR puts CWR on the next new segment, after a window reduction (ECN).
 	sendCWR bool
 
 	// RTT and the retransmission timer. Without timestamps one segment at a time is timed
@@ -136,8 +133,7 @@ func (s *IWARPSender) pick() (int64, bool) {
 		}
 		s.fastRetx = false
 	}
-	if float64(s.pipe()+1) > s.win.cwnd {
-		s.win.limited = true
+	if !s.cc.windowOpen(s.pipe() + 1) {
 		return -1, false
 	}
 	sb.retxScan = max(sb.retxScan, s.una)
@@ -210,10 +206,8 @@ func (s *IWARPSender) emit(now sim.Time) *topology.Packet {
 			s.timing, s.timedSeg, s.timedAt = true, k, now
 		}
 	}
-	if out := s.pipe(); out > s.win.maxOut {
-		s.win.maxOut = out
-	}
-	if r := s.flow.Rate; r > 0 {
+	s.cc.sent(p, s.pipe())
+	if r := s.rate(); r > 0 {
 		s.sched.readyAt = now + r.TxTime(p.WireBytes())
 	}
 	if !s.timer.running() {
@@ -223,7 +217,8 @@ func (s *IWARPSender) emit(now sim.Time) *topology.Packet {
 }
 
 // onAck takes an ACK of the established connection: the cumulative ACK and SACK blocks
-// update the scoreboard, then congestion control reacts (RFC 5681, 6675, 3168, 8257).
+// update the scoreboard, then congestion control reacts (RFC 5681, 6675, 3168, 8257), told
+// the sender's phase (tcpCC).
 func (s *IWARPSender) onAck(now sim.Time, p *topology.Packet) {
 	ref := s.base + s.segStart(s.una)
 	ack := unwrap(ref, p.TCP().AckNum-s.isn) - s.base
@@ -246,30 +241,31 @@ func (s *IWARPSender) onAck(now sim.Time, p *topology.Packet) {
 	if s.stream != nil {
 		s.retire(now)
 	}
-	s.cc.acked(delivered, ece, s.una, s.nxt)
-	if w := &s.win; s.una >= w.useEnd {
-		w.prevLimited, w.prevMaxOut = w.limited, w.maxOut
-		w.limited, w.maxOut, w.useEnd = false, s.pipe(), s.nxt
+	phase := ccOpen
+	switch {
+	case s.ca == caRecovery, s.ca == caOpen && s.sb.lost > 0: // in fast recovery, or entering it
+		phase = ccFastRecovery
+	case s.ca == caLoss:
+		phase = ccRestart
+	}
+	c := s.cc.signal(ccSignal{event: ccAcked, now: now, una: s.una, next: s.nxt, ece: ece, phase: phase,
+		acked: delivered, flight: s.pipe()})
+	if c&ccReduced != 0 {
+		s.sendCWR = true // RFC 3168 section 6.1.2: CWR on the next new segment
+		s.stats.ECNReductions++
+	}
+	if c&ccUnpace != 0 {
+		s.sched.readyAt = min(s.sched.readyAt, now)
 	}
 	switch s.ca {
 	case caOpen:
 		if s.sb.lost > 0 {
-			s.enterRecovery()
-		} else {
-			s.cc.increase(delivered)
-			if ece {
-				s.ecnResponse()
-			}
+			s.enterRecovery(now)
 		}
-	case caRecovery:
+	case caRecovery, caLoss:
 		if s.una >= s.recoverAt {
-			s.ca = caOpen // cwnd = ssthresh already (RFC 6675)
+			s.ca = caOpen // after fast recovery cwnd = ssthresh already (RFC 6675)
 		}
-	case caLoss:
-		if s.una >= s.recoverAt {
-			s.ca = caOpen
-		}
-		s.cc.increase(delivered)
 	}
 	switch {
 	case s.una == s.nxt:
@@ -286,4 +282,4 @@ func (s *IWARPSender) slot() *schedSlot { return &s.sched }
 func (s *IWARPSender) stop()            { s.over = true; s.timer.stop() }
 func (s *IWARPSender) class() uint8     { return s.flow.Priority }
 func (s *IWARPSender) hash() uint32     { return s.dataHash }
-func (s *IWARPSender) rate() sim.Rate   { return s.flow.Rate }
+func (s *IWARPSender) rate() sim.Rate   { return pacingRate(s.flow.Rate, s.cc) }

@@ -261,7 +261,7 @@ func (p *TIMELYParams) check(int) error { return p.validate() }
 
 func (*TIMELYParams) rateBased() {}
 
-func (p *TIMELYParams) newCC(_ *NIC, _ *RoCEConfig, line sim.Rate, start sim.Time, _ uint32) roceCC {
+func (p *TIMELYParams) newCC(_ *NIC, _ *RoCEConfig, line sim.Rate, start sim.Time, _ uint32) senderCC {
 	return newTIMELYCC(*p, line, start)
 }
 
@@ -277,11 +277,11 @@ func (c *timelyCC) rate() (sim.Rate, bool) {
 	return r, r < c.t.Line
 }
 
-func (c *timelyCC) windowOpen(uint32) bool { return true }
+func (c *timelyCC) windowOpen(int64) bool { return true }
 
 // sent times the first new packet while none is timed, and drops the sample when a packet at
 // or below the timed one is sent again.
-func (c *timelyCC) sent(p *topology.Packet, _ uint32) {
+func (c *timelyCC) sent(p *topology.Packet, _ int64) {
 	isNew := p.PSN >= c.newFrom
 	c.newFrom = max(c.newFrom, p.PSN+1)
 	switch {
@@ -297,7 +297,7 @@ func (c *timelyCC) sent(p *topology.Packet, _ uint32) {
 // signal takes the sample when an ACK's or NAK's cumulative acknowledgement passes the timed
 // packet.
 func (c *timelyCC) signal(s ccSignal) ccAck {
-	if s.event > ccLost || !c.timed || s.una <= c.timedPSN {
+	if s.event > ccLost || !c.timed || s.una <= int64(c.timedPSN) {
 		return 0
 	}
 	c.timed = false

@@ -17,10 +17,11 @@ import (
 // every packet has a PSN and may arrive in any order; the receiver keeps what arrives, and
 // acknowledges with a cumulative PSN and a 64-bit SACK bitmap, coalescing ACKs (uet_receiver.go);
 // the sender resends what a NACK (a trimmed packet) names, what the out-of-order count says
-// is lost (SLEEK, uet_loss.go), and, one packet at a time, what a timeout finds; NSCC
-// (uet_nscc.go) holds the window, RCCC (uet_rccc.go) the receiver's credit, or both; each
-// packet's entropy, its UDP source port, is chosen per packet (uet_entropy.go).
-// docs/model.md section 13.
+// is lost (SLEEK, uet_loss.go), and, one packet at a time, what a timeout finds (the answers'
+// side in uet_ack.go); its congestion control is a senderCC (uet_cc.go): NSCC's window
+// (uet_nscc.go) or Swift's (uet_swift.go), and RCCC's credit (uet_rccc.go), granted by the
+// receiver, alone or with NSCC's; each packet's entropy, its UDP source port, is chosen per
+// packet (uet_entropy.go). docs/model.md section 13.
 
 // UETConfig is the configuration of a UET flow (a PDC, packet delivery context, in the
 // specification's words).
@@ -35,8 +36,12 @@ type UETConfig struct {
 	// entropy values it picks from (uet-htsim main_uec.cpp path_entropy_size: 64).
 	Entropy EntropyScheme
 	Paths   int
-	// RTO is the retransmit timeout of each packet; 0: derived from the path (SetUETRTT).
+	// RTO is the retransmit timeout of each packet; 0: UETDefaultRTO of the time QueueBytes
+	// take at the sender's line rate.
 	RTO sim.Time
+	// QueueBytes is the deepest queue a switch port may hold, bytes, whose drain time the
+	// default RTO counts (uet-htsim main_uec.cpp's queue size); 0: none, an RTO of 15 us.
+	QueueBytes int64
 	// TargetQDelay is NSCC's target queueing delay; 0: derived from the network's RTT
 	// (uet-htsim UecSrc::initNsccParams: 0.75 x RTT with trimming, 1 x without).
 	TargetQDelay sim.Time
@@ -50,11 +55,10 @@ type UETConfig struct {
 	// Trimming says the fabric trims packets (switch.trimming): NSCC's default target and
 	// REPS's freezing after a timeout depend on it.
 	Trimming bool
-	// CC is the congestion control: NSCC's window, RCCC's receiver credit (uet_rccc.go),
-	// both, or Swift's window (uet_swift.go).
+	// CC is the congestion control (uet_cc.go): NSCC's window (nil or *UETNSCC), RCCC's
+	// receiver credit with or without NSCC's window (*RCCC, uet_rccc.go), or Swift's window
+	// (*SwiftParams, uet_swift.go).
 	CC UETCC
-	// Swift is Swift's parameters, when CC is CCSwift.
-	Swift SwiftParams
 	// SLEEK turns on SLEEK's out-of-order loss detection under NSCC (uet_loss.go; uet-htsim
 	// runs it only with -sleek, main_uec.cpp 362, and _sender_based_cc, uec.cpp 1065).
 	SLEEK bool
@@ -71,23 +75,21 @@ func (c *UETConfig) Validate() error {
 		return fmt.Errorf("UET entropy scheme %d: it is reps or oblivious", c.Entropy)
 	case c.Paths < 1 || c.Paths > 1<<14 || c.Paths&(c.Paths-1) != 0:
 		return fmt.Errorf("UET paths %d: a power of two from 1 to 16384", c.Paths)
-	case c.RTO < 0 || c.TargetQDelay < 0:
-		return errors.New("UET rto and target_qdelay must not be negative")
+	case c.RTO < 0 || c.TargetQDelay < 0 || c.QueueBytes < 0:
+		return errors.New("UET rto, target_qdelay and the queue the default RTO drains must not be negative")
 	case c.QAGate < 0 || c.QAGate > 62:
 		return fmt.Errorf("UET quick adapt gate %d: from 0 to 62", c.QAGate)
 	case int(c.AckPriority) >= topology.NumPriorities:
 		return fmt.Errorf("UET ACK priority %d: there are %d priorities", c.AckPriority, topology.NumPriorities)
-	case c.CC > CCSwift:
-		return fmt.Errorf("UET congestion control %d: it is nscc, rccc, both or swift", c.CC)
-	case c.CC.swift():
-		return c.Swift.validate()
+	case c.CC != nil:
+		return c.CC.checkUET(c)
 	}
 	return nil
 }
 
 // WireBytes is the wire size of a data packet of c's flows carrying payload bytes: a
 // RUD_CC_REQ under RCCC, a RUD request otherwise (frames.UETWireBytes).
-func (c *UETConfig) WireBytes(payload int64) int64 { return frames.UETWireBytes(payload, c.CC.rccc()) }
+func (c *UETConfig) WireBytes(payload int64) int64 { return frames.UETWireBytes(payload, c.credit()) }
 
 // uetRec is the sender's record of one PSN.
 type uetRec struct {
@@ -125,9 +127,14 @@ type UETSender struct {
 	sched schedSlot
 	timer alarm
 	over  bool
-	cc    nscc
-	sw    *Swift // cc swift's window, else nil
-	mp    entropyChooser
+	// cc is the congestion control (uet_cc.go); win and pace are it when it keeps a window
+	// of bytes (NSCC, Swift) and when it spaces packets by a time (Swift), else nil; credit
+	// says the receiver grants credit (RCCC: rc).
+	cc     senderCC
+	win    uetWindow
+	pace   uetPacer
+	credit bool
+	mp     entropyChooser
 
 	recs     []uetRec // ring, indexed by PSN & (len - 1), for cum <= PSN < highest
 	cum      uint32   // the cumulative PSN: every PSN below it is acknowledged
@@ -141,6 +148,7 @@ type UETSender struct {
 	rto      sim.Time
 	hdr      int64 // PDS and SES header bytes of a data packet, which the window counts
 	rtxBytes int64 // bytes in the retransmit queue, as the window counts them
+	inflight int64 // bytes in flight, as the window counts them: sent, not reported received, not queued again
 	rc       rcccSender
 
 	// asked is one past the newest PSN that asked for an ACK, by its AR bit or an ACK_REQ:
@@ -161,7 +169,7 @@ type UETSender struct {
 }
 
 // StartUET creates the PDC of flow i between NICs src and dst and schedules its start; cross
-// says whether the two hosts are in different subnets. Call SetUETRTT before the start.
+// says whether the two hosts are in different subnets. Call SetPath before the start.
 func (r *Registry) StartUET(i int32, src, dst *NIC, cross bool, cfg UETConfig) error {
 	f := r.Flows[i]
 	err := r.checkStart(f, src, dst, cfg.Validate())
@@ -191,39 +199,46 @@ func (r *Registry) newUET(i int32, src, dst *NIC, cross bool, cfg UETConfig) (*U
 		srcTTL: src.TTL, dstTTL: dst.TTL, srcID: src.ID, dstID: dst.ID, srcIP: src.IP, dstIP: dst.IP}
 	q.dataHash = topology.FlowHash(src.IP, dst.IP, topology.IPProtoUDP, q.sport, topology.UDPPortUET)
 	q.ackHash = topology.FlowHash(dst.IP, src.IP, topology.IPProtoUDP, q.sport, topology.UDPPortUET)
-	s := &UETSender{qp: q, nic: src, cfg: cfg, recs: make([]uetRec, 64), times: make([]uetSendTime, 64), hdr: frames.UETHeaderBytes}
-	if cfg.CC.rccc() {
+	if cfg.CC == nil {
+		cfg.CC = &UETNSCC{}
+	}
+	s := &UETSender{qp: q, nic: src, cfg: cfg, recs: make([]uetRec, 64), times: make([]uetSendTime, 64), hdr: frames.UETHeaderBytes,
+		credit: cfg.credit()}
+	if s.credit {
 		s.hdr += topology.PDSRUDCCHeader - topology.PDSRUDHeader
 		s.rc.frame = frames.UETWireBytes(0, true) - s.hdr
 	}
 	s.rc.lastRequest = -1
-	if cfg.CC.swift() {
-		s.sw = newUETSwift(&cfg, src.Wire.Params.Rate)
-	}
+	s.cc = cfg.CC.newUETCC(&s.cfg, src.Wire.Params.Rate, s.hdr)
+	s.win, _ = s.cc.(uetWindow)
+	s.pace, _ = s.cc.(uetPacer)
 	s.timer = newAlarm(src, s, opTimer)
 	s.mp = newEntropyChooser(cfg.Entropy, cfg.Paths, cfg.Trimming, sim.Stream(r.Seed, fmt.Sprintf("uet-entropy:%d", i)))
 	return s, newUETReceiver(q, dst, cfg)
 }
 
-// SetUETRTT gives UET flow i its base RTT (its own path's, empty: NSCC's starting base_rtt
-// and BDP), the network's (the longest unloaded RTT among the flows: NSCC's scaling and its
-// default target delay) and, when the configuration has none, its retransmit timeout. It
-// reports whether flow i is a UET flow.
-func (r *Registry) SetUETRTT(i int32, base, network, rto sim.Time) bool {
-	s, ok := r.senders[i].(*UETSender)
-	if ok {
-		s.baseRTT, s.networkRTT = base, max(network, base)
-		if s.cfg.RTO == 0 {
-			s.rto = rto
-		}
-		if rv, isUET := r.receivers[i].(*UETReceiver); isUET && s.cfg.CC.rccc() {
-			// The receiver's pacer keeps to the sender's configured maxwnd
-			// (getConfiguredMaxWnd), known here, before the run: the two ends may run in
-			// different partitions.
-			rv.rc.maxwnd = nsccMaxWnd(base, s.nic.Wire.Params.Rate)
-		}
+// setPath gives the flow its base RTT (a full packet out and its ACK back on the empty path:
+// NSCC's starting base_rtt and BDP, RCCC's maxwnd), the network's (Path.NetworkRTT, at least
+// its own: NSCC's scaling and its default target delay, RCCC's credit requests), its
+// retransmit timeout unless configured, and its congestion control the path. Without a
+// reverse path there is no RTT: the flow fails at its start.
+func (s *UETSender) setPath(rv *UETReceiver, p Path) {
+	base := s.cfg.RTT(p)
+	if base <= 0 {
+		return
 	}
-	return ok
+	s.baseRTT, s.networkRTT = base, max(p.NetworkRTT, base)
+	if s.cfg.RTO == 0 {
+		s.rto = UETDefaultRTO(s.nic.Wire.Params.Rate.TxTime(s.cfg.QueueBytes))
+	}
+	if s.credit {
+		// The receiver's pacer keeps to the sender's configured maxwnd (getConfiguredMaxWnd),
+		// known here, before the run: the two ends may run in different partitions.
+		rv.rc.maxwnd = nsccMaxWnd(base, s.nic.Wire.Params.Rate)
+	}
+	if c, ok := s.cc.(uetPathUser); ok {
+		c.setUETPath(s.baseRTT, s.networkRTT, p)
+	}
 }
 
 // UETDefaultRTO is uet-htsim's retransmit timeout (datacenter/main_uec.cpp: min RTO = 15 us +
@@ -249,15 +264,15 @@ func (s *UETSender) Handle(now sim.Time, op int, _ any) {
 			s.fail("UET flow started without a retransmit timeout")
 			return
 		}
-		s.cc.init(&s.cfg, s.nic.Wire.Params.Rate, s.baseRTT, s.networkRTT, int64(s.mtu)+s.hdr)
-		if s.cfg.CC.rccc() {
+		if reason := s.cc.start(); reason != "" {
+			s.fail(reason)
+			return
+		}
+		if s.credit {
 			// startConnection: a speculative credit of the configured maxwnd, which the
 			// receiver's pacer also keeps to (getConfiguredMaxWnd).
-			s.rc.maxwnd = s.cc.maxwnd
+			s.rc.maxwnd = nsccMaxWnd(s.baseRTT, s.nic.Wire.Params.Rate)
 			s.rc.credit, s.rc.speculating = s.rc.maxwnd, true
-		}
-		if s.sw != nil {
-			s.swiftWindow()
 		}
 		s.live = true
 		s.nic.activate(now, s)
@@ -310,14 +325,10 @@ func (s *UETSender) next() (psn uint32, resend, ok bool) {
 	default:
 		return 0, false, false
 	}
-	if s.cfg.CC.rccc() && s.rc.credit <= 0 {
+	if s.credit && s.rc.credit <= 0 {
 		return psn, resend, false // can_send_RCCC: any credit at all lets a packet go
 	}
-	if !s.cfg.CC.window() {
-		return psn, resend, true
-	}
-	fits := s.cc.cwnd >= s.cc.inflight+s.size(psn)
-	return psn, resend, fits || s.lossMode && s.rtxN > 0
+	return psn, resend, s.cc.windowOpen(s.inflight+s.size(psn)) || s.lossMode && s.rtxN > 0
 }
 
 func (s *UETSender) hasData() bool { _, _, ok := s.next(); return ok }
@@ -342,7 +353,7 @@ func (s *UETSender) emit(now sim.Time) *topology.Packet {
 		s.rtxBytes -= size
 		s.flow.Retransmitted++
 	}
-	s.cc.inflight += size
+	s.inflight += size
 	p := s.src.pool.Get(topology.KindData)
 	ue := p.UET()
 	s.frame(p, false)
@@ -365,18 +376,13 @@ func (s *UETSender) emit(now sim.Time) *topology.Packet {
 	case k == n-1:
 		ue.Opcode = topology.OpWriteLast
 	}
-	// uet-htsim sendNewPacket: AR on the last packet, when the window is full or the credit
-	// spent; a resend always asks (sendRtxPacket). Under Swift every packet asks
-	// (uet_swift.go).
-	full := s.cfg.CC.window() && s.cc.inflight+size >= s.cc.cwnd || s.sw != nil
-	if s.cfg.CC.rccc() {
+	// uet-htsim sendNewPacket: AR on the last packet, when the credit is spent or the window
+	// full (the congestion control's sent); a resend always asks (sendRtxPacket).
+	ue.AckReq = resend || k == n-1
+	if s.credit {
 		s.rc.credit -= size + s.rc.frame // spendCredit, in wire bytes
 		ue.CCReq, ue.Credit = true, uint32(s.pullTarget())
-		full = full || s.rc.credit <= 0
-	}
-	ue.AckReq = resend || k == n-1 || full
-	if ue.AckReq && !resend {
-		s.asked = psn + 1
+		ue.AckReq = ue.AckReq || s.rc.credit <= 0
 	}
 	ue.Retx = r.sends > 0
 	ev := s.mp.next(now)
@@ -385,13 +391,19 @@ func (s *UETSender) emit(now sim.Time) *topology.Packet {
 	p.Trimmable = true // the receiver NACKs a trimmed packet at once
 	p.SentAt = now
 	p.Seal()
+	s.cc.sent(p, s.inflight)
+	if ue.AckReq && !resend {
+		s.asked = psn + 1
+	}
 	*r = uetRec{sentAt: now, size: int32(size), state: recFlight, sends: min(r.sends, 254) + 1, entropy: ev}
 	s.pushTime(now, psn)
-	if rt := s.flow.Rate; rt > 0 {
+	if rt := s.rate(); rt > 0 {
 		s.sched.readyAt = now + rt.TxTime(p.WireBytes())
 	}
-	if s.sw != nil {
-		s.swiftPace(now)
+	if s.pace != nil {
+		if d := s.pace.gap(); d > 0 {
+			s.sched.readyAt = max(s.sched.readyAt, now+d)
+		}
 	}
 	if !s.timer.running() {
 		s.timer.set(now + s.rto)
@@ -414,182 +426,4 @@ func (s *UETSender) grow() {
 		n[psn&uint32(len(n)-1)] = *s.rec(psn)
 	}
 	s.recs = n
-}
-
-// acked marks PSN psn received (uet-htsim handleAckno, handleCumulativeAck): one queued for
-// retransmission leaves the queue and its bytes, taken out of flight when it was queued,
-// go back in, since the receiver's byte count will take them out.
-func (s *UETSender) acked(r *uetRec) {
-	if r.state == recRtx {
-		s.rtxN--
-		s.rtxBytes -= int64(r.size)
-		s.cc.inflight += int64(r.size)
-	}
-	r.state = recDone
-}
-
-func (s *UETSender) onControl(now sim.Time, p *topology.Packet) {
-	if s.over {
-		return
-	}
-	switch p.Kind {
-	case topology.KindAck:
-		s.onAck(now, p)
-	case topology.KindNak:
-		s.onNack(now, p)
-	case topology.KindCredit:
-		s.onCredit(now, p)
-	}
-}
-
-// onAck is uet-htsim's UecSrc::processAck: the received bytes leave the flight, an RTT
-// sample from the PSN that drew the ACK (Karn's rule: a packet sent once and not echoed as a
-// resend, or sent twice and echoed), the cumulative PSN and the SACK bitmap, the entropy's
-// feedback, NSCC, and SLEEK's loss check on the out-of-order count.
-func (s *UETSender) onAck(now sim.Time, p *topology.Packet) {
-	ue := p.UET()
-	var newly int64
-	if d := int32(ue.RecvdBytes - s.recvd); d > 0 {
-		newly = int64(d)
-		s.recvd = ue.RecvdBytes
-	}
-	s.cc.received(newly)
-	delay, sample := s.cc.avgDelay, sim.Time(0)
-	if p.PSN >= s.cum && p.PSN < s.highest && !ue.AckRequest {
-		if r := s.rec(p.PSN); r.state == recFlight && r.karn(ue.Retx) {
-			raw := now - r.sentAt
-			sample = raw
-			s.cc.updateBaseRTT(raw)
-			if raw >= s.cc.baseRTT {
-				s.cc.updateDelay(raw, true, ue.ECNEcho)
-				delay = raw - s.cc.baseRTT
-			}
-		}
-	}
-	cum := min(ue.CumPSN, s.highest)
-	for ; s.cum < cum; s.cum++ {
-		s.acked(s.rec(s.cum))
-	}
-	for b, psn := ue.SACKBitmap, ue.SACKBase; b != 0; b, psn = b>>1, psn+1 {
-		if b&1 != 0 && psn >= s.cum && psn < s.highest {
-			s.acked(s.rec(psn))
-		}
-	}
-	switch {
-	case ue.AckRequest: // an ACK_REQ's answer: no path echoed
-	case ue.ECNEcho:
-		s.mp.feedback(now, ue.Entropy, pathECN)
-	default:
-		s.mp.feedback(now, ue.Entropy, pathGood)
-	}
-	if s.cfg.CC.nscc() {
-		s.cc.onAck(now, ue.ECNEcho, delay, newly)
-	} else if s.sw != nil {
-		s.swiftAck(now, sample, newly)
-	}
-	s.stopSpeculating()
-	if s.cfg.CC.window() && s.cfg.SLEEK { // uet-htsim: _sender_based_cc && _enable_sleek (processAck, uec.cpp 1642)
-		s.sleek(int64(ue.OOO))
-	}
-	if s.persistent {
-		s.retire(now)
-	}
-	if s.cum == s.npkts {
-		s.over = !s.persistent // every PSN acknowledged: done (uet-htsim checkFinished)
-		s.timer.stop()
-		return
-	}
-	if s.hasData() {
-		s.nic.activate(now, s)
-	} else {
-		s.askForAck(now)
-	}
-}
-
-// askForAck sends the PDS control packet ACK_REQ when the window has closed on packets that
-// did not ask for an ACK, fewer than AckBytes of them: the receiver may hold its ACK until
-// AckBytes have come, and with no room to send more they would not come; the sender would
-// wait for its retransmit timer with nothing lost. (AckBytes or more unrequested bytes draw an
-// ACK by themselves.) uet-htsim sets AR only when a packet is sent (sendNewPacket: the packet that
-// fills the window) and has no ACK_REQ; the UE specification names the control packet
-// (PDS_CTL_TYPE_ACK_REQ, Wireshark's packet-uet.c) for a sender that wants an ACK now.
-func (s *UETSender) askForAck(now sim.Time) {
-	if s.over {
-		return
-	}
-	var unasked int64 // bytes in flight, not known received, sent since the last request
-	for psn := max(s.asked, s.cum); psn < s.highest && unasked < s.cfg.AckBytes; psn++ {
-		if r := s.rec(psn); r.state == recFlight {
-			unasked += int64(r.size)
-		}
-	}
-	if unasked == 0 || unasked >= s.cfg.AckBytes {
-		return
-	}
-	s.asked = s.highest
-	p := s.src.pool.Get(topology.KindCredit)
-	s.frame(p, false)
-	frames.UETStack(p)
-	p.UET().AckRequest, p.PSN = true, s.highest-1
-	p.Priority, p.DSCP = s.cfg.AckPriority, s.cfg.AckPriority<<3
-	p.SentAt = now
-	p.Seal()
-	s.nic.sendControl(now, p)
-}
-
-// onNack is uet-htsim's UecSrc::processNack: a trimmed packet is queued for retransmission
-// at once and NSCC takes its bytes off the window (unless quick adapt acts).
-func (s *UETSender) onNack(now sim.Time, p *topology.Packet) {
-	if p.PSN < s.cum || p.PSN >= s.highest {
-		return
-	}
-	r := s.rec(p.PSN)
-	if r.state != recFlight {
-		return // a cumulative ACK or an earlier NACK covered it already
-	}
-	if r.karn(p.UET().Retx) {
-		// A NACK for a packet sent again since is the original's: timed from the resend
-		// it would be a fraction of the path's RTT, and maxwnd, 1.5 BDP of the base RTT,
-		// would fall with it (uet-htsim processNack takes that sample unless
-		// update_base_rtt_on_nack is off, uec.cpp 1566-1569).
-		s.cc.updateBaseRTT(now - r.sentAt)
-	}
-	if s.cfg.CC.nscc() {
-		s.cc.onNack(now, int64(r.size))
-	} else if s.sw != nil {
-		s.swiftLoss(now)
-	}
-	s.stopSpeculating()
-	s.queueRtx(p.PSN, r)
-	s.mp.feedback(now, p.UET().Entropy, pathNack)
-	if s.hasData() {
-		s.nic.activate(now, s)
-	} else {
-		s.askForAck(now)
-	}
-}
-
-func (s *UETSender) slot() *schedSlot { return &s.sched }
-func (s *UETSender) stop()            { s.over = true; s.timer.stop() }
-func (s *UETSender) class() uint8     { return s.priority }
-func (s *UETSender) hash() uint32     { return s.dataHash }
-func (s *UETSender) rate() sim.Rate   { return s.flow.Rate }
-
-// UETState is what a UET sender's NSCC holds now, for tests and the results.
-type UETState struct {
-	Cwnd, MaxWnd, InFlight int64
-	BaseRTT, AvgDelay      sim.Time
-	TargetQDelay           sim.Time
-	RTO                    sim.Time
-}
-
-// UETOf is flow i's NSCC state, false when flow i is no UET flow.
-func (r *Registry) UETOf(i int32) (UETState, bool) {
-	s, ok := r.senders[i].(*UETSender)
-	if !ok {
-		return UETState{}, false
-	}
-	c := &s.cc
-	return UETState{Cwnd: c.cwnd, MaxWnd: c.maxwnd, InFlight: c.inflight, BaseRTT: c.baseRTT, AvgDelay: c.avgDelay,
-		TargetQDelay: c.p.target, RTO: s.rto}, true
 }

@@ -52,11 +52,8 @@ func (s *UETSender) timerFired(now sim.Time) {
 	s.mp.feedback(now, 0, pathTimeout)
 	r := s.rec(t.psn)
 	s.queueRtx(t.psn, r)
-	if s.cfg.CC.nscc() {
-		s.cc.cwnd = max(s.cc.cwnd-int64(r.size), s.cc.mtu) // mark_packet_for_retransmission
-	} else if s.sw != nil {
-		s.swiftTimeout(now)
-	}
+	s.cc.signal(ccSignal{event: ccTimedOut, now: now, una: int64(s.cum), next: int64(s.highest), psn: t.psn,
+		flight: s.inflight, size: int64(r.size)})
 	if t, ok := s.oldest(); ok {
 		s.timer.set(max(t.at+s.rto, now))
 	}
@@ -72,7 +69,7 @@ func (s *UETSender) queueRtx(psn uint32, r *uetRec) {
 	r.state = recRtx
 	s.rtxN++
 	s.rtxBytes += int64(r.size)
-	s.cc.inflight -= int64(r.size)
+	s.inflight -= int64(r.size)
 	s.rtxScan = min(s.rtxScan, psn)
 }
 
@@ -83,7 +80,8 @@ func (s *UETSender) queueRtx(psn uint32, r *uetRec) {
 // the allowance is what keeps it from resending what is merely late.
 func (s *UETSender) sleek(ooo int64) {
 	mss := int64(s.mtu)
-	threshold := max(min(s.cc.cwnd*3/2, s.cc.maxwnd), 5*mss)
+	cwnd, maxwnd := s.win.window()
+	threshold := max(min(cwnd*3/2, maxwnd), 5*mss)
 	if s.lossMode && s.cum >= s.recoverySeq {
 		s.lossMode = false
 	}
@@ -93,7 +91,7 @@ func (s *UETSender) sleek(ooo int64) {
 	if !s.lossMode && s.rtxN == 0 {
 		s.lossMode, s.recoverySeq = true, s.highest
 	}
-	end := min(s.recoverySeq, s.cum+uint32(max(s.cc.cwnd/mss, 0)))
+	end := min(s.recoverySeq, s.cum+uint32(max(cwnd/mss, 0)))
 	for psn := max(s.cum, s.highestRtxSent); psn < end; psn++ {
 		if r := s.rec(psn); r.state == recFlight {
 			s.queueRtx(psn, r)

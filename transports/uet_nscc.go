@@ -138,6 +138,18 @@ func (c *nscc) updateDelay(raw sim.Time, avg, marked bool) {
 	}
 }
 
+// sample takes an ACK's RTT sample (0: none): it lowers the base RTT and feeds the average
+// delay, and the ACK's queueing delay is the sample less the base RTT; without a sample it is
+// the average delay (processAck).
+func (c *nscc) sample(rtt sim.Time, marked bool) sim.Time {
+	if rtt <= 0 {
+		return c.avgDelay
+	}
+	c.updateBaseRTT(rtt)
+	c.updateDelay(rtt, true, marked)
+	return rtt - c.baseRTT
+}
+
 // quickAdapt is quick_adapt: it reports whether it acted or told the caller to ignore this
 // ACK (the bytes in flight when it last acted are ignored).
 func (c *nscc) quickAdapt(now sim.Time, loss, marked bool, delay sim.Time) bool {

@@ -1,6 +1,8 @@
 package transports
 
 import (
+	"errors"
+
 	"github.com/fabricsim/fabricsim/sim"
 	"github.com/fabricsim/fabricsim/topology"
 	"github.com/fabricsim/fabricsim/transports/frames"
@@ -52,21 +54,38 @@ const rcccPullRate = 0.99
 // bytes' worth).
 const rcccIdleGap = 1024 / rcccQuantum
 
-// UETCC says which of UET's congestion controls a flow runs.
-type UETCC uint8
+// RCCC is cc rccc: the receiver's credit, granted by the receiving NIC's pull pacer, which
+// stays at the receiver; the sender's hook is its credit (UETConfig.credit), spent as it
+// sends. With Window set the sender also runs that scheme's window, and a packet goes when
+// both allow (cc nscc+rccc: &UETNSCC{}, uet-htsim's -sender_cc with -receiver_cc); without,
+// the sender has no window of its own (noCC).
+type RCCC struct {
+	Window UETCC
+}
 
-// UET congestion controls.
-const (
-	CCNSCC  UETCC = iota // the sender's window (NSCC) alone
-	CCRCCC               // the receiver's credit (RCCC) alone
-	CCBoth               // both: a packet goes when the window and the credit allow
-	CCSwift              // the sender's window from Swift (uet_swift.go) instead of NSCC
-)
+func (c *RCCC) checkUET(cfg *UETConfig) error {
+	switch c.Window.(type) {
+	case nil:
+		return nil
+	case *RCCC:
+		return errors.New("UET cc rccc with rccc as its window: the window is a sender's scheme (nscc or swift)")
+	}
+	return c.Window.checkUET(cfg)
+}
 
-func (c UETCC) nscc() bool   { return c == CCNSCC || c == CCBoth }
-func (c UETCC) rccc() bool   { return c == CCRCCC || c == CCBoth }
-func (c UETCC) swift() bool  { return c == CCSwift }
-func (c UETCC) window() bool { return c != CCRCCC } // a sender's window: NSCC's or Swift's
+func (c *RCCC) newUETCC(cfg *UETConfig, line sim.Rate, hdr int64) senderCC {
+	if c.Window == nil {
+		return noCC{}
+	}
+	return c.Window.newUETCC(cfg, line, hdr)
+}
+
+// credit reports whether c's flows run RCCC: the receiver grants credit, each data packet's
+// PDS header is a RUD_CC_REQ carrying the credit target.
+func (c *UETConfig) credit() bool {
+	_, ok := c.CC.(*RCCC)
+	return ok
+}
 
 // quantaCeil is bytes in credit units, rounded up (quantize_ceil), for either sign.
 func quantaCeil(bytes int64) int64 {
@@ -89,7 +108,7 @@ type rcccSender struct {
 
 // pullTarget is the cumulative credit, in quanta, the sender asks for now
 // (computePullTarget): the wire bytes it has to send, new and again, capped at the window plus
-// a packet under NSCC and at maxwnd, less the credit it has; at least a packet while speculating with
+// a packet under a sender window and at maxwnd, less the credit it has; at least a packet while speculating with
 // data left; shared among the flows its NIC is sending. A sender holding more credit than it
 // needs asks for nothing more: the target is never below what was granted (uet-htsim starts
 // both counts at INIT_PULL, 10^8, so that such a target stays above zero and below the
@@ -97,8 +116,9 @@ type rcccSender struct {
 func (s *UETSender) pullTarget() int64 {
 	want := s.backlog() + int64(s.npkts-min(s.highest, s.npkts))*s.rc.frame + s.rtxBytes + int64(s.rtxN)*s.rc.frame
 	full := int64(s.mtu) + s.hdr + s.rc.frame
-	if s.cfg.CC.nscc() {
-		want = min(want, s.cc.cwnd+s.cc.cwnd/(int64(s.mtu)+s.hdr)*s.rc.frame+full)
+	if s.win != nil {
+		cwnd, _ := s.win.window()
+		want = min(want, cwnd+cwnd/(int64(s.mtu)+s.hdr)*s.rc.frame+full)
 	}
 	want = min(want, s.rc.maxwnd) - s.rc.credit
 	if s.rc.speculating && want < full && s.backlog() > 0 {
@@ -142,7 +162,7 @@ func (s *UETSender) onCredit(now sim.Time, p *topology.Packet) {
 // askForCredit, on a timeout, sends a CREDIT_REQ with the credit target when the sender has
 // something to send, no credit, and has not asked within the network's RTT (sendRTS).
 func (s *UETSender) askForCredit(now sim.Time) {
-	if !s.cfg.CC.rccc() || s.over || s.rc.credit > 0 || s.backlog()+s.rtxBytes == 0 {
+	if !s.credit || s.over || s.rc.credit > 0 || s.backlog()+s.rtxBytes == 0 {
 		return
 	}
 	if s.rc.lastRequest >= 0 && now-s.rc.lastRequest < s.networkRTT {

@@ -19,7 +19,7 @@ import (
 // in units, wrapped to about 4.29e9 in the header's field, and the receiver granted credit
 // to the finished sender every round.)
 func TestRCCCCreditTargets(t *testing.T) {
-	cfg := UETConfig{MTU: 4096, AckBytes: 16384, Paths: 64, QAGate: 3, AckPriority: 7, CC: CCRCCC}
+	cfg := UETConfig{MTU: 4096, AckBytes: 16384, Paths: 64, QAGate: 3, AckPriority: 7, CC: &RCCC{}}
 	u := newUETPair(40<<10, cfg, 12*sim.Microsecond)
 	require.EqualValues(t, 225000, u.s.rc.credit)
 	require.True(t, u.s.rc.speculating)

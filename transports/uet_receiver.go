@@ -34,7 +34,7 @@ type UETReceiver struct {
 }
 
 func newUETReceiver(q qp, nic *NIC, cfg UETConfig) *UETReceiver {
-	return &UETReceiver{qp: q, nic: nic, ackBytes: cfg.AckBytes, ackPrio: cfg.AckPriority, held: make([]bool, 64), rccc: cfg.CC.rccc()}
+	return &UETReceiver{qp: q, nic: nic, ackBytes: cfg.AckBytes, ackPrio: cfg.AckPriority, held: make([]bool, 64), rccc: cfg.credit()}
 }
 
 func (r *UETReceiver) has(psn uint32) bool {

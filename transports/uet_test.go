@@ -96,16 +96,30 @@ func newUETPair(size int64, cfg UETConfig, base sim.Time) *uetPair {
 	src := &NIC{reg: reg, eng: eng, pool: reg.pool, busy: true, Wire: wire, ID: 0, IP: 0x0a000001, TTL: 64}
 	dst := &NIC{reg: reg, eng: eng, pool: reg.pool, busy: true, Wire: wire, ID: 1, IP: 0x0a000002, TTL: 64}
 	i := reg.Add(&Flow{ID: 1, Src: 0, Dst: 1, Size: size, Transport: "uet"})
+	if cfg.RTO == 0 {
+		cfg.RTO = UETDefaultRTO(base)
+	}
 	s, r := reg.newUET(i, src, dst, false, cfg)
 	reg.senders[i], reg.receivers[i] = s, r
-	reg.SetUETRTT(i, base, base, UETDefaultRTO(base))
+	reg.SetPath(i, pathOfRTT(&cfg, wire.Params.Rate, base))
 	s.Handle(0, opStart, nil)
 	return &uetPair{eng: eng, reg: reg, s: s, r: r, rcvNIC: dst, sent: map[uint32]*topology.Packet{}}
 }
 
+// pathOfRTT is a path of one hop each way at rate whose unloaded round trip for cfg's flows
+// (UETConfig.RTT) is rtt.
+func pathOfRTT(cfg *UETConfig, rate sim.Rate, rtt sim.Time) Path {
+	p := Path{Fwd: []PathHop{{Rate: rate}}, Back: []PathHop{{Rate: rate}}}
+	p.Back[0].Delay = rtt - cfg.RTT(p)
+	return p
+}
+
+// nscc is the sender's NSCC.
+func (u *uetPair) nscc() *nscc { return &u.s.cc.(*uetNSCC).c }
+
 func (u *uetPair) state() string {
 	s := u.s
-	return fmt.Sprintf("cum=%d next=%d inflight=%d cwnd=%d rtx=%d loss=%v", s.cum, s.highest, s.cc.inflight, s.cc.cwnd, s.rtxN, s.lossMode)
+	return fmt.Sprintf("cum=%d next=%d inflight=%d cwnd=%d rtx=%d loss=%v", s.cum, s.highest, s.inflight, u.nscc().cwnd, s.rtxN, s.lossMode)
 }
 
 // TestUETTranscript runs testdata/uet_pds.txt: a UET sender and receiver stepped packet by
@@ -331,8 +345,8 @@ func TestUETAsksForAnAckWhenTheWindowCloses(t *testing.T) {
 	u.r.onData(1*sim.Microsecond, sent[1])
 	require.EqualValues(t, 1, u.rcvNIC.Control[7].Len, "the first packet's ACK; PSN 1's is held")
 	ack := u.rcvNIC.Control[7].Pop(0)
-	u.s.cc.maxwnd, u.s.cc.cwnd = 3*full, 3*full
-	base := u.s.cc.baseRTT
+	u.nscc().maxwnd, u.nscc().cwnd = 3*full, 3*full
+	base := u.nscc().baseRTT
 	u.s.onControl(13*sim.Microsecond, ack)
 	require.False(t, u.s.hasData(), "PSN 4 does not fit")
 	require.EqualValues(t, 1, u.s.nic.Control[7].Len, "one ACK_REQ")
@@ -350,9 +364,9 @@ func TestUETAsksForAnAckWhenTheWindowCloses(t *testing.T) {
 	answer := u.rcvNIC.Control[7].Pop(0)
 	require.True(t, answer.UET().AckRequest)
 	require.EqualValues(t, 2, answer.UET().CumPSN)
-	avg := u.s.cc.avgDelay // the first ACK's sample: 13 - 12 us, by 0.0125
+	avg := u.nscc().avgDelay // the first ACK's sample: 13 - 12 us, by 0.0125
 	u.s.onControl(40*sim.Microsecond, answer)
 	require.EqualValues(t, 2, u.s.cum)
-	require.Equal(t, base, u.s.cc.baseRTT)
-	require.Equal(t, avg, u.s.cc.avgDelay, "no delay sample from the answer (27 us after PSN 1 left)")
+	require.Equal(t, base, u.nscc().baseRTT)
+	require.Equal(t, avg, u.nscc().avgDelay, "no delay sample from the answer (27 us after PSN 1 left)")
 }

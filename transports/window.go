@@ -13,8 +13,8 @@ func (r *Registry) WindowPackets(i int32) (float64, bool) {
 			return c.s.Cwnd(), true
 		}
 	case *UETSender:
-		if s.cfg.CC.nscc() && s.cc.p.mtu > 0 {
-			return float64(s.cc.cwnd) / float64(s.cc.p.mtu), true
+		if c, ok := s.cc.(*uetNSCC); ok && c.c.p.mtu > 0 {
+			return float64(c.c.cwnd) / float64(c.c.p.mtu), true
 		}
 	}
 	return 0, false
