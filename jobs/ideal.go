@@ -23,15 +23,19 @@ type jobIdeal struct {
 // ideal is each phase alone on the empty fabric, as the critical path through its
 // dependency graph (collective.Plan.SharedCriticalPathSteps): each message takes its own
 // packets' time alone on its path (store and forward at every hop, propagation, switch
-// latencies, each packet's own headers and padding; Fabric.Path), and waits
-// for the messages of its step that share its sender's or its receiver's link while both are
-// under way, at the path's slowest link with a full packet's headers (the payload's share of
-// a full packet). So it is a lower bound at every size: a 7-byte message pays a minimum
-// frame, not a full packet's latency, and messages ready at different times share only the
-// time they overlap (issue 34, point 6). The tree's steps are its pipeline's rounds, so on a
-// uniform fabric this is the tree's lockstep closed form less a packet per shared message
-// (docs/model.md section 12). The job's ideal end chains the phases: each
-// starts at its last rank's gate, computed from the ideal ends before it.
+// latencies, each packet's own headers and padding; Fabric.Path), once its inputs have
+// arrived and the collective's release latency has passed; it waits for the messages of its
+// step that share a link of its path with it (Path.Links: its sender's, a relaying NIC's,
+// its receiver's) while both are under way, at that link's rate with a full packet's headers
+// (the payload's share of a full packet), as far as the link's slack leaves it; and it
+// arrives at least its bytes' time at its path's slowest link after the messages of the
+// steps before on its queue pair (a queue pair sends its work requests in order), less a
+// packet. So it is a lower bound at every size: a 7-byte message pays a minimum frame, not
+// a full packet's latency, and messages ready at different times share only the time they
+// overlap (issue 34, point 6). The tree's steps are its pipeline's rounds, so on a uniform
+// fabric this is the tree's lockstep closed form less a packet per shared message
+// (docs/model.md section 12). The job's ideal end chains the phases: each starts at its
+// last rank's gate, computed from the ideal ends before it.
 func (j *Job) ideal() jobIdeal {
 	fab := j.rt.fab
 	full, payload := fab.Frame(j.c.Transport)
@@ -39,15 +43,22 @@ func (j *Job) ideal() jobIdeal {
 	type pair struct {
 		perByte float64 // seconds per payload byte
 		path    Path
+		links   []int32 // its Links, numbered from 0 in the job (rates)
 	}
-	pairs := map[[2]int]pair{}
+	pairs := map[[2]int]*pair{}
+	var rates []sim.Rate // per link of the job, by its number
+	number := map[int32]int32{}
 	// alone is a message's time alone on its path (its own packets through the store-and-
-	// forward pipeline), by pair and size: a ring's messages are of one or two sizes.
+	// forward pipeline), by pair and size: a ring's messages are of one or two sizes;
+	// around is what a link's lead and tail are, by pair, size and link.
 	alone := map[[3]int64]float64{}
+	around := map[[4]int64][2]float64{}
 	done := map[*collective.Plan]int{}
 	ends := make([]sim.Time, len(j.phases))
+	perByte := func(r sim.Rate) float64 { return 8 / (float64(r) * out.share) }
 	for k := range j.phases {
-		plan := j.phases[k].plan
+		ph := &j.phases[k]
+		plan := ph.plan
 		if prev, ok := done[plan]; ok {
 			out.us, out.steps = append(out.us, out.us[prev]), append(out.steps, out.steps[prev])
 		} else {
@@ -57,40 +68,81 @@ func (j *Job) ideal() jobIdeal {
 				if _, ok := pairs[key]; ok {
 					continue
 				}
-				p, ok := fab.Path(j.c.Transport, j.ranks[m.Src], j.ranks[m.Dst])
+				p, ok := fab.Path(j.c, j.ranks[m.Src], j.ranks[m.Dst])
 				if !ok {
-					pairs[key] = pair{} // no path: the run says why, the ideal leaves it out
+					pairs[key] = &pair{} // no path: the run says why, the ideal leaves it out
 					continue
 				}
-				pairs[key] = pair{perByte: 8 / (float64(p.Rate) * out.share), path: p}
+				pr := &pair{perByte: perByte(p.Rate), path: p}
+				for _, l := range p.Links {
+					n, seen := number[l.ID]
+					if !seen {
+						n = int32(len(rates))
+						number[l.ID] = n
+						rates = append(rates, l.Rate)
+					}
+					pr.links = append(pr.links, n)
+				}
+				pairs[key] = pr
 				if out.rate == 0 || p.Rate < out.rate {
 					out.rate = p.Rate
 				}
 				out.alpha = max(out.alpha, p.Alpha)
 			}
-			pairOf := func(m int) pair { return pairs[[2]int{plan.Messages[m].Src, plan.Messages[m].Dst}] }
-			steps := plan.SharedCriticalPathSteps(collective.SharedLinks{
-				Alone: func(m int) float64 {
-					msg := &plan.Messages[m]
+			pairOf := func(m int) *pair { return pairs[[2]int{plan.Messages[m].Src, plan.Messages[m].Dst}] }
+			aloneOf := func(m int) float64 {
+				msg := &plan.Messages[m]
+				p := pairOf(m)
+				if p.path.Alone == nil {
+					return 0
+				}
+				key := [3]int64{int64(msg.Src), int64(msg.Dst), msg.Bytes}
+				t, ok := alone[key]
+				if !ok {
+					t = p.path.Alone(msg.Bytes).Seconds()
+					alone[key] = t
+				}
+				return t
+			}
+			aroundOf := func(m, k int) [2]float64 {
+				msg := &plan.Messages[m]
+				key := [4]int64{int64(msg.Src), int64(msg.Dst), msg.Bytes, int64(k)}
+				a, ok := around[key]
+				if !ok {
+					lead, tail := pairOf(m).path.Links[k].Around(msg.Bytes)
+					a = [2]float64{lead.Seconds(), tail.Seconds()}
+					around[key] = a
+				}
+				return a
+			}
+			steps, end := plan.SharedCriticalPathSteps(collective.SharedLinks{
+				Release:  j.c.ReleaseLatency.Seconds(),
+				Alone:    aloneOf,
+				Links:    func(m int) []int32 { return pairOf(m).links },
+				PerByte:  func(l int32) float64 { return perByte(rates[l]) },
+				Packet:   func(l int32) float64 { return float64(payload) * perByte(rates[l]) },
+				Lead:     func(m, k int) float64 { return aroundOf(m, k)[0] },
+				Tail:     func(m, k int) float64 { return aroundOf(m, k)[1] },
+				NumLinks: len(rates),
+				Delay: func(m, k int, held float64) float64 {
 					p := pairOf(m)
-					if p.path.Alone == nil {
-						return 0
+					l := p.path.Links[k]
+					if l.Rate <= p.path.Rate { // the slowest link: every byte held there is a byte later
+						return held
 					}
-					key := [3]int64{int64(msg.Src), int64(msg.Dst), msg.Bytes}
-					t, ok := alone[key]
-					if !ok {
-						t = p.path.Alone(msg.Bytes).Seconds()
-						alone[key] = t
-					}
-					return t
+					a := aroundOf(m, k)
+					return max(0, a[0]+float64(plan.Messages[m].Bytes)*perByte(l.Rate)+held+a[1]-aloneOf(m))
 				},
-				Serial: func(m int) float64 { return float64(plan.Messages[m].Bytes) * pairOf(m).perByte },
-				Packet: func(m int) float64 { return float64(payload) * pairOf(m).perByte },
+				QP:  func(m int) int { return int(ph.qp[m]) },
+				QPs: j.qps,
+				Queued: func(m int) float64 {
+					p := pairOf(m)
+					return max(0, float64(plan.Messages[m].Bytes)/float64(j.channels(k, m))*p.perByte-float64(payload)*p.perByte)
+				},
 			})
-			us := 0.0
+			us := end * 1e6 // the last step's end, or a link's messages one after another
 			for s := range steps {
 				steps[s] *= 1e6
-				us = max(us, steps[s])
 			}
 			out.us, out.steps = append(out.us, us), append(out.steps, steps)
 		}
