@@ -195,9 +195,11 @@ func (j *Job) schedule(k int, notBefore sim.Time) {
 	}
 }
 
-// Handle implements sim.Handler, between windows: in phase op/(R+1), every rank (op%(R+1)
+// Handle implements sim.Handler. Between windows: in phase op/(R+1), every rank (op%(R+1)
 // == 0) or rank op%(R+1)-1 may send from now; its messages whose inputs are there are
-// released, in message order.
+// released, in message order; readyOp posts the messages whose slots were freed. releaseOp(i)
+// posts instance i once its release latency has passed, in its sender's partition (or
+// between windows, for a slot).
 func (j *Job) Handle(now sim.Time, op int, _ any) {
 	if op == readyOp {
 		for _, i := range j.ready {
