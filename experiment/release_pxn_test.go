@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fabricsim/fabricsim/collective"
 	"github.com/fabricsim/fabricsim/scenarios"
 )
 
@@ -120,4 +121,24 @@ func TestPXNAlone(t *testing.T) {
 	const ring = "op: allreduce, hosts: all, size: 1MB, channels: 4"
 	require.Equal(t, links(false, ring), links(true, ring+", pxn: false"), "pxn: false is hosts.pxn false for its job")
 	require.Equal(t, links(true, ring), links(false, ring+", pxn: true"), "pxn: true is hosts.pxn true for its job")
+}
+
+// TestHierarchicalAllgatherAndReduceScatterAtTheirPhases: algorithm hierarchical for
+// allgather and reduce_scatter (SPEC section 6), S = 8 MiB over 4 servers x 8 GPUs alone on
+// the fabric, within 3% of collective.HierarchicalIdeal: (L-1) steps of S/L over the
+// scale-up link and (D-1) of S/(L D) over the NIC, each at w/B plus its path's latency (half
+// of the allreduce's phases), w the wire bytes a payload byte of what each channel carries;
+// no frame on a spine.
+func TestHierarchicalAllgatherAndReduceScatterAtTheirPhases(t *testing.T) {
+	const S, L, D, C = 8 << 20, 8, 4, 8
+	for _, op := range []string{collective.AllGather, collective.ReduceScatter} {
+		v := aiRun(t, D, 2, "400Gbps", fmt.Sprintf("op: %s, hosts: all, size: %dB, channels: %d, algorithm: hierarchical", op, S, C))
+		got := aiJobUS(t, v)
+		su := aiLink(S/L/C, aiSU, aiSUDelay)
+		nic := aiLink(S/(L*D)/C, aiNIC, aiNICDelay)
+		want := collective.HierarchicalIdeal(op, S, L, D, su, nic) * 1e6
+		t.Logf("hierarchical %s 4x8, 8 MiB: %.2f us, closed form %.2f us (%+.2f%%)", op, got, want, 100*(got/want-1))
+		require.InEpsilon(t, want, got, 0.03, op)
+		require.Zero(t, aiSpinePackets(v), "%s: every byte stays on its rail or in its server", op)
+	}
 }
