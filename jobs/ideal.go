@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"math"
+	"slices"
 
 	"github.com/fabricsim/fabricsim/collective"
 	"github.com/fabricsim/fabricsim/sim"
@@ -44,18 +45,17 @@ func (j *Job) ideal() jobIdeal {
 		perByte float64 // seconds per payload byte
 		path    Path
 		links   []int32 // its Links, numbered from 0 in the job (rates)
+		// sizes are the message sizes of the plan at hand on the pair, each with its time
+		// alone and per link its lead and tail: a ring's messages are of one or two sizes.
+		sizes []pairSize
 	}
 	pairs := map[[2]int]*pair{}
 	var rates []sim.Rate // per link of the job, by its number
 	number := map[int32]int32{}
-	// alone is a message's time alone on its path (its own packets through the store-and-
-	// forward pipeline), by pair and size: a ring's messages are of one or two sizes;
-	// around is what a link's lead and tail are, by pair, size and link.
-	alone := map[[3]int64]float64{}
-	around := map[[4]int64][2]float64{}
 	done := map[*collective.Plan]int{}
 	ends := make([]sim.Time, len(j.phases))
 	perByte := func(r sim.Rate) float64 { return 8 / (float64(r) * out.share) }
+	var of []*pair // per message of the plan at hand, its pair
 	for k := range j.phases {
 		ph := &j.phases[k]
 		plan := ph.plan
@@ -63,14 +63,17 @@ func (j *Job) ideal() jobIdeal {
 			out.us, out.steps = append(out.us, out.us[prev]), append(out.steps, out.steps[prev])
 		} else {
 			done[plan] = k
+			of = slices.Grow(of[:0], len(plan.Messages))
 			for _, m := range plan.Messages {
 				key := [2]int{m.Src, m.Dst}
-				if _, ok := pairs[key]; ok {
+				if pr, ok := pairs[key]; ok {
+					of = append(of, pr)
 					continue
 				}
 				p, ok := fab.Path(j.c, j.ranks[m.Src], j.ranks[m.Dst])
 				if !ok {
 					pairs[key] = &pair{} // no path: the run says why, the ideal leaves it out
+					of = append(of, pairs[key])
 					continue
 				}
 				pr := &pair{perByte: perByte(p.Rate), path: p}
@@ -84,37 +87,37 @@ func (j *Job) ideal() jobIdeal {
 					pr.links = append(pr.links, n)
 				}
 				pairs[key] = pr
+				of = append(of, pr)
 				if out.rate == 0 || p.Rate < out.rate {
 					out.rate = p.Rate
 				}
 				out.alpha = max(out.alpha, p.Alpha)
 			}
-			pairOf := func(m int) *pair { return pairs[[2]int{plan.Messages[m].Src, plan.Messages[m].Dst}] }
-			aloneOf := func(m int) float64 {
-				msg := &plan.Messages[m]
-				p := pairOf(m)
-				if p.path.Alone == nil {
-					return 0
-				}
-				key := [3]int64{int64(msg.Src), int64(msg.Dst), msg.Bytes}
-				t, ok := alone[key]
-				if !ok {
-					t = p.path.Alone(msg.Bytes).Seconds()
-					alone[key] = t
-				}
-				return t
+			for _, pr := range pairs {
+				pr.sizes = pr.sizes[:0]
 			}
-			aroundOf := func(m, k int) [2]float64 {
-				msg := &plan.Messages[m]
-				key := [4]int64{int64(msg.Src), int64(msg.Dst), msg.Bytes, int64(k)}
-				a, ok := around[key]
-				if !ok {
-					lead, tail := pairOf(m).path.Links[k].Around(msg.Bytes)
-					a = [2]float64{lead.Seconds(), tail.Seconds()}
-					around[key] = a
+			// size is message m's entry among its pair's sizes, made on first use.
+			size := func(m int) *pairSize {
+				p, b := of[m], plan.Messages[m].Bytes
+				for i := range p.sizes {
+					if p.sizes[i].bytes == b {
+						return &p.sizes[i]
+					}
 				}
-				return a
+				e := pairSize{bytes: b, around: make([][2]float64, len(p.path.Links))}
+				if p.path.Alone != nil {
+					e.alone = p.path.Alone(b).Seconds()
+				}
+				for k, l := range p.path.Links {
+					lead, tail := l.Around(b)
+					e.around[k] = [2]float64{lead.Seconds(), tail.Seconds()}
+				}
+				p.sizes = append(p.sizes, e)
+				return &p.sizes[len(p.sizes)-1]
 			}
+			pairOf := func(m int) *pair { return of[m] }
+			aloneOf := func(m int) float64 { return size(m).alone }
+			aroundOf := func(m, k int) [2]float64 { return size(m).around[k] }
 			steps, end := plan.SharedCriticalPathSteps(collective.SharedLinks{
 				Release:  j.c.ReleaseLatency.Seconds(),
 				Alone:    aloneOf,
@@ -154,4 +157,12 @@ func (j *Job) ideal() jobIdeal {
 	}
 	out.job = ends[len(ends)-1]
 	return out
+}
+
+// pairSize is one message size on a pair of ranks: its time alone on the pair's path, and
+// per link of Path.Links its first packet's lead and last packet's tail (PathLink.Around).
+type pairSize struct {
+	bytes  int64
+	alone  float64
+	around [][2]float64
 }
