@@ -23,8 +23,11 @@ import (
 //
 // QP(m) is the queue pair m goes on, 0 to QPs-1 (-1: none); Queued(m) is the time m's bytes
 // on one of them take at its path's slowest link, less a packet: a queue pair sends its work
-// requests in order (IBA's send queue), so m arrives at least that after the messages of
-// earlier steps on its queue pair. Links or QP may be nil: nothing shared. Release is the
+// requests in order (IBA's send queue), so the last of its messages arrives at least the
+// others' times after the first. The order is the order they were posted, which is not
+// always their steps' (NCCL's tree on rails posts a step-3 chunk after a step-4 one on one
+// queue pair), so this bounds the step's end and the phase's, not each message. Links or QP
+// may be nil: nothing shared. Release is the
 // time between a message's last input arriving and its sender posting it
 // (collective.release_latency).
 type SharedLinks struct {
@@ -45,7 +48,7 @@ type SharedLinks struct {
 // SharedCriticalPathSteps is, per step, when its last message arrives, at the earliest: each
 // message leaves when the last of its After has arrived, takes its time alone, and waits
 // for the other messages of its step that share one of its links while they are under way
-// together, and for the messages of earlier steps on its queue pair. A NIC serves its queue
+// together. A NIC serves its queue
 // pairs in turn, a packet each, and a switch port's queue takes the packets of senders that
 // send together in turn, so message m is held on link l by another message m' for as long as
 // both have bytes left, less one packet (m' may send its last one after m's): min(T(m') -
@@ -62,9 +65,14 @@ func (p *Plan) SharedCriticalPathSteps(l SharedLinks) (steps []float64, end floa
 	done := make([]float64, len(p.Messages))
 	order := p.byStep(func(*Message) int { return 0 })
 	wait := make([]float64, len(p.Messages))
-	var queue []float64 // per queue pair, the latest arrival on it of the steps before
+	// queue is, per queue pair, its messages' earliest arrival, their times on it summed and
+	// the longest of them: the last arrives at least first + sum - most.
+	var queue []struct{ first, sum, most float64 }
 	if l.QP != nil {
-		queue = make([]float64, l.QPs)
+		queue = make([]struct{ first, sum, most float64 }, l.QPs)
+		for q := range queue {
+			queue[q].first = math.Inf(1)
+		}
 	}
 	// A step's messages' links, sorted by link then message: the runs of messages that
 	// share one (sorted, not hashed, so a plan of millions of messages takes a few arrays).
@@ -156,7 +164,9 @@ func (p *Plan) SharedCriticalPathSteps(l SharedLinks) (steps []float64, end floa
 			done[m] = ready[m] + l.Alone(int(m)) + wait[m]
 			if queue != nil {
 				if q := l.QP(int(m)); q >= 0 {
-					done[m] = max(done[m], queue[q]+l.Queued(int(m)))
+					t := l.Queued(int(m))
+					qu := &queue[q]
+					qu.first, qu.sum, qu.most = min(qu.first, done[m]), qu.sum+t, max(qu.most, t)
 				}
 			}
 			steps[step] = max(steps[step], done[m])
@@ -175,16 +185,8 @@ func (p *Plan) SharedCriticalPathSteps(l SharedLinks) (steps []float64, end floa
 					sum += l.Queued(int(group[next]))
 					most = max(most, l.Queued(int(group[next])))
 				}
-				if q >= 0 {
-					last := done[group[g]]
-					if next-g > 1 {
-						last = first + sum - most
-						steps[step] = max(steps[step], last)
-					}
-					for _, m := range group[g:next] {
-						last = max(last, done[m])
-					}
-					queue[q] = max(queue[q], last)
+				if q >= 0 && next-g > 1 {
+					steps[step] = max(steps[step], first+sum-most)
 				}
 				g = next
 			}
@@ -197,6 +199,11 @@ func (p *Plan) SharedCriticalPathSteps(l SharedLinks) (steps []float64, end floa
 	for _, b := range busy {
 		if b.work > 0 {
 			end = max(end, b.from+b.work+b.tail)
+		}
+	}
+	for _, q := range queue {
+		if q.sum > q.most {
+			end = max(end, q.first+q.sum-q.most)
 		}
 	}
 	return steps, end

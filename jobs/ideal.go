@@ -28,10 +28,10 @@ type jobIdeal struct {
 // arrived and the collective's release latency has passed; it waits for the messages of its
 // step that share a link of its path with it (Path.Links: its sender's, a relaying NIC's,
 // its receiver's) while both are under way, at that link's rate with a full packet's headers
-// (the payload's share of a full packet), as far as the link's slack leaves it; and it
-// arrives at least its bytes' time at its path's slowest link after the messages of the
-// steps before on its queue pair (a queue pair sends its work requests in order), less a
-// packet. So it is a lower bound at every size: a 7-byte message pays a minimum frame, not
+// (the payload's share of a full packet), as far as the link's slack leaves it; the last of
+// a queue pair's messages arrives at least the others' times after the first (a queue pair
+// sends its work requests in order), and the last of a link's after all their bytes. So it
+// is a lower bound at every size: a 7-byte message pays a minimum frame, not
 // a full packet's latency, and messages ready at different times share only the time they
 // overlap (issue 34, point 6). The tree's steps are its pipeline's rounds, so on a uniform
 // fabric this is the tree's lockstep closed form less a packet per shared message
