@@ -520,8 +520,8 @@ func (p *Plan) CriticalPath(weight func(m int) float64) float64 {
 // CriticalPathSteps is CriticalPath step by step: for each step, when its last message
 // arrives. It is SharedCriticalPathSteps with no message holding another.
 func (p *Plan) CriticalPathSteps(weight func(m int) float64) []float64 {
-	none := func(int) float64 { return 0 }
-	return p.SharedCriticalPathSteps(SharedLinks{Alone: weight, Serial: none, Packet: none})
+	steps, _ := p.SharedCriticalPathSteps(SharedLinks{Alone: weight})
+	return steps
 }
 
 // Ideal is the step-synchronous closed form of one iteration: the sum over steps of the

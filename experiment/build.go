@@ -363,8 +363,9 @@ func (f *fabric) nicAt(e topology.End) *transports.NIC {
 	return nil
 }
 
-// nicFor is the NIC host src sends flow i's frames to dst from (topology.Routes.HostPort; with
-// hosts.plane_spread flow, the plane FlowKey(i) picks, the same at both ends).
+// nicFor is the NIC host src sends flow i's frames to dst from (topology.Routes.HostPort, with
+// the flow's PXN, pxnOf; with hosts.plane_spread flow, the plane FlowKey(i) picks, the same
+// at both ends).
 func (f *fabric) nicFor(src, dst topology.NodeID, i int32) *transports.NIC {
 	if len(f.ports[src]) < 2 {
 		return f.nics[src]
@@ -373,10 +374,21 @@ func (f *fabric) nicFor(src, dst topology.NodeID, i int32) *transports.NIC {
 	if f.sc.Hosts.PlaneSpread == "flow" {
 		key = topology.FlowKey(i)
 	}
-	if pi := f.routes.HostPortKeyed(src, dst, key); pi >= 0 {
+	if pi := f.routes.HostPortPXN(src, dst, key, f.pxnOf(i)); pi >= 0 {
 		return f.ports[src][pi]
 	}
 	return f.nics[src]
+}
+
+// pxnOf is whether flow i's frames to another rail's GPU outside its sender's scale-up
+// domain cross the domain first: its collective's pxn, else hosts.pxn.
+func (f *fabric) pxnOf(i int32) bool {
+	if int(i) < len(f.group) {
+		if c := f.sc.Traffic[f.group[i]].Collective; c != nil && c.PXN != nil {
+			return *c.PXN
+		}
+	}
+	return f.routes.PXN
 }
 
 // spray makes every host with ports on several planes spray its frames over them

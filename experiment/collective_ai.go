@@ -8,9 +8,13 @@ import (
 // layoutOf is where a job's ranks (host names, rank i the i-th) are on the fabric: each one's
 // server, rail and scale-up domain as the rail preset placed it (all 0 off it; the domain 0
 // too when the GPU has no link to a scale-up switch), and whether
-// the fabric relays traffic to another rail's GPU through the scale-up domain (hosts.pxn).
-func (f *fabric) layoutOf(ranks []string) collective.Layout {
+// the fabric relays traffic to another rail's GPU through the scale-up domain (pxn, the
+// collective's, when not nil; else hosts.pxn).
+func (f *fabric) layoutOf(ranks []string, pxn *bool) collective.Layout {
 	l := collective.Layout{GPUs: make([]collective.GPU, len(ranks)), PXN: f.routes.PXN}
+	if pxn != nil {
+		l.PXN = *pxn
+	}
 	for i, name := range ranks {
 		if id, ok := f.nw.Lookup(name); ok {
 			n := &f.nw.Nodes[id]
@@ -31,7 +35,7 @@ func (f *fabric) layoutOf(ranks []string) collective.Layout {
 // section 17). An error is placed at the item.
 func (a jobsFabric) Plan(c *scenarios.Collective, op, alg string, ranks []string, size, chunk int64) (*collective.Plan, error) {
 	f := a.f
-	p, err := collective.BuildOn(op, alg, f.layoutOf(ranks), size, collective.Options{
+	p, err := collective.BuildOn(op, alg, f.layoutOf(ranks, c.PXN), size, collective.Options{
 		Chunk: chunk, Channels: c.Channels, Skew: c.Skew, MoE: c.MoE, Seed: f.sc.Seed})
 	if err != nil {
 		return nil, placed(f.sc, "traffic", c.Pos, err)

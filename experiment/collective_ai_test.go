@@ -30,7 +30,7 @@ func TestPlanOfReadsTheFabric(t *testing.T) {
 	f := build0(t, railJob)
 	c := *f.sc.Traffic[0].Collective
 	ranks := f.hostNames(c.Hosts)
-	l := f.layoutOf(ranks)
+	l := f.layoutOf(ranks, nil)
 	require.True(t, l.PXN)
 	for i, name := range ranks {
 		s, g := i/4+1, i%4+1

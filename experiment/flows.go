@@ -257,7 +257,7 @@ func (f *fabric) startFlow(i int32) error {
 			return nil
 		}
 	}
-	hops, loop, err := f.routes.Path(fl.Src, fl.Dst, f.reg.Hash(i), f.pathLimit())
+	hops, loop, err := f.routes.PathPXN(fl.Src, fl.Dst, f.reg.Hash(i), f.pathLimit(), f.pxnOf(i))
 	switch {
 	case err != nil:
 		f.reg.MarkUnroutable(i, err.Error())
@@ -306,7 +306,7 @@ func (f *fabric) roceV1Unroutable(fl *transports.Flow) string {
 func (f *fabric) path(fl *transports.Flow, i int32, hops []topology.Hop) transports.Path {
 	p := transports.Path{Fwd: f.pathHops(hops)}
 	ackHash, _ := f.reg.AckHash(i)
-	if back, loop, err := f.routes.Path(fl.Dst, fl.Src, ackHash, f.pathLimit()); err == nil && !loop {
+	if back, loop, err := f.routes.PathPXN(fl.Dst, fl.Src, ackHash, f.pathLimit(), f.pxnOf(i)); err == nil && !loop {
 		p.Back = f.pathHops(back)
 	}
 	return p

@@ -43,7 +43,7 @@ func (f *fabric) warnShortTimeouts() {
 		key := [2]topology.NodeID{fl.Src, fl.Dst}
 		rtt, seen := c.rtts[key]
 		if !seen {
-			if hops, loop, err := f.routes.Path(fl.Src, fl.Dst, f.reg.Hash(int32(i)), f.pathLimit()); err == nil && !loop {
+			if hops, loop, err := f.routes.PathPXN(fl.Src, fl.Dst, f.reg.Hash(int32(i)), f.pathLimit(), f.pxnOf(int32(i))); err == nil && !loop {
 				rtt = f.roundTrip(fl, int32(i), hops, c.data, c.ack)
 			}
 			c.rtts[key] = rtt

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"math"
+	"slices"
 
 	"github.com/fabricsim/fabricsim/collective"
 	"github.com/fabricsim/fabricsim/sim"
@@ -23,15 +24,19 @@ type jobIdeal struct {
 // ideal is each phase alone on the empty fabric, as the critical path through its
 // dependency graph (collective.Plan.SharedCriticalPathSteps): each message takes its own
 // packets' time alone on its path (store and forward at every hop, propagation, switch
-// latencies, each packet's own headers and padding; Fabric.Path), and waits
-// for the messages of its step that share its sender's or its receiver's link while both are
-// under way, at the path's slowest link with a full packet's headers (the payload's share of
-// a full packet). So it is a lower bound at every size: a 7-byte message pays a minimum
-// frame, not a full packet's latency, and messages ready at different times share only the
-// time they overlap (issue 34, point 6). The tree's steps are its pipeline's rounds, so on a
-// uniform fabric this is the tree's lockstep closed form less a packet per shared message
-// (docs/model.md section 12). The job's ideal end chains the phases: each
-// starts at its last rank's gate, computed from the ideal ends before it.
+// latencies, each packet's own headers and padding; Fabric.Path), once its inputs have
+// arrived and the collective's release latency has passed; it waits for the messages of its
+// step that share a link of its path with it (Path.Links: its sender's, a relaying NIC's,
+// its receiver's) while both are under way, at that link's rate with a full packet's headers
+// (the payload's share of a full packet), as far as the link's slack leaves it; the last of
+// a queue pair's messages arrives at least the others' times after the first (a queue pair
+// sends its work requests in order), and the last of a link's after all their bytes. So it
+// is a lower bound at every size: a 7-byte message pays a minimum frame, not
+// a full packet's latency, and messages ready at different times share only the time they
+// overlap (issue 34, point 6). The tree's steps are its pipeline's rounds, so on a uniform
+// fabric this is the tree's lockstep closed form less a packet per shared message
+// (docs/model.md section 12). The job's ideal end chains the phases: each starts at its
+// last rank's gate, computed from the ideal ends before it.
 func (j *Job) ideal() jobIdeal {
 	fab := j.rt.fab
 	full, payload := fab.Frame(j.c.Transport)
@@ -39,58 +44,108 @@ func (j *Job) ideal() jobIdeal {
 	type pair struct {
 		perByte float64 // seconds per payload byte
 		path    Path
+		links   []int32 // its Links, numbered from 0 in the job (rates)
+		// sizes are the message sizes of the plan at hand on the pair, each with its time
+		// alone and per link its lead and tail: a ring's messages are of one or two sizes.
+		sizes []pairSize
 	}
-	pairs := map[[2]int]pair{}
-	// alone is a message's time alone on its path (its own packets through the store-and-
-	// forward pipeline), by pair and size: a ring's messages are of one or two sizes.
-	alone := map[[3]int64]float64{}
+	pairs := map[[2]int]*pair{}
+	var rates []sim.Rate // per link of the job, by its number
+	number := map[int32]int32{}
 	done := map[*collective.Plan]int{}
 	ends := make([]sim.Time, len(j.phases))
+	perByte := func(r sim.Rate) float64 { return 8 / (float64(r) * out.share) }
+	var of []*pair // per message of the plan at hand, its pair
 	for k := range j.phases {
-		plan := j.phases[k].plan
+		ph := &j.phases[k]
+		plan := ph.plan
 		if prev, ok := done[plan]; ok {
 			out.us, out.steps = append(out.us, out.us[prev]), append(out.steps, out.steps[prev])
 		} else {
 			done[plan] = k
+			of = slices.Grow(of[:0], len(plan.Messages))
 			for _, m := range plan.Messages {
 				key := [2]int{m.Src, m.Dst}
-				if _, ok := pairs[key]; ok {
+				if pr, ok := pairs[key]; ok {
+					of = append(of, pr)
 					continue
 				}
-				p, ok := fab.Path(j.c.Transport, j.ranks[m.Src], j.ranks[m.Dst])
+				p, ok := fab.Path(j.c, j.ranks[m.Src], j.ranks[m.Dst])
 				if !ok {
-					pairs[key] = pair{} // no path: the run says why, the ideal leaves it out
+					pairs[key] = &pair{} // no path: the run says why, the ideal leaves it out
+					of = append(of, pairs[key])
 					continue
 				}
-				pairs[key] = pair{perByte: 8 / (float64(p.Rate) * out.share), path: p}
+				pr := &pair{perByte: perByte(p.Rate), path: p}
+				for _, l := range p.Links {
+					n, seen := number[l.ID]
+					if !seen {
+						n = int32(len(rates))
+						number[l.ID] = n
+						rates = append(rates, l.Rate)
+					}
+					pr.links = append(pr.links, n)
+				}
+				pairs[key] = pr
+				of = append(of, pr)
 				if out.rate == 0 || p.Rate < out.rate {
 					out.rate = p.Rate
 				}
 				out.alpha = max(out.alpha, p.Alpha)
 			}
-			pairOf := func(m int) pair { return pairs[[2]int{plan.Messages[m].Src, plan.Messages[m].Dst}] }
-			steps := plan.SharedCriticalPathSteps(collective.SharedLinks{
-				Alone: func(m int) float64 {
-					msg := &plan.Messages[m]
+			for _, pr := range pairs {
+				pr.sizes = pr.sizes[:0]
+			}
+			// size is message m's entry among its pair's sizes, made on first use.
+			size := func(m int) *pairSize {
+				p, b := of[m], plan.Messages[m].Bytes
+				for i := range p.sizes {
+					if p.sizes[i].bytes == b {
+						return &p.sizes[i]
+					}
+				}
+				e := pairSize{bytes: b, around: make([][2]float64, len(p.path.Links))}
+				if p.path.Alone != nil {
+					e.alone = p.path.Alone(b).Seconds()
+				}
+				for k, l := range p.path.Links {
+					lead, tail := l.Around(b)
+					e.around[k] = [2]float64{lead.Seconds(), tail.Seconds()}
+				}
+				p.sizes = append(p.sizes, e)
+				return &p.sizes[len(p.sizes)-1]
+			}
+			pairOf := func(m int) *pair { return of[m] }
+			aloneOf := func(m int) float64 { return size(m).alone }
+			aroundOf := func(m, k int) [2]float64 { return size(m).around[k] }
+			steps, end := plan.SharedCriticalPathSteps(collective.SharedLinks{
+				Release:  j.c.ReleaseLatency.Seconds(),
+				Alone:    aloneOf,
+				Links:    func(m int) []int32 { return pairOf(m).links },
+				PerByte:  func(l int32) float64 { return perByte(rates[l]) },
+				Packet:   func(l int32) float64 { return float64(payload) * perByte(rates[l]) },
+				Lead:     func(m, k int) float64 { return aroundOf(m, k)[0] },
+				Tail:     func(m, k int) float64 { return aroundOf(m, k)[1] },
+				NumLinks: len(rates),
+				Delay: func(m, k int, held float64) float64 {
 					p := pairOf(m)
-					if p.path.Alone == nil {
-						return 0
+					l := p.path.Links[k]
+					if l.Rate <= p.path.Rate { // the slowest link: every byte held there is a byte later
+						return held
 					}
-					key := [3]int64{int64(msg.Src), int64(msg.Dst), msg.Bytes}
-					t, ok := alone[key]
-					if !ok {
-						t = p.path.Alone(msg.Bytes).Seconds()
-						alone[key] = t
-					}
-					return t
+					a := aroundOf(m, k)
+					return max(0, a[0]+float64(plan.Messages[m].Bytes)*perByte(l.Rate)+held+a[1]-aloneOf(m))
 				},
-				Serial: func(m int) float64 { return float64(plan.Messages[m].Bytes) * pairOf(m).perByte },
-				Packet: func(m int) float64 { return float64(payload) * pairOf(m).perByte },
+				QP:  func(m int) int { return int(ph.qp[m]) },
+				QPs: j.qps,
+				Queued: func(m int) float64 {
+					p := pairOf(m)
+					return max(0, float64(plan.Messages[m].Bytes)/float64(j.channels(k, m))*p.perByte-float64(payload)*p.perByte)
+				},
 			})
-			us := 0.0
+			us := end * 1e6 // the last step's end, or a link's messages one after another
 			for s := range steps {
 				steps[s] *= 1e6
-				us = max(us, steps[s])
 			}
 			out.us, out.steps = append(out.us, us), append(out.steps, steps)
 		}
@@ -102,4 +157,12 @@ func (j *Job) ideal() jobIdeal {
 	}
 	out.job = ends[len(ends)-1]
 	return out
+}
+
+// pairSize is one message size on a pair of ranks: its time alone on the pair's path, and
+// per link of Path.Links its first packet's lead and last packet's tail (PathLink.Around).
+type pairSize struct {
+	bytes  int64
+	alone  float64
+	around [][2]float64
 }

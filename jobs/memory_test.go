@@ -23,13 +23,14 @@ func (f *flatFabric) Partitions() int     { return 1 }
 func (f *flatFabric) Partition(string) int {
 	return 0
 }
-func (f *flatFabric) Settle() {}
+func (f *flatFabric) Settle()               {}
+func (f *flatFabric) Local(int) *sim.Engine { return f.eng }
 func (f *flatFabric) Plan(_ *scenarios.Collective, op, alg string, ranks []string, size, chunk int64) (*collective.Plan, error) {
 	return collective.Build(op, alg, len(ranks), size, chunk)
 }
 func (f *flatFabric) Post(int32, int64) (int64, error) { f.posts++; return f.posts - 1, nil }
 func (f *flatFabric) Close(int32) error                { return nil }
-func (f *flatFabric) Path(string, string, string) (Path, bool) {
+func (f *flatFabric) Path(*scenarios.Collective, string, string) (Path, bool) {
 	return Path{}, false
 }
 func (f *flatFabric) Frame(string) (int64, int64) { return 1106, 1024 }

@@ -148,19 +148,35 @@ func (j *Job) freeSlots(end sim.Time) {
 			j.ready = append(j.ready, i)
 		}
 	}
+	if L := j.c.ReleaseLatency; L > 0 { // each at its own time: end + L
+		for _, i := range j.ready {
+			j.rt.fab.Engine().At(end+L, j, releaseOp(int(i)), nil)
+		}
+		j.ready = j.ready[:0]
+		return
+	}
 	if idle && len(j.ready) > 0 {
 		j.rt.fab.Engine().At(end, j, readyOp, nil)
 	}
 }
 
 // readyOp is the operation of Job.Handle that releases the messages whose slots were freed
-// in the window before.
+// in the window before; releaseOp(i), below it, the one that posts instance i after the
+// release latency (collective.release_latency).
 const readyOp = -1
 
+func releaseOp(i int) int { return readyOp - 1 - i }
+
 // satisfied counts one input of instance i of phase k as there, and releases it when it was
-// the last and its sender may send in the phase.
+// the last and its sender may send in the phase: at once, or the collective's release
+// latency later, by an event of the sender's partition (where the input arrived).
 func (j *Job) satisfied(k, i int, now sim.Time) {
-	if j.waitDeps[i]--; j.waitDeps[i] == 0 && j.open[k*len(j.ranks)+j.phases[k].plan.Messages[i-j.phases[k].off].Src] != sim.Never {
+	src := j.phases[k].plan.Messages[i-j.phases[k].off].Src
+	if j.waitDeps[i]--; j.waitDeps[i] == 0 && j.open[k*len(j.ranks)+src] != sim.Never {
+		if L := j.c.ReleaseLatency; L > 0 {
+			j.rt.fab.Local(j.part[src]).At(now+L, j, releaseOp(i), nil)
+			return
+		}
 		j.post(i, now)
 	}
 }
@@ -179,15 +195,21 @@ func (j *Job) schedule(k int, notBefore sim.Time) {
 	}
 }
 
-// Handle implements sim.Handler, between windows: in phase op/(R+1), every rank (op%(R+1)
+// Handle implements sim.Handler. Between windows: in phase op/(R+1), every rank (op%(R+1)
 // == 0) or rank op%(R+1)-1 may send from now; its messages whose inputs are there are
-// released, in message order.
+// released, in message order; readyOp posts the messages whose slots were freed. releaseOp(i)
+// posts instance i once its release latency has passed, in its sender's partition (or
+// between windows, for a slot).
 func (j *Job) Handle(now sim.Time, op int, _ any) {
 	if op == readyOp {
 		for _, i := range j.ready {
 			j.post(int(i), now)
 		}
 		j.ready = j.ready[:0]
+		return
+	}
+	if op < readyOp {
+		j.post(readyOp-1-op, now)
 		return
 	}
 	R := len(j.ranks)

@@ -74,6 +74,12 @@ func (r *resolver) collective(path string, index int, c *rawCollective) *Collect
 	if c.Compute != nil {
 		out.Compute = sim.Time(*c.Compute) // a negative duration is refused by its parser
 	}
+	if c.ReleaseLatency != nil {
+		out.ReleaseLatency = sim.Time(*c.ReleaseLatency) // likewise
+	}
+	if c.PXN != nil && r.scaleUpTopology(path+".pxn", "pxn relays a GPU's traffic to another rail through its scale-up domain") {
+		out.PXN = c.PXN
+	}
 	if !r.jobTail(path, fmt.Sprintf("%s-%d", out.Op, index), out, c.Channels, c.Label) {
 		okOp = false
 	}

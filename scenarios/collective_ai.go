@@ -33,16 +33,23 @@ func withHierarchical(op string, algs []string) []string {
 // preset with scale-up domains, or explicit servers (whose domains the run checks); an
 // error at path otherwise.
 func (r *resolver) hierarchicalTopology(path string) bool {
+	return r.scaleUpTopology(path, "algorithm hierarchical runs inside scale-up domains first")
+}
+
+// scaleUpTopology reports whether the topology has scale-up domains for what (a field that
+// needs them, said in words): a rail preset with a scaleup block, or explicit servers (whose
+// domains the run checks); an error at path otherwise.
+func (r *resolver) scaleUpTopology(path, what string) bool {
 	if r.topo == nil {
 		return true
 	}
 	t := r.topo.t
 	switch {
 	case t.Preset == "rail" && t.Params.ScaleUp == nil:
-		r.errf(path, "algorithm hierarchical runs inside scale-up domains first: give the rail preset a scaleup block (scaleup: {} for the H100 defaults)")
+		r.errf(path, "%s: give the rail preset a scaleup block (scaleup: {} for the H100 defaults)", what)
 		return false
 	case t.Preset != "" && t.Preset != "rail":
-		r.errf(path, "algorithm hierarchical needs GPUs in servers with scale-up domains: topology preset rail with scaleup, or explicit servers; %s has none", t.Preset)
+		r.errf(path, "%s: it needs GPUs in servers with scale-up domains, topology preset rail with scaleup, or explicit servers; %s has none", what, t.Preset)
 		return false
 	}
 	return true

@@ -23,8 +23,11 @@ variants:
 // file:line:column with its path and what is allowed.
 func TestMoEFieldsChecked(t *testing.T) {
 	for _, c := range []struct{ base, item, want string }{
-		{collectiveBase, "op: allreduce, size: 1MB, algorithm: hierarchical", "f.yaml:6:55: traffic.0.collective.algorithm: algorithm hierarchical needs GPUs in servers with scale-up domains: topology preset rail with scaleup, or explicit servers; star has none"},
+		{collectiveBase, "op: allreduce, size: 1MB, algorithm: hierarchical", "f.yaml:6:55: traffic.0.collective.algorithm: algorithm hierarchical runs inside scale-up domains first: it needs GPUs in servers with scale-up domains, topology preset rail with scaleup, or explicit servers; star has none"},
 		{strings.Replace(railBase, ", scaleup: {}", "", 1), "op: allreduce, size: 1MB, algorithm: hierarchical", "traffic.0.collective.algorithm: algorithm hierarchical runs inside scale-up domains first: give the rail preset a scaleup block"},
+		{collectiveBase, "op: allreduce, size: 1MB, pxn: false", "f.yaml:6:49: traffic.0.collective.pxn: pxn relays a GPU's traffic to another rail through its scale-up domain: it needs GPUs in servers with scale-up domains, topology preset rail with scaleup, or explicit servers; star has none"},
+		{strings.Replace(railBase, ", scaleup: {}", "", 1), "op: allreduce, size: 1MB, pxn: true", "traffic.0.collective.pxn: pxn relays a GPU's traffic to another rail through its scale-up domain: give the rail preset a scaleup block"},
+		{railBase, "op: allreduce, size: 1MB, pxn: maybe", "traffic.0.collective.pxn: "},
 		{railBase, "op: broadcast, size: 1MB, algorithm: hierarchical", `traffic.0.collective.algorithm: unknown broadcast algorithm "hierarchical" (allowed: ring)`},
 		{railBase, "op: allreduce, size: 1MB, skew: {dist: zipf, s: 1}", "traffic.0.collective.skew: skew spreads all_to_all's bytes over destinations; allreduce has no skew"},
 		{railBase, "op: all_to_all, size: 1MB, skew: {dist: pareto}", `traffic.0.collective.skew.dist: unknown skew dist "pareto" (allowed: uniform, zipf)`},

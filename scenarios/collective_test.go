@@ -38,6 +38,8 @@ func TestCollectiveFieldsChecked(t *testing.T) {
 		{"op: allreduce, size: 12B, channels: 4", "traffic.0.collective.size: size 12 bytes over 6 ranks makes messages of 2 bytes, fewer than channels (4)"},
 		{"op: allreduce, size: 1MB, iterations: 0", "traffic.0.collective.iterations: iterations is 1 to 100000; got 0"},
 		{"op: allreduce, size: 1MB, compute: -1us", `f.yaml:6:53: traffic.0.collective.compute: duration "-1us" is negative`},
+		{"op: allreduce, size: 1MB, release_latency: -2us", `f.yaml:6:61: traffic.0.collective.release_latency: duration "-2us" is negative`},
+		{"op: allreduce, size: 1MB, release_latency: soon", `traffic.0.collective.release_latency: `},
 		{"op: allreduce, size: 1MB, hosts: [h1]", "traffic.0.collective.hosts: a collective needs at least 2 hosts"},
 		{"op: allreduce, size: 1MB, hosts: [h1, h9]", `traffic.0.collective.hosts.1: unknown host "h9"`},
 		{"op: allreduce, size: 1MB, label: 'a,b'", `traffic.0.collective.label: label "a,b" holds ','`},

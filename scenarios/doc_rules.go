@@ -123,7 +123,8 @@
 // file:line; a fifo, device or directory is refused without being opened for a blocking read),
 // destinations uniform over the other hosts of dst (default hosts), until stop (default the
 // scenario's) or until count flows in all; collective {op, algorithm, hosts, size, chunk,
-// start, iterations, compute, channels, transport, priority, label, skew, moe}: one job's
+// start, iterations, compute, channels, transport, priority, label, skew, moe,
+// release_latency, pxn}: one job's
 // collective (op allreduce, allgather, reduce_scatter, all_to_all or broadcast; algorithm
 // ring (the default) or halving_doubling (a power of two hosts) for the first three, and tree
 // (NCCL's double binary tree) for allreduce only, direct for all_to_all, ring for broadcast;
@@ -142,7 +143,10 @@
 // for the others), iterations (default 1, at most 100,000) each compute (default 0) after the one before
 // ended, every message split over channels (default 1, at most 64) queue pairs of their own
 // UDP source port; each message starts when the messages that bring its sender its data have
-// arrived (docs/model.md section 12); label (default OP-INDEX, unique among the collectives,
+// arrived (docs/model.md section 12), and release_latency (default 0, not negative) after
+// that: the time from a message's last input arriving at its sender to its posting (a
+// phase's first messages go at its gate); pxn (true or false, on GPUs in scale-up domains
+// only) overrides hosts.pxn for the job's queue pairs and its plan; label (default OP-INDEX, unique among the collectives,
 // at most 64 printable characters without , or ") names the job in the results' jobs; chakra
 // {traces, hosts, algorithm, start, channels, transport, priority, label}: one job read from
 // Chakra execution traces (ASTRA-sim's workload format, package chakra), one per rank (rank

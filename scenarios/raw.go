@@ -214,6 +214,10 @@ type rawCollective struct {
 	Label      *string   `yaml:"label"`
 	Skew       *rawSkew  `yaml:"skew"`
 	MoE        *rawMoE   `yaml:"moe"`
+	// ReleaseLatency is the time from a message's last input arriving at its sender to its
+	// posting; PXN overrides hosts.pxn for the job.
+	ReleaseLatency *Duration `yaml:"release_latency"`
+	PXN            *bool     `yaml:"pxn"`
 }
 
 // rawSkew is a collective's skew block (all_to_all): dist uniform or zipf, s Zipf's exponent.

@@ -215,6 +215,11 @@ type Collective struct {
 	// dispatch then combine (collective.MoE). Build the plan with collective.BuildOn.
 	Skew collective.Skew
 	MoE  *collective.MoE
+	// ReleaseLatency is the time between a message's last input arriving at its sender and
+	// the sender posting it (0: at once); PXN, when set, overrides hosts.pxn for the job's
+	// queue pairs and plan.
+	ReleaseLatency sim.Time
+	PXN            *bool
 }
 
 // CollectiveStep is one collective of a job's sequence: Op by Algorithm of Size bytes per

@@ -87,12 +87,14 @@ func (r *Routes) Pick(at NodeID, t Table, d NodeID, hash uint32) int {
 	return r.hostPort(at, t, d)
 }
 
-func (r *Routes) hostPort(h NodeID, t Table, d NodeID) int {
+func (r *Routes) hostPort(h NodeID, t Table, d NodeID) int { return r.hostPortPXN(h, t, d, r.PXN) }
+
+func (r *Routes) hostPortPXN(h NodeID, t Table, d NodeID, pxn bool) int {
 	ports := r.nw.Nodes[h].Ports
 	if len(ports) == 0 {
 		return -1
 	}
-	pi := r.HostPort(h, d)
+	pi := r.HostPortPXN(h, d, PairKey(h, d), pxn)
 	if pi < 0 {
 		return -1
 	}
@@ -148,6 +150,11 @@ func (e *PathError) Error() string { return e.Reason }
 // crossing subnets through routers. It stops after maxHops (a static-route loop) and returns
 // the hops taken with loop=true.
 func (r *Routes) Path(src, dst NodeID, hash uint32, maxHops int) (hops []Hop, loop bool, err error) {
+	return r.PathPXN(src, dst, hash, maxHops, r.PXN)
+}
+
+// PathPXN is Path with PXN on or off at the source, whatever r.PXN says (a collective's pxn).
+func (r *Routes) PathPXN(src, dst NodeID, hash uint32, maxHops int, pxn bool) (hops []Hop, loop bool, err error) {
 	nw := r.nw
 	p := Packet{CrossSubnet: nw.Nodes[src].Subnet != nw.Nodes[dst].Subnet || !nw.Nodes[src].Subnet.Contains(nw.Nodes[dst].IP)}
 	at := src
@@ -166,7 +173,12 @@ func (r *Routes) Path(src, dst NodeID, hash uint32, maxHops int) (hops []Hop, lo
 		if nw.Nodes[at].Router() && p.CrossSubnet {
 			p.Routed = true
 		}
-		port := r.Pick(at, TableFor(&p), dst, hash)
+		var port int
+		if at == src && r.fwd[at] == nil {
+			port = r.hostPortPXN(at, TableFor(&p), dst, pxn)
+		} else {
+			port = r.Pick(at, TableFor(&p), dst, hash)
+		}
 		if port < 0 {
 			return hops, false, r.noPath(src, dst, at)
 		}

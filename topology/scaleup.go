@@ -48,14 +48,18 @@ func (r *Routes) sidePort(h NodeID, su int, k uint32) int {
 func (r *Routes) HostPort(h, d NodeID) int { return r.HostPortKeyed(h, d, PairKey(h, d)) }
 
 // HostPortKeyed is HostPort with the plane picked by key (PairKey or FlowKey).
-func (r *Routes) HostPortKeyed(h, d NodeID, key uint32) int {
+func (r *Routes) HostPortKeyed(h, d NodeID, key uint32) int { return r.HostPortPXN(h, d, key, r.PXN) }
+
+// HostPortPXN is HostPortKeyed with PXN on or off for this frame, whatever r.PXN says (a
+// collective's pxn).
+func (r *Routes) HostPortPXN(h, d NodeID, key uint32, pxn bool) int {
 	nodes := r.nw.Nodes
 	if len(nodes[h].Ports) == 1 {
 		return 0
 	}
 	su := r.ScaleUpPort(h)
 	if su >= 0 && nodes[d].Rail > 0 {
-		if nodes[d].Domain == nodes[h].Domain || r.PXN && nodes[d].Rail != nodes[h].Rail {
+		if nodes[d].Domain == nodes[h].Domain || pxn && nodes[d].Rail != nodes[h].Rail {
 			return su
 		}
 	}
