@@ -212,6 +212,7 @@ func (f *Figure) Render(w io.Writer, format string) error {
 	area := draw.Crop(dc, figMargin, -legendWidth-figMargin, figMargin, -figMargin/2)
 	if len(f.panels) == 0 {
 		f.plot.Draw(area)
+		f.drawRefLabels(area)
 		f.keepDataArea(area)
 	} else {
 		f.drawPanels(area)

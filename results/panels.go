@@ -70,6 +70,7 @@ func (f *Figure) drawPanels(c draw.Canvas) {
 		for k, p := range grid[r] {
 			if p != nil {
 				p.Draw(canvases[r][k])
+				f.panels[r*cols+k].drawRefLabels(canvases[r][k])
 				f.panels[r*cols+k].keepDataArea(canvases[r][k]) // HoverJSON
 			}
 		}

@@ -24,7 +24,9 @@ type refLabel struct {
 // area, above its line or below it as asked, on the other side where it would leave the
 // data area; a name that would overprint one drawn before it (two thresholds close
 // together on the axis's scale: Kmin 5 KB and Kmax 200 KB under a 12 MB queue) moves left
-// of it, still on its line.
+// of it, still on its line. They are drawn after the data (Figure.drawRefLabels), each on a
+// white ground, so that a busy series under a threshold (DCQCN's queue spiking through
+// Kmax) does not cross out its name.
 type refLabels struct{ labels []refLabel }
 
 // refFont is a reference line's label size in points.
@@ -68,9 +70,23 @@ func (r *refLabels) Plot(c draw.Canvas, plt *plot.Plot) {
 			continue // no room left on its line (labels of many close thresholds): not drawn over another
 		}
 		placed = append(placed, box)
+		pad := vg.Points(1)
+		c.FillPolygon(labelGround, []vg.Point{{X: box.Min.X - pad, Y: box.Min.Y - pad}, {X: box.Max.X + pad, Y: box.Min.Y - pad},
+			{X: box.Max.X + pad, Y: box.Max.Y + pad}, {X: box.Min.X - pad, Y: box.Max.Y + pad}})
 		sty := sty
 		sty.YAlign = draw.YBottom
 		c.FillText(sty, vg.Point{X: box.Max.X, Y: box.Min.Y}, l.text)
+	}
+}
+
+// labelGround is the ground of a reference line's name: white, a little see-through, so the
+// data under it shows as a shadow and the name reads.
+var labelGround = color.NRGBA{R: 255, G: 255, B: 255, A: 220}
+
+// drawRefLabels draws the names of the reference lines over the plot drawn in plotArea.
+func (f *Figure) drawRefLabels(plotArea draw.Canvas) {
+	if f.refs != nil {
+		f.refs.Plot(f.plot.DataCanvas(plotArea), f.plot)
 	}
 }
 
@@ -87,7 +103,6 @@ func (f *Figure) addReference(name, label string, y float64, xsUS []float64, u t
 	f.Curves[len(f.Curves)-1].ref = true
 	if f.refs == nil {
 		f.refs = &refLabels{}
-		f.plot.Add(f.refs)
 	}
 	f.refs.labels = append(f.refs.labels, refLabel{y: y, text: label, below: below})
 	return nil
