@@ -85,9 +85,10 @@ func (a jobsFabric) Path(c *scenarios.Collective, src, dst string) (jobs.Path, b
 
 // certain is the link hop i of hops crosses, numbered by direction (2 x its index, plus 1
 // from its B end), when every frame between the path's two hosts crosses it, whatever its
-// hash, spray or plane: a hop that leaves a host (the sender, or a GPU relaying for it),
-// or the last, into the receiver, when that host has one way to the fabric besides its
-// scale-up port, or the hop is its scale-up link.
+// hash, spray or plane: a hop that leaves a host (the sender, or a GPU relaying for it, when
+// it is the only GPU of its rail in the scale-up domain: with more, the scale-up switch
+// hashes each frame to one of them), or the last, into the receiver, when that host has one
+// way to the fabric besides its scale-up port, or the hop is its scale-up link.
 func (f *fabric) certain(hops []topology.Hop, i int) (int32, bool) {
 	h := hops[i]
 	port := f.nw.Nodes[h.Node].Ports[h.Port]
@@ -97,6 +98,9 @@ func (f *fabric) certain(hops []topology.Hop, i int) (int32, bool) {
 	}
 	if f.nw.Nodes[host].Type != topology.Host {
 		return 0, false
+	}
+	if i > 0 && host == h.Node && f.railPeers(hops[i-1].Node, host) > 1 {
+		return 0, false // a relay the scale-up switch chose among several
 	}
 	su := f.routes.ScaleUpPort(host)
 	ways := len(f.nw.Nodes[host].Ports)
@@ -113,6 +117,19 @@ func (f *fabric) certain(hops []topology.Hop, i int) (int32, bool) {
 		id++
 	}
 	return id, true
+}
+
+// railPeers is how many of switch sw's ports face a GPU on gpu's rail: the relays a scale-up
+// switch hashes a PXN frame over.
+func (f *fabric) railPeers(sw, gpu topology.NodeID) int {
+	n := 0
+	rail := f.nw.Nodes[gpu].Rail
+	for _, p := range f.nw.Nodes[sw].Ports {
+		if g := &f.nw.Nodes[p.Peer]; g.Type == topology.Host && g.Rail == rail {
+			n++
+		}
+	}
+	return n
 }
 
 // Frame is the transport's full packet: an iWARP segment after the first (which carries the
