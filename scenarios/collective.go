@@ -77,7 +77,7 @@ func (r *resolver) collective(path string, index int, c *rawCollective) *Collect
 	if c.ReleaseLatency != nil {
 		out.ReleaseLatency = sim.Time(*c.ReleaseLatency) // likewise
 	}
-	if c.PXN != nil && r.scaleUpTopology(path+".pxn", "pxn relays a GPU's traffic to another rail through its scale-up domain") {
+	if c.PXN != nil && r.pxnTopology(path+".pxn") {
 		out.PXN = c.PXN
 	}
 	if !r.jobTail(path, fmt.Sprintf("%s-%d", out.Op, index), out, c.Channels, c.Label) {

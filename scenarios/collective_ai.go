@@ -36,6 +36,26 @@ func (r *resolver) hierarchicalTopology(path string) bool {
 	return r.scaleUpTopology(path, "algorithm hierarchical runs inside scale-up domains first")
 }
 
+// pxnTopology reports whether the topology has scale-up domains for a collective's pxn: as
+// scaleUpTopology, and an explicit topology must give a server a scaleup_domain (without
+// one, pxn would be taken and change nothing); an error at path otherwise.
+func (r *resolver) pxnTopology(path string) bool {
+	const what = "pxn relays a GPU's traffic to another rail through its scale-up domain"
+	if !r.scaleUpTopology(path, what) {
+		return false
+	}
+	if r.topo == nil || r.topo.t.Preset != "" {
+		return true
+	}
+	for _, s := range r.topo.t.Servers {
+		if s.ScaleupDomain != "" {
+			return true
+		}
+	}
+	r.errf(path, "%s: the explicit topology gives no server a scaleup_domain (topology.servers: [{name, gpus, scaleup_domain}])", what)
+	return false
+}
+
 // scaleUpTopology reports whether the topology has scale-up domains for what (a field that
 // needs them, said in words): a rail preset with a scaleup block, or explicit servers (whose
 // domains the run checks); an error at path otherwise.

@@ -19,6 +19,19 @@ variants:
   - {name: v, transport: rocev2}
 `
 
+// explicitNoServers is an explicit topology of three hosts on one switch, no servers.
+const explicitNoServers = `version: 1
+name: flat
+stop: 1ms
+topology:
+  nodes: [{name: h1, type: host, subnet: 10.0.1.0/24}, {name: h2, type: host, subnet: 10.0.1.0/24}, {name: h3, type: host, subnet: 10.0.1.0/24}, {name: sw, type: switch}]
+  links: [{between: [h1, sw], rate: 100Gbps, delay: 1us}, {between: [h2, sw], rate: 100Gbps, delay: 1us}, {between: [h3, sw], rate: 100Gbps, delay: 1us}]
+variants:
+  - {name: v, transport: rocev2}
+traffic:
+  - collective: {ITEM}
+`
+
 // TestMoEFieldsChecked: skew, moe and algorithm hierarchical are checked, each problem at
 // file:line:column with its path and what is allowed.
 func TestMoEFieldsChecked(t *testing.T) {
@@ -28,6 +41,7 @@ func TestMoEFieldsChecked(t *testing.T) {
 		{collectiveBase, "op: allreduce, size: 1MB, pxn: false", "f.yaml:6:49: traffic.0.collective.pxn: pxn relays a GPU's traffic to another rail through its scale-up domain: it needs GPUs in servers with scale-up domains, topology preset rail with scaleup, or explicit servers; star has none"},
 		{strings.Replace(railBase, ", scaleup: {}", "", 1), "op: allreduce, size: 1MB, pxn: true", "traffic.0.collective.pxn: pxn relays a GPU's traffic to another rail through its scale-up domain: give the rail preset a scaleup block"},
 		{railBase, "op: allreduce, size: 1MB, pxn: maybe", "traffic.0.collective.pxn: "},
+		{explicitNoServers, "op: allreduce, size: 1MB, pxn: true", "f.yaml:10:49: traffic.0.collective.pxn: pxn relays a GPU's traffic to another rail through its scale-up domain: the explicit topology gives no server a scaleup_domain"},
 		{railBase, "op: broadcast, size: 1MB, algorithm: hierarchical", `traffic.0.collective.algorithm: unknown broadcast algorithm "hierarchical" (allowed: ring)`},
 		{railBase, "op: allreduce, size: 1MB, skew: {dist: zipf, s: 1}", "traffic.0.collective.skew: skew spreads all_to_all's bytes over destinations; allreduce has no skew"},
 		{railBase, "op: all_to_all, size: 1MB, skew: {dist: pareto}", `traffic.0.collective.skew.dist: unknown skew dist "pareto" (allowed: uniform, zipf)`},
