@@ -85,7 +85,7 @@ type Engine struct {
 	now      Time
 	lane     Lane     // the lane of the event being handled (Global outside Run)
 	seqNow   uint64   // the sequence number of the event being handled
-	seqs     []uint64 // per lane: events it has scheduled (shared by a Group's engines)
+	seqs     []uint64 // per lane: events it has scheduled (each of a Group's engines its own: newSeqs)
 	events   []event
 	free     int32 // the first free event of the slab, linked through next; -1: none
 	near     *wheel
@@ -105,7 +105,7 @@ func NewEngine() *Engine {
 	return e
 }
 
-// SetLanes makes room for lanes 0 .. n-1 to schedule events. A Group's engines share the
+// SetLanes makes room for lanes 0 .. n-1 to schedule events. A Group's engines have the
 // lanes NewGroup gave them, which cannot grow.
 func (e *Engine) SetLanes(n int) {
 	if e.out != nil && n > len(e.seqs) {
