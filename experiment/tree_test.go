@@ -35,20 +35,16 @@ import (
 // runtime one partition); the 2% the ring holds is not met at N = 16, and the spread over 8
 // to 32 MiB was -6.0% to +4.4% (docs/model.md section 12).
 //
-// The run is within 3% of its ideal at N = 8 and 16; at N = 4 within 7%: there a rank's
-// chunks of both trees to its one peer go on one queue pair, in an order the ideal cannot
-// know (the one posted first is not held by the other), so the ideal is its busiest link's
-// bytes, 2 S b (+0.07%), and the run 6.19% above it.
+// The run is within 3% of its ideal at N = 8 and 16. At N = 4 a rank's chunks of both trees
+// to its one peer go on one queue pair, in an order the ideal cannot know (the one posted
+// first is not held by the other), so the ideal is its busiest link's bytes, 2 S b (+0.07%),
+// and the band follows from the two checks above it: the run within 3% of the closed form
+// and the ideal at least 2 S b, so run / ideal <= 1.03 (4(K+H)-6 + (K+2H-1) a / C b) / 2K
+// (7.6% at N = 4; the run measured 6.19% above).
 //
 // algbw is S / t and busbw algbw x 2(N-1)/N, nccl-tests' allreduce factor, for the tree as
 // for the ring.
 func TestTreeAllreduceClosedForm(t *testing.T) {
-	band := func(n int) float64 { // how far above its ideal the run may be
-		if n == 4 {
-			return 0.07
-		}
-		return 0.03
-	}
 	const S, C = 16 << 20, 512 << 10
 	const K = S / 2 / C
 	const rate, delay = 100e9, 1e-6
@@ -59,6 +55,10 @@ func TestTreeAllreduceClosedForm(t *testing.T) {
 		H := float64(bits.TrailingZeros(uint(n)))
 		want := ((4*(K+H)-6)*C*b + (K+2*H-1)*a) * 1e6
 		floor := 2 * S * b * 1e6
+		band := 0.03 // how far above its ideal the run may be
+		if n == 4 {
+			band = want*1.03/floor - 1 // the ideal is its floor here (above)
+		}
 		v := runOne(t, starCollective(n, fmt.Sprintf("op: allreduce, algorithm: tree, hosts: all, size: %dB", S)), 0)
 		require.Len(t, v.Jobs, 1)
 		j := v.Jobs[0]
@@ -81,10 +81,10 @@ func TestTreeAllreduceClosedForm(t *testing.T) {
 		require.InDelta(t, want, got, want*0.03, "N=%d: %.2f us against the closed form %.2f", n, got, want)
 		accurate(t, "Collectives", fmt.Sprintf("double binary tree allreduce, N=%d x 16 MiB per rank, 100 Gb/s star: job", n), want, got, "us", 0.03,
 			accuracy.ClosedForm, "(4(K+H)-6) C b + (K+2H-1) alpha, the lockstep pipeline (docs/model.md section 12)")
-		atLeast(t, "Collectives", fmt.Sprintf("double binary tree allreduce, N=%d x 16 MiB per rank: job against its ideal", n), j.IdealUS, got, "us", band(n),
+		atLeast(t, "Collectives", fmt.Sprintf("double binary tree allreduce, N=%d x 16 MiB per rank: job against its ideal", n), j.IdealUS, got, "us", band,
 			accuracy.ClosedForm, "the critical path alone on the fabric, a lower bound (docs/model.md section 12)")
 		require.GreaterOrEqual(t, got, j.IdealUS, "N=%d: faster than its ideal", n)
-		require.LessOrEqual(t, got, j.IdealUS*(1+band(n)), "N=%d: %.2f us, more than %.0f%% over its ideal %.2f", n, got, 100*band(n), j.IdealUS)
+		require.LessOrEqual(t, got, j.IdealUS*(1+band), "N=%d: %.2f us, more than %.1f%% over its ideal %.2f", n, got, 100*band, j.IdealUS)
 		algbw := float64(S) * 8 / (got * 1e3)
 		require.InDelta(t, algbw, *j.AlgbwGbps, 1e-9*algbw)
 		require.InDelta(t, algbw*2*float64(n-1)/float64(n), *j.BusbwGbps, 1e-9*algbw, "busbw = algbw x 2(n-1)/n")
