@@ -73,8 +73,6 @@ type Group struct {
 	// something, in increasing order (collect): a partition's intake reads only those, so the
 	// hand-over costs what crossed, not the square of the partitions.
 	from [2][][]int32
-	// sent lists, per window parity, the partitions collect has yet to look at.
-	sent [2][]bool
 	// after, when not nil, runs after every window (AfterWindow).
 	after func(end Time)
 }
