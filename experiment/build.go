@@ -161,7 +161,7 @@ func (f *fabric) ecnAnywhere() bool {
 func build(sc *scenarios.Scenario) (*fabric, error) { return buildOn(sc, 1) }
 
 // buildOn assembles the fabric of one resolved scenario, cut into partitions for threads
-// goroutines (one partition when the traffic has collectives).
+// goroutines (partition).
 func buildOn(sc *scenarios.Scenario, threads int) (*fabric, error) {
 	if err := settingsReachModels(); err != nil {
 		return nil, err

@@ -200,7 +200,7 @@ func (f *fabric) parallel(asked int, captured, maxEvents bool) results.Parallel 
 	case p.Partitions == topology.MaxPools:
 		p.Reason = fmt.Sprintf("a fabric is cut into at most %d partitions (a packet records its partition's pool in a byte)", topology.MaxPools)
 	default:
-		p.Reason = fmt.Sprintf("the fabric has %d partitions: a host stays with its switch and links shorter than the %v window are not cut", p.Partitions, f.parts.window)
+		p.Reason = fmt.Sprintf("the fabric has %d partitions: a host stays with its switch (a server's GPUs with their scale-up switch) and links shorter than the %v window are not cut", p.Partitions, f.parts.window)
 	}
 	return p
 }
