@@ -99,8 +99,11 @@ func (f *fabric) certain(hops []topology.Hop, i int) (int32, bool) {
 	if f.nw.Nodes[host].Type != topology.Host {
 		return 0, false
 	}
-	if i > 0 && host == h.Node && f.railPeers(hops[i-1].Node, host) > 1 {
-		return 0, false // a relay the scale-up switch chose among several
+	if i > 0 && host == h.Node {
+		dst := f.nw.Nodes[hops[len(hops)-1].Node].Ports[hops[len(hops)-1].Port].Peer
+		if len(f.routes.Next(hops[i-1].Node, topology.Bridged, dst)) > 1 {
+			return 0, false // a relay the scale-up switch hashes each frame over, among several
+		}
 	}
 	su := f.routes.ScaleUpPort(host)
 	ways := len(f.nw.Nodes[host].Ports)
@@ -117,19 +120,6 @@ func (f *fabric) certain(hops []topology.Hop, i int) (int32, bool) {
 		id++
 	}
 	return id, true
-}
-
-// railPeers is how many of switch sw's ports face a GPU on gpu's rail: the relays a scale-up
-// switch hashes a PXN frame over.
-func (f *fabric) railPeers(sw, gpu topology.NodeID) int {
-	n := 0
-	rail := f.nw.Nodes[gpu].Rail
-	for _, p := range f.nw.Nodes[sw].Ports {
-		if g := &f.nw.Nodes[p.Peer]; g.Type == topology.Host && g.Rail == rail {
-			n++
-		}
-	}
-	return n
 }
 
 // Frame is the transport's full packet: an iWARP segment after the first (which carries the
